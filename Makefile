@@ -1,0 +1,42 @@
+# kubectl-hami build, test and benchmark entry points.
+GO        ?= go
+BIN       ?= bin/kubectl-hami
+PKG       := github.com/kubectl-hami/kubectl-hami
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/version.Commit=$(COMMIT) -X $(PKG)/internal/version.Date=$(DATE)
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 1
+
+.PHONY: all build test unit lint bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-hami
+
+# test: lint, then every package's tests (fuzz seed corpora run as plain tests).
+test: lint unit
+
+unit:
+	$(GO) test -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# bench: the engine benchmarks of docs/benchmarks.md. BENCHCOUNT=10 for benchstat input.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./internal/engine/...
+
+# fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
+FUZZTIME ?= 20s
+fuzz:
+	@for t in $$($(GO) test -list '^Fuzz' ./internal/engine/codec | grep '^Fuzz'); do \
+		echo "== $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./internal/engine/codec || exit 1; \
+	done
+
+clean:
+	rm -rf bin dist

@@ -1,0 +1,14 @@
+// Command kubectl-hami is the kubectl plugin, scheduler extender and node agent for HAMi-style GPU sharing.
+package main
+
+import (
+	"os"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/cli"
+)
+
+func main() {
+	if err := cli.NewRootCommand(cli.DefaultStreams()).Execute(); err != nil {
+		os.Exit(1)
+	}
+}

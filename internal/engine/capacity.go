@@ -1,0 +1,101 @@
+package engine
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// NodeCopies is how many copies land on one node.
+type NodeCopies struct {
+	Node   string `json:"node"`
+	Copies int    `json:"copies"`
+}
+
+// Capacity is how many more copies of a pod fit right now.
+type Capacity struct {
+	Copies int          `json:"copies"`
+	Capped bool         `json:"capped,omitempty"` // stopped at the limit; more may fit
+	Nodes  []NodeCopies `json:"nodes,omitempty"`  // sorted by node name
+}
+
+// Capacity places copies of the pod one by one with the same gates and node choice as Evaluate, without
+// changing the cluster, and counts how many fit (at most limit). Only the node a copy lands on and the
+// namespace quota change between copies, so each step re-fits one node instead of the whole cluster.
+func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
+	req, _ := ParseRequest(pod, c.cfg)
+	if !req.WantsGPU() || limit <= 0 {
+		return Capacity{}
+	}
+	f := newFitter(c, req, nil, false)
+	nodes := append([]*Node(nil), c.nodeList...)
+	cloned := make([]bool, len(nodes))
+	fits := make([]bool, len(nodes))
+	scores := make([]float64, len(nodes))
+	copies := make([]int, len(nodes))
+	maxGPUs := 0
+	for _, n := range nodes {
+		maxGPUs = max(maxGPUs, len(n.GPUs))
+	}
+	st := make([]GPUStatus, maxGPUs)
+	refit := func(i int) nodeFit {
+		res := f.fitNode(nodes[i], st[:len(nodes[i].GPUs)], nil)
+		fits[i], scores[i] = res.ok, NodeScore(nodes[i])
+		return res
+	}
+	for i := range nodes {
+		refit(i)
+	}
+	var out Capacity
+	for out.Copies < limit {
+		best := -1
+		for i := range nodes {
+			if fits[i] && (best < 0 || better(req.NodePolicy, scores[i], scores[best])) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		res := refit(best) // the quota may have moved since this node was last fitted
+		if !res.ok {
+			continue
+		}
+		if !cloned[best] {
+			nodes[best], cloned[best] = nodes[best].clone(), true
+		}
+		alloc := placementAllocation(req, res.containers)
+		c.applyToNode(nodes[best], alloc, +1)
+		f.quota.memUsed += alloc.QuotaMem
+		f.quota.coresUsed += alloc.QuotaCores
+		copies[best]++
+		out.Copies++
+		refit(best)
+	}
+	out.Capped = out.Copies == limit
+	for i, n := range nodes {
+		if copies[i] > 0 {
+			out.Nodes = append(out.Nodes, NodeCopies{Node: n.Name, Copies: copies[i]})
+		}
+	}
+	return out
+}
+
+// placementAllocation is the usage a placement would add, computed exactly as for a counted pod.
+func placementAllocation(req *PodRequest, containers []ContainerPlacement) *PodAllocation {
+	p := &Placement{Containers: containers, InitContainers: req.InitContainers, AppContainers: req.AppContainers}
+	alloc := &PodAllocation{Namespace: req.Namespace, Name: req.Name, Mig: p.MigAllocations()}
+	for _, cp := range containers {
+		ca := ContainerAllocation{Name: cp.Name, Init: cp.Init}
+		for _, d := range cp.Devices {
+			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: "NVIDIA", UsedMem: d.MemMiB, UsedCores: d.Cores})
+		}
+		alloc.Containers = append(alloc.Containers, ca)
+	}
+	alloc.Uses = collapse(alloc.Containers)
+	for _, u := range alloc.Uses {
+		alloc.QuotaMem += u.Mem
+		alloc.QuotaCores += u.Cores
+	}
+	return alloc
+}

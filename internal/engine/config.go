@@ -1,0 +1,94 @@
+// Package engine is kubectl-hami's single source of scheduling truth: it turns nodes, pods and quotas into
+// HAMi's view of shared GPUs and decides, with numbers, where a pod fits and why it does not. It takes
+// Kubernetes API objects as input and does no I/O; the extender, the CLI and the TUI only render its answers.
+package engine
+
+import "time"
+
+// Config mirrors the knobs of HAMi's device configuration that change scheduling decisions.
+type Config struct {
+	// Resource names, as HAMi's device ConfigMap can rename them.
+	ResourceCountName            string `json:"resourceCountName"`
+	ResourceMemoryName           string `json:"resourceMemoryName"`
+	ResourceMemoryPercentageName string `json:"resourceMemoryPercentageName"`
+	ResourceCoreName             string `json:"resourceCoreName"`
+	ResourcePriorityName         string `json:"resourcePriorityName"`
+
+	// DefaultMemory is the MiB a container gets when it names neither memory nor percentage; 0 means 100 %.
+	DefaultMemory int64 `json:"defaultMemory"`
+	// DefaultCores is the core percentage a container gets when it names none.
+	DefaultCores int64 `json:"defaultCores"`
+	// DefaultGPUNum is the GPU count the admission webhook adds when only memory or cores are asked for.
+	DefaultGPUNum int64 `json:"defaultGPUNum"`
+	// MemoryFactor multiplies every memory request and memory quota (HAMi's memoryFactor).
+	MemoryFactor int64 `json:"memoryFactor"`
+
+	// NodeSchedulerPolicy and GPUSchedulerPolicy are the cluster defaults a pod annotation can override.
+	NodeSchedulerPolicy string `json:"nodeSchedulerPolicy"`
+	GPUSchedulerPolicy  string `json:"gpuSchedulerPolicy"`
+
+	// HandshakeGrace is how long a node whose device plugin has not reported yet still counts as healthy
+	// after the scheduler's first Requesting_ stamp.
+	HandshakeGrace time.Duration `json:"handshakeGrace"`
+}
+
+// Scheduling policies HAMi understands.
+const (
+	PolicyBinpack       = "binpack"
+	PolicySpread        = "spread"
+	PolicyTopologyAware = "topology-aware"
+	PolicyMutex         = "mutex"
+	PolicyNuma          = "numa"
+)
+
+// DefaultConfig is HAMi's chart default.
+func DefaultConfig() Config {
+	return Config{
+		ResourceCountName:            "nvidia.com/gpu",
+		ResourceMemoryName:           "nvidia.com/gpumem",
+		ResourceMemoryPercentageName: "nvidia.com/gpumem-percentage",
+		ResourceCoreName:             "nvidia.com/gpucores",
+		ResourcePriorityName:         "nvidia.com/priority",
+		DefaultGPUNum:                1,
+		MemoryFactor:                 1,
+		NodeSchedulerPolicy:          PolicyBinpack,
+		GPUSchedulerPolicy:           PolicySpread,
+		HandshakeGrace:               60 * time.Second,
+	}
+}
+
+// normalized fills zero values with the defaults so a partly filled Config behaves.
+func (c Config) normalized() Config {
+	d := DefaultConfig()
+	if c.ResourceCountName == "" {
+		c.ResourceCountName = d.ResourceCountName
+	}
+	if c.ResourceMemoryName == "" {
+		c.ResourceMemoryName = d.ResourceMemoryName
+	}
+	if c.ResourceMemoryPercentageName == "" {
+		c.ResourceMemoryPercentageName = d.ResourceMemoryPercentageName
+	}
+	if c.ResourceCoreName == "" {
+		c.ResourceCoreName = d.ResourceCoreName
+	}
+	if c.ResourcePriorityName == "" {
+		c.ResourcePriorityName = d.ResourcePriorityName
+	}
+	if c.MemoryFactor <= 0 {
+		c.MemoryFactor = 1
+	}
+	if c.NodeSchedulerPolicy == "" {
+		c.NodeSchedulerPolicy = d.NodeSchedulerPolicy
+	}
+	if c.GPUSchedulerPolicy == "" {
+		c.GPUSchedulerPolicy = d.GPUSchedulerPolicy
+	}
+	return c
+}
+
+// ManagedResources lists the resource names the extender must be told it manages.
+func (c Config) ManagedResources() []string {
+	c = c.normalized()
+	return []string{c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName, c.ResourcePriorityName}
+}

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// EvalOptions tune one evaluation. The zero value is a full verdict over every node.
+type EvalOptions struct {
+	// Now is the evaluation time, used only for the node handshake grace; zero means no grace.
+	Now time.Time
+	// Nodes restricts the evaluation to these nodes (the extender's candidate list); nil means all.
+	Nodes []string
+	// DetailNodes get every gate's result per GPU; DetailAll gives it for every node.
+	DetailNodes []string
+	DetailAll   bool
+}
+
+// Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
+// cluster. A pod that is already counted is evaluated as if its own usage were released.
+func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
+	req, probs := ParseRequest(pod, c.cfg)
+	key := pod.Namespace + "/" + pod.Name
+	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
+	v.Problems = append(probs, c.problems["Pod/"+key]...)
+	if !req.WantsGPU() {
+		v.NoGPURequest, v.Fits = true, true
+		v.Summary = "the pod asks for no GPU resources that HAMi manages (" + c.cfg.ResourceCountName + ")"
+		return v
+	}
+	f := newFitter(c, req, c.pods[key], false)
+	var now nowFunc
+	if !opts.Now.IsZero() {
+		unix := opts.Now.Unix()
+		now = func() int64 { return unix }
+	}
+	nodes, names := c.nodeList, c.nodeNames
+	gpuTotal := c.gpuCount
+	if opts.Nodes != nil {
+		nodes, names, gpuTotal = c.subset(opts.Nodes)
+	}
+	statuses := make([]GPUStatus, gpuTotal)
+	v.Nodes = make([]NodeStatus, len(nodes))
+	agg := aggregate{}
+	best := -1
+	var bestPlacement []ContainerPlacement
+	var feasible []int
+	off := 0
+	for i, n := range nodes {
+		f.detail = opts.DetailAll || containsName(opts.DetailNodes, n.Name)
+		st := statuses[off : off+len(n.GPUs) : off+len(n.GPUs)]
+		off += len(n.GPUs)
+		res := f.fitNode(n, st, now)
+		ns := &v.Nodes[i]
+		ns.Node, ns.GPUs = names[i], st
+		if res.ok {
+			ns.Fits, ns.Score = true, NodeScore(n)
+			feasible = append(feasible, i)
+			if best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[best].Score) {
+				best, bestPlacement = i, res.containers
+			}
+			continue
+		}
+		if res.nodeCheck != nil {
+			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
+			ns.GPUs = nil
+		} else {
+			ns.Container = req.Containers[res.container].Name
+			ns.Code, ns.Reason = gpuReasons(st)
+		}
+		agg.add(n, ns, res)
+	}
+	v.Reasons = agg.counts()
+	if best >= 0 {
+		v.Fits = true
+		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
+			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
+		sort.SliceStable(feasible, func(a, b int) bool {
+			return better(req.NodePolicy, v.Nodes[feasible[a]].Score, v.Nodes[feasible[b]].Score)
+		})
+		for _, i := range feasible {
+			v.Feasible = append(v.Feasible, names[i])
+		}
+		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
+			len(feasible), len(nodes), names[best], req.NodePolicy, v.Nodes[best].Score, placementGPUs(v.Placement))
+		return v
+	}
+	v.Summary = summaryLine(len(nodes), v.Reasons)
+	v.Explanation = explain(req, &agg, v.Quota)
+	v.Hints = c.hints(f, nodes, v, &agg)
+	return v
+}
+
+// better reports whether score a beats score b under the node policy; equal scores keep the earlier
+// (alphabetically first) node.
+func better(policy string, a, b float64) bool {
+	if policy == PolicySpread {
+		return a < b
+	}
+	return a > b
+}
+
+func (c *Cluster) subset(names []string) ([]*Node, []string, int) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	var nodes []*Node
+	var out []string
+	total := 0
+	for i, name := range sorted {
+		if i > 0 && sorted[i-1] == name {
+			continue
+		}
+		if n := c.nodes[name]; n != nil {
+			nodes = append(nodes, n)
+			out = append(out, name)
+			total += len(n.GPUs)
+		}
+	}
+	return nodes, out, total
+}
+
+func containsName(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// gpuReasons is HAMi's FailedNodes text for a node ("1/8 CardNotHealth, 7/8 CardInsufficientMemory") and
+// the node's most common code (ties go to the earlier gate).
+func gpuReasons(st []GPUStatus) (Code, string) {
+	var codes [16]Code
+	var counts [16]int
+	k := 0
+	for i := range st {
+		code := st[i].Result.Code
+		if code == "" {
+			continue
+		}
+		j := 0
+		for j < k && codes[j] != code {
+			j++
+		}
+		if j == k {
+			if k == len(codes) {
+				continue
+			}
+			codes[k] = code
+			k++
+		}
+		counts[j]++
+	}
+	if k == 0 {
+		return "", ""
+	}
+	parts := make([]string, k)
+	dom := 0
+	for j := 0; j < k; j++ {
+		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(len(st)) + " " + string(codes[j])
+		if counts[j] > counts[dom] || counts[j] == counts[dom] && gateRank(codes[j]) < gateRank(codes[dom]) {
+			dom = j
+		}
+	}
+	sort.Strings(parts)
+	return codes[dom], strings.Join(parts, ", ")
+}
+
+func gateRank(c Code) int {
+	for i, g := range Gates {
+		if g.Code == c {
+			return i
+		}
+	}
+	return len(Gates)
+}
+
+// summaryLine is kube-scheduler's "0/N nodes are available: ..." with HAMi's codes.
+func summaryLine(total int, reasons []ReasonCount) string {
+	if total == 0 {
+		return "0/0 nodes are available: the cluster has no nodes."
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", r.Nodes, r.Code)
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))
+}
+
+func placementGPUs(p *Placement) string {
+	var parts []string
+	for _, c := range p.Containers {
+		var idx []string
+		for _, d := range c.Devices {
+			idx = append(idx, strconv.Itoa(d.Index))
+		}
+		parts = append(parts, c.Name+"="+strings.Join(idx, ","))
+	}
+	return strings.Join(parts, " ")
+}

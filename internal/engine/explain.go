@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// example is one GPU that shows a reason's best case, e.g. the most free memory.
+type example struct {
+	node       string
+	gpu        int
+	need, have int64
+	total      int64
+	set        bool
+}
+
+func (e *example) offer(node string, gpu int, c Check) {
+	if !e.set || c.Have > e.have {
+		*e = example{node: node, gpu: gpu, need: c.Need, have: c.Have, total: c.Total, set: true}
+	}
+}
+
+// aggregate collects, while nodes are evaluated, the numbers the explanation needs.
+type aggregate struct {
+	codes  []ReasonCount
+	gpus   map[Code]int // GPUs per code
+	best   map[Code]*example
+	nodes  map[Code][]string // a few node names per node-level code
+	types  []string
+	quota  *Check
+	maxGPU int
+}
+
+func (a *aggregate) add(n *Node, ns *NodeStatus, res nodeFit) {
+	if a.gpus == nil {
+		a.gpus, a.best, a.nodes = map[Code]int{}, map[Code]*example{}, map[Code][]string{}
+	}
+	found := false
+	for i := range a.codes {
+		if a.codes[i].Code == ns.Code {
+			a.codes[i].Nodes++
+			found = true
+		}
+	}
+	if !found {
+		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
+	}
+	a.maxGPU = max(a.maxGPU, len(n.GPUs))
+	if ns.Check != nil {
+		if len(a.nodes[ns.Code]) < 5 {
+			a.nodes[ns.Code] = append(a.nodes[ns.Code], n.Name)
+		}
+		a.ex(ns.Code).offer(n.Name, -1, *ns.Check)
+		return
+	}
+	for i := range ns.GPUs {
+		g := &ns.GPUs[i]
+		code := g.Result.Code
+		if code == "" {
+			continue
+		}
+		a.gpus[code]++
+		a.ex(code).offer(n.Name, g.Index, g.Result)
+		switch code {
+		case CardTypeMismatch:
+			if len(a.types) < 6 && !contains(a.types, g.Type) {
+				a.types = append(a.types, g.Type)
+			}
+		case ResourceQuotaNotFit:
+			if a.quota == nil {
+				c := g.Result
+				a.quota = &c
+			}
+		}
+	}
+}
+
+func (a *aggregate) ex(c Code) *example {
+	e := a.best[c]
+	if e == nil {
+		e = &example{}
+		a.best[c] = e
+	}
+	return e
+}
+
+// counts is the node count per deciding code, most common first.
+func (a *aggregate) counts() []ReasonCount {
+	out := append([]ReasonCount(nil), a.codes...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Nodes != out[j].Nodes {
+			return out[i].Nodes > out[j].Nodes
+		}
+		return out[i].Code < out[j].Code
+	})
+	return out
+}
+
+// explain turns the aggregate into sentences with numbers, most common reason first.
+func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
+	var out []string
+	for _, r := range req.Containers {
+		kind := "container"
+		if r.Init {
+			kind = "init container"
+		}
+		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s), each with %s and %d%% cores", kind, r.Name, r.Count, r.MemoryString(), r.Cores))
+	}
+	codes := a.counts()
+	seen := map[Code]bool{}
+	for _, rc := range codes {
+		seen[rc.Code] = true
+	}
+	// GPU-level reasons that are not any node's deciding reason still deserve a line.
+	var gpuOnly []Code
+	for c := range a.gpus {
+		if !seen[c] {
+			gpuOnly = append(gpuOnly, c)
+		}
+	}
+	sort.Slice(gpuOnly, func(i, j int) bool { return gateRank(gpuOnly[i]) < gateRank(gpuOnly[j]) })
+	for _, rc := range codes {
+		out = append(out, a.sentence(rc.Code, rc.Nodes, req, q))
+	}
+	for _, c := range gpuOnly {
+		out = append(out, a.sentence(c, 0, req, q))
+	}
+	return out
+}
+
+func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) string {
+	e := a.best[c]
+	if e == nil {
+		e = &example{}
+	}
+	where := fmt.Sprintf("node %s, GPU %d", e.node, e.gpu)
+	prefix := ""
+	if nodes > 0 {
+		prefix = fmt.Sprintf("%s (%d node(s)): ", c, nodes)
+	} else {
+		prefix = fmt.Sprintf("%s (%d GPU(s)): ", c, a.gpus[c])
+	}
+	switch c {
+	case NodeUnregistered:
+		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[c], ", ")
+	case NodeDevicesNotReady:
+		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[c], ", ")
+	case NodeInsufficientDevice:
+		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; the largest node has %d", e.need, a.maxGPU)
+	case CardNotHealth:
+		return prefix + fmt.Sprintf("%d GPU(s) are registered unhealthy", a.gpus[c])
+	case CardCordoned:
+		return prefix + fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", a.gpus[c])
+	case CardTypeMismatch:
+		return prefix + fmt.Sprintf("no GPU passes the type or mode filter (use %v, nouse %v, mode %q); types seen: %s",
+			req.UseTypes, req.NoUseTypes, req.Mode, strings.Join(a.types, ", "))
+	case CardUUIDMismatch:
+		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (use %v, nouse %v)", a.gpus[c], req.UseUUIDs, req.NoUseUUIDs)
+	case CardTimeSlicingExhausted:
+		return prefix + fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", a.gpus[c], e.total, e.total, where)
+	case ExclusiveDeviceAllocateConflict:
+		return prefix + fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", a.gpus[c])
+	case ResourceQuotaNotFit:
+		if a.quota != nil {
+			return prefix + fmt.Sprintf("the pod needs %d %s in total but namespace %s has %d %s left of %d (%s)",
+				a.quota.Need, a.quota.Unit, q.Namespace, a.quota.Have, a.quota.Unit, a.quota.Total, a.quota.Detail)
+		}
+		return prefix + "the namespace quota is exhausted"
+	case CardInsufficientMemory:
+		return prefix + fmt.Sprintf("needs %d MiB on one GPU; the most free on any GPU that passes the earlier gates is %d MiB of %d (%s)",
+			e.need, e.have, e.total, where)
+	case CardInsufficientCore:
+		return prefix + fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", e.need, e.have, e.total, where)
+	case CardComputeUnitsExhausted:
+		return prefix + fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", a.gpus[c])
+	case CardMigTopologyInfeasible:
+		return prefix + fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", e.need, where)
+	case CardNotFoundCustomFilterRule:
+		return prefix + fmt.Sprintf("no MIG profile offers %d MiB (%s)", e.need, where)
+	case NumaNotFit:
+		return prefix + fmt.Sprintf("numa-bind needs %d GPUs on one NUMA node; at most %d fit together (node %s)", e.need, e.have, e.node)
+	case AllocatedCardsInsufficientRequest:
+		return prefix + fmt.Sprintf("needs %d GPUs on one node; at most %d pass every gate together (node %s)", e.need, e.have, e.node)
+	}
+	return prefix + string(c)
+}
+
+// hints say what would make the pod fit now.
+func (c *Cluster) hints(f *fitter, nodes []*Node, v *Verdict, a *aggregate) []string {
+	var out []string
+	for _, r := range v.Request.Containers {
+		if r.MemoryDefaulted && r.MemoryPercent == 100 {
+			out = append(out, fmt.Sprintf("container %s names no %s, so it asks for 100%% of each GPU's memory (HAMi's default); set %s to share a GPU",
+				r.Name, c.cfg.ResourceMemoryName, c.cfg.ResourceMemoryName))
+		}
+	}
+	if h := largestMemoryHint(nodes, v); h != "" && a.gpus[CardInsufficientMemory] > 0 {
+		out = append(out, h)
+	}
+	if q := v.Quota; a.quota != nil {
+		if q.Memory != nil {
+			out = append(out, fmt.Sprintf("namespace %s has %d MiB of %s left (used %d of %d, ResourceQuota %s)",
+				q.Namespace, q.Memory.Free(), q.Memory.Resource, q.Memory.Used, q.Memory.Limit, q.Memory.Source))
+		}
+		if q.Cores != nil {
+			out = append(out, fmt.Sprintf("namespace %s has %d%% of %s left (used %d of %d, ResourceQuota %s)",
+				q.Namespace, q.Cores.Free(), q.Cores.Resource, q.Cores.Used, q.Cores.Limit, q.Cores.Source))
+		}
+	}
+	out = append(out, c.filterHints(f, nodes, v)...)
+	return out
+}
+
+// largestMemoryHint finds the largest per-GPU memory request that would fit now, for the count of the
+// container that failed, among GPUs that failed only on memory or passed.
+func largestMemoryHint(nodes []*Node, v *Verdict) string {
+	var bestMem int64 = -1
+	bestNode, bestCount := "", 0
+	for i, n := range nodes {
+		ns := &v.Nodes[i]
+		if ns.Check != nil || ns.Container == "" {
+			continue
+		}
+		count := 1
+		for _, r := range v.Request.Containers {
+			if r.Name == ns.Container {
+				count = r.Count
+			}
+		}
+		var free []int64
+		for j := range ns.GPUs {
+			switch ns.GPUs[j].Result.Code {
+			case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:
+				free = append(free, n.GPUs[j].FreeMem())
+			}
+		}
+		if len(free) < count {
+			continue
+		}
+		sort.Slice(free, func(a, b int) bool { return free[a] > free[b] })
+		if m := free[count-1]; m > bestMem {
+			bestMem, bestNode, bestCount = m, n.Name, count
+		}
+	}
+	if bestMem <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the largest memory request that fits now is %d MiB per GPU for %d GPU(s) (node %s)", bestMem, bestCount, bestNode)
+}
+
+// filterHints lists GPUs that pass every gate but a filter annotation or a cordon.
+func (c *Cluster) filterHints(f *fitter, nodes []*Node, v *Verdict) []string {
+	byCode := map[Code][]string{}
+	for i, n := range nodes {
+		ns := &v.Nodes[i]
+		if ns.Check != nil || ns.Container == "" {
+			continue
+		}
+		var r *ContainerRequest
+		for k := range v.Request.Containers {
+			if v.Request.Containers[k].Name == ns.Container {
+				r = &v.Request.Containers[k]
+			}
+		}
+		if r == nil {
+			continue
+		}
+		f.resetExtra(n)
+		for j := range ns.GPUs {
+			code := ns.GPUs[j].Result.Code
+			if code != CardCordoned && code != CardTypeMismatch && code != CardUUIDMismatch {
+				continue
+			}
+			f.ignoreFilters = true
+			chk := f.checkGPU(n, j, r, 0, 0, nil)
+			f.ignoreFilters = false
+			if !chk.Failed() {
+				byCode[code] = append(byCode[code], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[j].Index))
+			}
+		}
+	}
+	var out []string
+	for _, code := range []Code{CardCordoned, CardTypeMismatch, CardUUIDMismatch} {
+		list := byCode[code]
+		if len(list) == 0 {
+			continue
+		}
+		what := map[Code]string{CardCordoned: "a cordon (hami.io/device-cordon)", CardTypeMismatch: "the pod's type or mode filter", CardUUIDMismatch: "the pod's UUID filter"}[code]
+		shown := list
+		if len(shown) > 5 {
+			shown = shown[:5]
+		}
+		out = append(out, fmt.Sprintf("%d GPU(s) pass every other gate but are excluded by %s: %s", len(list), what, strings.Join(shown, ", ")))
+	}
+	return out
+}

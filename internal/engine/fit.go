@@ -1,0 +1,455 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// extraUse is usage a GPU carries during one node's evaluation on top of its counted usage: the pod's own
+// earlier containers (positive) and, for a pod already counted, its own old share (negative).
+type extraUse struct {
+	slots int32
+	mem   int64
+	cores int64
+	mig   []codec.MigPlacement
+}
+
+// fitter evaluates one pod against nodes. It owns scratch buffers so that a whole evaluation allocates
+// only what the verdict keeps.
+type fitter struct {
+	c     *Cluster
+	req   *PodRequest
+	self  *PodAllocation // the pod's own counted usage, left out of every number
+	quota quotaView
+	// detail asks for every gate's result per GPU, not only the first failure.
+	detail bool
+	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
+	ignoreFilters bool
+
+	order  []int
+	extra  []extraUse
+	sel    []int
+	chosen []int
+	lowerUseTypes, lowerNoUseTypes []string
+}
+
+// quotaView is the namespace's managed quota with the pod's own old usage left out.
+type quotaView struct {
+	hasMem, hasCores     bool
+	memLimit, coreLimit  int64
+	memUsed, coresUsed   int64
+	memSource, coreSouce string
+}
+
+func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
+	var q quotaView
+	if st.Memory != nil {
+		q.hasMem, q.memLimit, q.memUsed, q.memSource = true, st.Memory.Limit, st.Memory.Used, st.Memory.Source
+	}
+	if st.Cores != nil {
+		q.hasCores, q.coreLimit, q.coresUsed, q.coreSouce = true, st.Cores.Limit, st.Cores.Used, st.Cores.Source
+	}
+	if self != nil {
+		q.memUsed -= self.QuotaMem
+		q.coresUsed -= self.QuotaCores
+	}
+	return q
+}
+
+func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
+	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self)}
+	for _, t := range req.UseTypes {
+		f.lowerUseTypes = append(f.lowerUseTypes, strings.ToLower(t))
+	}
+	for _, t := range req.NoUseTypes {
+		f.lowerNoUseTypes = append(f.lowerNoUseTypes, strings.ToLower(t))
+	}
+	return f
+}
+
+// nodeFit is the outcome of fitting the pod on one node.
+type nodeFit struct {
+	ok         bool
+	nodeCheck  *Check // set for a node-level failure
+	container  int    // index into req.Containers of the first failing container
+	gpus       []GPUStatus
+	containers []ContainerPlacement
+}
+
+// resetExtra prepares the per-GPU overlay for node n: zero, minus the pod's own old share.
+func (f *fitter) resetExtra(n *Node) {
+	if cap(f.extra) < len(n.GPUs) {
+		f.extra = make([]extraUse, len(n.GPUs))
+	}
+	f.extra = f.extra[:len(n.GPUs)]
+	for i := range f.extra {
+		f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+	}
+	if f.self != nil && f.self.Node == n.Name {
+		for _, u := range f.self.Uses {
+			if i, ok := n.uuidIndex[u.UUID]; ok {
+				f.extra[i].slots -= u.Slots
+				f.extra[i].mem -= u.Mem
+				f.extra[i].cores -= u.Cores
+			}
+		}
+	}
+}
+
+// fitNode runs every gate for the pod on node n. statuses must have len(n.GPUs) entries; it is filled with
+// the deciding container's per-GPU results.
+func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
+	res := nodeFit{container: -1, gpus: statuses}
+	for i := range n.GPUs {
+		g := &n.GPUs[i]
+		statuses[i] = GPUStatus{Index: g.Index, UUID: g.UUID, Type: g.Type, Numa: g.Numa}
+	}
+	if chk := f.nodeGate(n, now); chk != nil {
+		res.nodeCheck = chk
+		return res
+	}
+	f.resetExtra(n)
+	var podMem, podCores int64
+	// Init containers run one at a time: each is tried against the node alone and leaves nothing behind.
+	for ci := range f.req.Containers {
+		r := &f.req.Containers[ci]
+		if !r.Init {
+			continue
+		}
+		saved := f.snapshotExtra()
+		cp, _, _, ok := f.fitContainer(n, ci, 0, 0, statuses)
+		f.restoreExtra(saved)
+		if !ok {
+			res.container = ci
+			return res
+		}
+		res.containers = append(res.containers, cp)
+	}
+	for ci := range f.req.Containers {
+		if f.req.Containers[ci].Init {
+			continue
+		}
+		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
+		if !ok {
+			res.container = ci
+			return res
+		}
+		podMem += mem
+		podCores += cores
+		res.containers = append(res.containers, cp)
+	}
+	res.ok = true
+	return res
+}
+
+func (f *fitter) snapshotExtra() []extraUse {
+	out := make([]extraUse, len(f.extra))
+	for i, e := range f.extra {
+		out[i] = e
+		out[i].mig = append([]codec.MigPlacement(nil), e.mig...)
+	}
+	return out
+}
+
+func (f *fitter) restoreExtra(saved []extraUse) { copy(f.extra, saved) }
+
+type nowFunc func() int64 // unix seconds of the evaluation; 0 means no handshake grace
+
+// nodeGate is the checks made before any GPU; nil means the node passes.
+func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
+	if !n.Registered {
+		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: n.RegisterError}
+	}
+	if n.AllocatableGPUs <= 0 {
+		grace := false
+		if n.Handshake.State == "Requesting" && !n.Handshake.Time.IsZero() && now != nil {
+			if t := now(); t > 0 && t-n.Handshake.Time.Unix() < int64(f.c.cfg.HandshakeGrace.Seconds()) {
+				grace = true
+			}
+		}
+		if !grace {
+			return &Check{Gate: "devices-ready", Code: NodeDevicesNotReady, Have: max(n.AllocatableGPUs, 0), Unit: "GPUs",
+				Detail: "allocatable " + f.c.cfg.ResourceCountName + " is 0: the device plugin is not serving GPUs"}
+		}
+	}
+	for _, r := range f.req.Containers {
+		if r.Count > len(n.GPUs) {
+			return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
+				Detail: "container " + r.Name}
+		}
+	}
+	return nil
+}
+
+// fitContainer picks GPUs for one container, walking the GPUs in policy order. It returns the placement
+// and the memory and cores it adds to the pod's quota usage.
+func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses []GPUStatus) (ContainerPlacement, int64, int64, bool) {
+	r := &f.req.Containers[ci]
+	f.sortGPUs(n)
+	sel := f.sel[:0]
+	var selMem, selCores int64
+	prevNuma, started := 0, false
+	for _, gi := range f.order {
+		g := &n.GPUs[gi]
+		if f.req.NumaBind && (!started || g.Numa != prevNuma) {
+			if f.req.TopologyAware && len(sel) >= r.Count {
+				break // a NUMA node already holds enough candidates
+			}
+			for _, s := range sel {
+				statuses[s].Result = Check{Gate: "numa", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
+					Detail: "NUMA node " + itoa(prevNuma) + " has too few fitting GPUs"}
+			}
+			sel, selMem, selCores = sel[:0], 0, 0
+			prevNuma, started = g.Numa, true
+		}
+		st := &statuses[gi]
+		st.Selected = false
+		st.Result = f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil)
+		if f.detail {
+			st.Checks = f.allChecks(n, gi, r, podMem+selMem, podCores+selCores)
+		}
+		if st.Result.Failed() {
+			continue
+		}
+		sel = append(sel, gi)
+		selMem += r.MemoryOn(g.TotalMem)
+		selCores += r.Cores
+		if !f.req.TopologyAware && len(sel) == r.Count {
+			break
+		}
+	}
+	f.sel = sel
+	if len(sel) < r.Count {
+		for _, s := range sel {
+			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs"}
+		}
+		return ContainerPlacement{}, 0, 0, false
+	}
+	chosen := sel
+	if f.req.TopologyAware {
+		chosen = f.topologyChoice(n, sel, r.Count)
+		var mem, cores int64
+		for _, gi := range chosen {
+			mem += r.MemoryOn(n.GPUs[gi].TotalMem)
+			cores += r.Cores
+		}
+		if chk, ok := f.quotaCheck(podMem+mem, podCores+cores); !ok {
+			for _, gi := range chosen {
+				statuses[gi].Result = chk
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	cp := ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen))}
+	var mem, cores int64
+	for _, gi := range chosen {
+		g := &n.GPUs[gi]
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores}
+		if g.Mode == ModeMIG {
+			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
+				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
+				f.extra[gi].mig = append(f.extra[gi].mig, pl)
+			}
+		}
+		f.extra[gi].slots++
+		f.extra[gi].mem += d.MemMiB
+		f.extra[gi].cores += d.Cores
+		statuses[gi].Selected = true
+		mem += d.MemMiB
+		cores += d.Cores
+		cp.Devices = append(cp.Devices, d)
+	}
+	return cp, mem, cores, true
+}
+
+// used is a GPU's effective usage during this evaluation.
+func (f *fitter) used(g *GPU, gi int) (slots int32, mem, cores int64) {
+	e := &f.extra[gi]
+	return g.UsedSlots + e.slots, g.UsedMem + e.mem, g.UsedCores + e.cores
+}
+
+// checkGPU returns the first failing gate for one GPU, or a passing Check. When all is non-nil every
+// gate's result is appended to it instead of stopping at the first failure.
+func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores int64, all *[]Check) Check {
+	g := &n.GPUs[gi]
+	stop := func(c Check) bool {
+		if all != nil {
+			*all = append(*all, c)
+			return false
+		}
+		return c.Failed()
+	}
+	var c Check
+	if c = (Check{Gate: "health"}); !g.Healthy {
+		c.Code, c.Detail = CardNotHealth, "registered unhealthy"
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "cordon"}); g.Cordoned && !f.ignoreFilters {
+		c.Code, c.Detail = CardCordoned, "listed in "+codec.NodeCordonAnnotation
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "type"}); !f.ignoreFilters && !f.typeMatches(g) {
+		c.Code, c.Detail = CardTypeMismatch, f.typeDetail(g)
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "uuid"}); !f.ignoreFilters && !f.uuidMatches(g.UUID) {
+		c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterName()
+	}
+	if stop(c) {
+		return c
+	}
+	usedSlots, usedMem, usedCores := f.used(g, gi)
+	if c = (Check{Gate: "slots", Need: 1, Have: int64(g.Slots - usedSlots), Total: int64(g.Slots), Unit: "slots"}); g.Slots <= usedSlots {
+		c.Code, c.Have = CardTimeSlicingExhausted, max(c.Have, 0)
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "mutex", Have: int64(usedSlots), Unit: "slots used"}); f.req.Mutex && usedSlots > 0 {
+		c.Code, c.Detail = ExclusiveDeviceAllocateConflict, "the mutex policy needs an unused GPU"
+	}
+	if stop(c) {
+		return c
+	}
+	memNeed := r.MemoryOn(g.TotalMem)
+	if c = f.quotaCheckGPU(podMem+memNeed, podCores+r.Cores); stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "memory", Need: memNeed, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}); g.TotalMem-usedMem < memNeed {
+		c.Code = CardInsufficientMemory
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "cores", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}); g.TotalCores-usedCores < r.Cores {
+		c.Code = CardInsufficientCore
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "exclusive", Need: r.Cores, Have: int64(usedSlots), Unit: "slots used"}); g.TotalCores == 100 && r.Cores == 100 && usedSlots > 0 {
+		c.Code, c.Detail = ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU"
+	}
+	if stop(c) {
+		return c
+	}
+	if c = (Check{Gate: "compute", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}); r.Cores == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores {
+		c.Code, c.Detail = CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve"
+	}
+	if stop(c) {
+		return c
+	}
+	if g.Mode == ModeMIG {
+		c = Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
+		if len(g.MigProfiles) == 0 {
+			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
+		} else if _, _, ok := f.migChoice(g, gi, memNeed); !ok {
+			c.Code, c.Detail = CardMigTopologyInfeasible, "no MIG profile with enough memory has a free placement"
+			if !f.anyProfileHolds(g, memNeed) {
+				c.Code, c.Detail = CardNotFoundCustomFilterRule, "no MIG profile has enough memory"
+			}
+		}
+		if stop(c) {
+			return c
+		}
+	}
+	return Check{Gate: "fit"}
+}
+
+// allChecks is every gate's result for one GPU, for detailed explanations.
+func (f *fitter) allChecks(n *Node, gi int, r *ContainerRequest, podMem, podCores int64) []Check {
+	out := make([]Check, 0, 14)
+	f.checkGPU(n, gi, r, podMem, podCores, &out)
+	return out
+}
+
+// quotaCheckGPU is gate 10: the pod's total so far plus this GPU against the namespace's managed quota.
+func (f *fitter) quotaCheckGPU(memTotal, coresTotal int64) Check {
+	c, _ := f.quotaCheck(memTotal, coresTotal)
+	return c
+}
+
+// quotaCheck compares the pod's memory and cores so far with what the namespace has left.
+func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
+	q := &f.quota
+	if q.hasMem && q.memUsed+memTotal > q.memLimit {
+		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: memTotal, Have: max(q.memLimit-q.memUsed, 0), Total: q.memLimit, Unit: "MiB",
+			Detail: "limits." + f.c.cfg.ResourceMemoryName + " in ResourceQuota " + q.memSource}, false
+	}
+	if q.hasCores && q.coresUsed+coresTotal > q.coreLimit {
+		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: coresTotal, Have: max(q.coreLimit-q.coresUsed, 0), Total: q.coreLimit, Unit: "%",
+			Detail: "limits." + f.c.cfg.ResourceCoreName + " in ResourceQuota " + q.coreSouce}, false
+	}
+	return Check{Gate: "quota"}, true
+}
+
+func (f *fitter) typeMatches(g *GPU) bool {
+	if f.req.Mode != "" && f.req.Mode != g.Mode {
+		return false
+	}
+	if len(f.lowerUseTypes) == 0 && len(f.lowerNoUseTypes) == 0 {
+		return true
+	}
+	t := strings.ToLower(g.Type)
+	if len(f.lowerUseTypes) > 0 {
+		found := false
+		for _, u := range f.lowerUseTypes {
+			if strings.Contains(t, u) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	for _, u := range f.lowerNoUseTypes {
+		if strings.Contains(t, u) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fitter) typeDetail(g *GPU) string {
+	if f.req.Mode != "" && f.req.Mode != g.Mode {
+		return "mode " + g.Mode + " is not the vgpu-mode " + f.req.Mode
+	}
+	if len(f.lowerUseTypes) > 0 {
+		return "type not in " + AnnoUseGPUType + "=" + strings.Join(f.req.UseTypes, ",")
+	}
+	return "type in " + AnnoNoUseGPUType + "=" + strings.Join(f.req.NoUseTypes, ",")
+}
+
+func (f *fitter) uuidMatches(id string) bool {
+	if len(f.req.UseUUIDs) > 0 && !contains(f.req.UseUUIDs, id) {
+		return false
+	}
+	return !contains(f.req.NoUseUUIDs, id)
+}
+
+func (f *fitter) uuidFilterName() string {
+	if len(f.req.UseUUIDs) > 0 {
+		return AnnoUseGPUUUID
+	}
+	return AnnoNoUseGPUUUID
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

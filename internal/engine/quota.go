@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// quotaLimits is what one ResourceQuota says about the managed keys; nil means the key is absent.
+type quotaLimits struct {
+	mem, cores *int64
+}
+
+type usage struct{ mem, cores int64 }
+
+func (u *usage) add(mem, cores int64, sign int) {
+	u.mem += int64(sign) * mem
+	u.cores += int64(sign) * cores
+}
+
+func (c *Cluster) nsUsage(ns string) *usage {
+	u := c.nsUsed[ns]
+	if u == nil {
+		u = &usage{}
+		c.nsUsed[ns] = u
+	}
+	return u
+}
+
+// SetQuota adds or replaces a ResourceQuota. Only limits.<memory> and limits.<cores> are managed.
+func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
+	key := "ResourceQuota/" + rq.Namespace + "/" + rq.Name
+	var probs []Problem
+	var l quotaLimits
+	read := func(res string) *int64 {
+		name := corev1.ResourceName("limits." + res)
+		q, ok := rq.Spec.Hard[name]
+		if !ok {
+			return nil
+		}
+		v, exact := q.AsInt64()
+		if !exact {
+			v = q.Value()
+			probs = append(probs, Problem{Kind: "ResourceQuota", Object: rq.Namespace + "/" + rq.Name, Field: "spec.hard[" + string(name) + "]",
+				Message: fmt.Sprintf("%s is not a whole number; HAMi reads it as %d", q.String(), v)})
+		}
+		return &v
+	}
+	l.mem = read(c.cfg.ResourceMemoryName)
+	l.cores = read(c.cfg.ResourceCoreName)
+	if l.mem != nil {
+		m := *l.mem * c.cfg.MemoryFactor
+		l.mem = &m
+	}
+	if c.quotas[rq.Namespace] == nil {
+		c.quotas[rq.Namespace] = map[string]quotaLimits{}
+	}
+	c.quotas[rq.Namespace][rq.Name] = l
+	c.setProblems(key, probs)
+	return probs
+}
+
+// RemoveQuota forgets a ResourceQuota.
+func (c *Cluster) RemoveQuota(namespace, name string) {
+	delete(c.quotas[namespace], name)
+	if len(c.quotas[namespace]) == 0 {
+		delete(c.quotas, namespace)
+	}
+	delete(c.problems, "ResourceQuota/"+namespace+"/"+name)
+}
+
+// QuotaLine is one managed quota resource of a namespace.
+type QuotaLine struct {
+	Resource string `json:"resource"` // e.g. limits.nvidia.com/gpumem
+	Used     int64  `json:"used"`
+	Limit    int64  `json:"limit"`
+	Unit     string `json:"unit"` // MiB or %
+	Source   string `json:"source"` // the ResourceQuota whose limit is the tightest
+}
+
+// Free is the headroom left, never negative.
+func (q *QuotaLine) Free() int64 { return max(q.Limit-q.Used, 0) }
+
+// QuotaStatus is a namespace's HAMi-accounted quota; a nil line means that resource is unlimited.
+type QuotaStatus struct {
+	Namespace string     `json:"namespace"`
+	Memory    *QuotaLine `json:"memory,omitempty"`
+	Cores     *QuotaLine `json:"cores,omitempty"`
+}
+
+// Limited reports whether any managed quota applies.
+func (q QuotaStatus) Limited() bool { return q.Memory != nil || q.Cores != nil }
+
+// Quota is the namespace's quota: the tightest limit over its ResourceQuotas, against HAMi's own usage.
+func (c *Cluster) Quota(ns string) QuotaStatus {
+	st := QuotaStatus{Namespace: ns}
+	u := c.nsUsed[ns]
+	if u == nil {
+		u = &usage{}
+	}
+	names := make([]string, 0, len(c.quotas[ns]))
+	for name := range c.quotas[ns] {
+		names = append(names, name)
+	}
+	sort.Strings(names) // equal limits: the first name wins, deterministically
+	for _, name := range names {
+		l := c.quotas[ns][name]
+		if l.mem != nil && (st.Memory == nil || *l.mem < st.Memory.Limit) {
+			st.Memory = &QuotaLine{Resource: "limits." + c.cfg.ResourceMemoryName, Used: u.mem, Limit: *l.mem, Unit: "MiB", Source: name}
+		}
+		if l.cores != nil && (st.Cores == nil || *l.cores < st.Cores.Limit) {
+			st.Cores = &QuotaLine{Resource: "limits." + c.cfg.ResourceCoreName, Used: u.cores, Limit: *l.cores, Unit: "%", Source: name}
+		}
+	}
+	return st
+}
+
+// QuotaNamespaces lists namespaces that have managed quotas or counted usage, sorted.
+func (c *Cluster) QuotaNamespaces() []string {
+	seen := map[string]bool{}
+	for ns := range c.quotas {
+		seen[ns] = true
+	}
+	for ns, u := range c.nsUsed {
+		if u.mem != 0 || u.cores != 0 {
+			seen[ns] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}

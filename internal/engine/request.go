@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Pod annotations that steer placement.
+const (
+	AnnoUseGPUType        = "nvidia.com/use-gputype"
+	AnnoNoUseGPUType      = "nvidia.com/nouse-gputype"
+	AnnoUseGPUUUID        = "nvidia.com/use-gpuuuid"
+	AnnoNoUseGPUUUID      = "nvidia.com/nouse-gpuuuid"
+	AnnoNumaBind          = "nvidia.com/numa-bind"
+	AnnoVGPUMode          = "nvidia.com/vgpu-mode"
+	AnnoGPUPolicy         = "hami.io/gpu-scheduler-policy"
+	AnnoNodePolicy        = "hami.io/node-scheduler-policy"
+	AnnoDeviceScoreWeight = "hami.io/device-scoring-weights"
+)
+
+// GPU modes a node registers and a pod may ask for.
+const (
+	ModeHamiCore = "hami-core"
+	ModeMIG      = "mig"
+	ModeMPS      = "mps"
+)
+
+// ContainerRequest is what one container asks of each of its GPUs.
+type ContainerRequest struct {
+	Name  string `json:"name"`
+	Init  bool   `json:"init,omitempty"`
+	Index int    `json:"index"` // position among the init or the app containers
+	Count int    `json:"count"`
+	// MemoryMiB is an absolute request per GPU, already multiplied by memoryFactor; 0 when MemoryPercent applies.
+	MemoryMiB     int64 `json:"memoryMiB,omitempty"`
+	MemoryPercent int64 `json:"memoryPercent,omitempty"`
+	// MemoryDefaulted is set when the container named no memory and got HAMi's default.
+	MemoryDefaulted bool  `json:"memoryDefaulted,omitempty"`
+	Cores           int64 `json:"cores"`
+}
+
+// MemoryOn is the MiB this request needs on a GPU of totalMiB.
+func (r ContainerRequest) MemoryOn(totalMiB int64) int64 {
+	if r.MemoryMiB > 0 {
+		return r.MemoryMiB
+	}
+	return totalMiB * r.MemoryPercent / 100
+}
+
+// MemoryString says the request the way a user wrote it.
+func (r ContainerRequest) MemoryString() string {
+	if r.MemoryMiB > 0 {
+		return fmt.Sprintf("%d MiB", r.MemoryMiB)
+	}
+	return fmt.Sprintf("%d%% of the GPU's memory", r.MemoryPercent)
+}
+
+// Weights are the device scoring weights (hami.io/device-scoring-weights).
+type Weights struct {
+	Slot   float64 `json:"slot"`
+	Core   float64 `json:"core"`
+	Memory float64 `json:"memory"`
+}
+
+// PodRequest is everything about a pod that matters to placement.
+type PodRequest struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Containers holds only the containers that ask for GPUs, init containers first, in spec order.
+	Containers []ContainerRequest `json:"containers"`
+	// InitContainers and AppContainers count every container of the spec, GPU or not.
+	InitContainers int `json:"initContainers"`
+	AppContainers  int `json:"appContainers"`
+
+	UseTypes   []string `json:"useTypes,omitempty"`
+	NoUseTypes []string `json:"noUseTypes,omitempty"`
+	UseUUIDs   []string `json:"useUUIDs,omitempty"`
+	NoUseUUIDs []string `json:"noUseUUIDs,omitempty"`
+	NumaBind   bool     `json:"numaBind,omitempty"`
+	Mode       string   `json:"mode,omitempty"`
+
+	GPUPolicy     string  `json:"gpuPolicy"` // binpack | spread
+	TopologyAware bool    `json:"topologyAware,omitempty"`
+	Mutex         bool    `json:"mutex,omitempty"`
+	NodePolicy    string  `json:"nodePolicy"`
+	Weights       Weights `json:"weights"`
+}
+
+// WantsGPU reports whether any container asks for a GPU.
+func (r *PodRequest) WantsGPU() bool { return len(r.Containers) > 0 }
+
+// TotalGPUs is the most GPUs the pod holds at once (init containers run one at a time).
+func (r *PodRequest) TotalGPUs() int {
+	app, init := 0, 0
+	for _, c := range r.Containers {
+		if c.Init {
+			init = max(init, c.Count)
+		} else {
+			app += c.Count
+		}
+	}
+	return max(app, init)
+}
+
+// ParseRequest derives a pod's GPU requests the way HAMi does. Bad values are reported as problems and
+// replaced by what HAMi would use, so one typo never hides the rest of the pod.
+func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
+	cfg = cfg.normalized()
+	pr := &PodRequest{
+		Namespace:      pod.Namespace,
+		Name:           pod.Name,
+		InitContainers: len(pod.Spec.InitContainers),
+		AppContainers:  len(pod.Spec.Containers),
+		GPUPolicy:      cfg.GPUSchedulerPolicy,
+		NodePolicy:     cfg.NodeSchedulerPolicy,
+		Weights:        Weights{Slot: 1, Core: 1, Memory: 1},
+	}
+	var probs []Problem
+	bad := func(field, format string, args ...any) {
+		probs = append(probs, Problem{Kind: "Pod", Object: pod.Namespace + "/" + pod.Name, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	for i := range pod.Spec.InitContainers {
+		if cr, ok := containerRequest(&pod.Spec.InitContainers[i], cfg, "spec.initContainers", bad); ok {
+			cr.Init, cr.Index = true, i
+			pr.Containers = append(pr.Containers, cr)
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if cr, ok := containerRequest(&pod.Spec.Containers[i], cfg, "spec.containers", bad); ok {
+			cr.Index = i
+			pr.Containers = append(pr.Containers, cr)
+		}
+	}
+	applyAnnotations(pr, pod.Annotations, bad)
+	return pr, probs
+}
+
+type reportFunc func(field, format string, args ...any)
+
+// containerRequest reads one container's limits (then requests) for the managed resources.
+func containerRequest(c *corev1.Container, cfg Config, path string, bad reportFunc) (ContainerRequest, bool) {
+	field := func(res string) string { return fmt.Sprintf("%s[%s].resources[%s]", path, c.Name, res) }
+	get := func(name string) (int64, bool) {
+		q, ok := c.Resources.Limits[corev1.ResourceName(name)]
+		if !ok {
+			q, ok = c.Resources.Requests[corev1.ResourceName(name)]
+		}
+		if !ok {
+			return 0, false
+		}
+		return quantityValue(q), true
+	}
+	count, ok := get(cfg.ResourceCountName)
+	if !ok || count <= 0 {
+		if ok && count < 0 {
+			bad(field(cfg.ResourceCountName), "negative GPU count %d is ignored", count)
+		}
+		return ContainerRequest{}, false
+	}
+	cr := ContainerRequest{Name: c.Name, Count: int(count)}
+	mem, hasMem := get(cfg.ResourceMemoryName)
+	pct, hasPct := get(cfg.ResourceMemoryPercentageName)
+	switch {
+	case hasMem && mem > 0:
+		cr.MemoryMiB = mem * cfg.MemoryFactor
+	case hasPct && pct > 0:
+		if pct > 100 {
+			bad(field(cfg.ResourceMemoryPercentageName), "%d%% is above 100%%; clamped to 100%%", pct)
+			pct = 100
+		}
+		cr.MemoryPercent = pct
+	case cfg.DefaultMemory > 0:
+		cr.MemoryMiB, cr.MemoryDefaulted = cfg.DefaultMemory*cfg.MemoryFactor, true
+	default:
+		cr.MemoryPercent, cr.MemoryDefaulted = 100, true
+	}
+	if hasMem && mem < 0 {
+		bad(field(cfg.ResourceMemoryName), "negative memory %d is ignored", mem)
+	}
+	if hasPct && pct < 0 {
+		bad(field(cfg.ResourceMemoryPercentageName), "negative percentage %d is ignored", pct)
+	}
+	cores, hasCores := get(cfg.ResourceCoreName)
+	if !hasCores {
+		cores = cfg.DefaultCores
+	}
+	switch {
+	case cores < 0:
+		bad(field(cfg.ResourceCoreName), "negative cores %d are ignored", cores)
+		cores = 0
+	case cores > 100:
+		cores = 100 // HAMi clamps silently: a GPU has at most 100 % of itself
+	}
+	cr.Cores = cores
+	return cr, true
+}
+
+// quantityValue reads a quantity as an integer, rounding up fractions as Kubernetes does for counts.
+func quantityValue(q resource.Quantity) int64 {
+	if v, ok := q.AsInt64(); ok {
+		return v
+	}
+	return q.Value()
+}
+
+func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
+	pr.UseTypes = splitList(annos[AnnoUseGPUType])
+	pr.NoUseTypes = splitList(annos[AnnoNoUseGPUType])
+	pr.UseUUIDs = splitList(annos[AnnoUseGPUUUID])
+	pr.NoUseUUIDs = splitList(annos[AnnoNoUseGPUUUID])
+	if v, ok := annos[AnnoNumaBind]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			bad("metadata.annotations["+AnnoNumaBind+"]", "%q is not a boolean; NUMA binding stays off", v)
+		}
+		pr.NumaBind = b
+	}
+	if v := strings.TrimSpace(annos[AnnoVGPUMode]); v != "" {
+		switch v {
+		case ModeHamiCore, ModeMIG, ModeMPS:
+			pr.Mode = v
+		default:
+			bad("metadata.annotations["+AnnoVGPUMode+"]", "unknown mode %q (want hami-core, mig or mps); no GPU can match it", v)
+			pr.Mode = v
+		}
+	}
+	if v, ok := annos[AnnoGPUPolicy]; ok {
+		for _, p := range splitList(v) {
+			switch strings.ToLower(p) {
+			case PolicyBinpack, PolicySpread:
+				pr.GPUPolicy = strings.ToLower(p)
+			case PolicyTopologyAware:
+				pr.TopologyAware = true
+			case PolicyMutex:
+				pr.Mutex = true
+			case PolicyNuma:
+				pr.NumaBind = true
+			default:
+				bad("metadata.annotations["+AnnoGPUPolicy+"]", "unknown policy %q is ignored", p)
+			}
+		}
+	}
+	if v, ok := annos[AnnoNodePolicy]; ok {
+		switch p := strings.ToLower(strings.TrimSpace(v)); p {
+		case PolicyBinpack, PolicySpread:
+			pr.NodePolicy = p
+		default:
+			bad("metadata.annotations["+AnnoNodePolicy+"]", "unknown node policy %q; using %s", v, pr.NodePolicy)
+		}
+	}
+	if v, ok := annos[AnnoDeviceScoreWeight]; ok {
+		w, err := parseWeights(v)
+		if err != nil {
+			bad("metadata.annotations["+AnnoDeviceScoreWeight+"]", "%v; using slot=1,core=1,memory=1", err)
+		} else {
+			pr.Weights = w
+		}
+	}
+}
+
+func parseWeights(v string) (Weights, error) {
+	w := Weights{Slot: 1, Core: 1, Memory: 1}
+	for i, part := range splitList(v) {
+		k, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return w, fmt.Errorf("item %d %q is not key=value", i, part)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil || f < 0 {
+			return w, fmt.Errorf("item %d %q: weight must be a non-negative number", i, part)
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "slot", "slots":
+			w.Slot = f
+		case "core", "cores":
+			w.Core = f
+		case "memory", "mem":
+			w.Memory = f
+		default:
+			return w, fmt.Errorf("item %d: unknown weight %q (want slot, core or memory)", i, k)
+		}
+	}
+	return w, nil
+}
+
+// splitList splits a comma list, trimming blanks and dropping empty items.
+func splitList(v string) []string {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

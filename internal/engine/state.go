@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// GPU is one physical GPU with its registered capacity and what counted pods use of it.
+type GPU struct {
+	UUID        string              `json:"uuid"`
+	Index       int                 `json:"index"`
+	Type        string              `json:"type"`
+	Numa        int                 `json:"numa"`
+	Mode        string              `json:"mode"`
+	Healthy     bool                `json:"healthy"`
+	Cordoned    bool                `json:"cordoned,omitempty"`
+	Slots       int32               `json:"slots"`
+	TotalMem    int64               `json:"totalMemMiB"`
+	TotalCores  int64               `json:"totalCores"`
+	MigProfiles []codec.MigProfile  `json:"migProfiles,omitempty"`
+	UsedSlots   int32               `json:"usedSlots"`
+	UsedMem     int64               `json:"usedMemMiB"`
+	UsedCores   int64               `json:"usedCores"`
+	MigUsed     []codec.MigPlacement `json:"migUsed,omitempty"`
+}
+
+// FreeMem is the memory not yet given to counted pods (never negative on display).
+func (g *GPU) FreeMem() int64 { return max(g.TotalMem-g.UsedMem, 0) }
+
+// Node is a node as HAMi sees it: its registered GPUs and their usage.
+type Node struct {
+	Name string `json:"name"`
+	// Registered is false when hami.io/node-nvidia-register is missing or unreadable; RegisterError says why.
+	Registered    bool   `json:"registered"`
+	RegisterError string `json:"registerError,omitempty"`
+	// AllocatableGPUs is status.allocatable of the count resource; -1 when the node does not list it.
+	AllocatableGPUs int64                     `json:"allocatableGPUs"`
+	Handshake       codec.Handshake           `json:"handshake"`
+	Lock            *codec.NodeLock           `json:"lock,omitempty"`
+	GPUs            []GPU                     `json:"gpus"`
+	Pairs           map[string]map[string]int `json:"pairs,omitempty"`
+
+	uuidIndex map[string]int
+}
+
+// GPUByUUID returns the node's GPU with that UUID, or nil.
+func (n *Node) GPUByUUID(uuid string) *GPU {
+	if i, ok := n.uuidIndex[uuid]; ok {
+		return &n.GPUs[i]
+	}
+	return nil
+}
+
+// clone copies the node deeply enough that usage changes on the copy never reach the original.
+func (n *Node) clone() *Node {
+	c := *n
+	c.GPUs = make([]GPU, len(n.GPUs))
+	copy(c.GPUs, n.GPUs)
+	for i := range c.GPUs {
+		c.GPUs[i].MigUsed = append([]codec.MigPlacement(nil), n.GPUs[i].MigUsed...)
+	}
+	return &c
+}
+
+// GPUUse is what one pod holds on one GPU after HAMi's init-container collapse.
+type GPUUse struct {
+	UUID  string `json:"uuid"`
+	Slots int32  `json:"slots"`
+	Mem   int64  `json:"memMiB"`
+	Cores int64  `json:"cores"`
+}
+
+// ContainerAllocation is the GPUs one container was given.
+type ContainerAllocation struct {
+	Name    string                  `json:"name"`
+	Init    bool                    `json:"init,omitempty"`
+	Devices []codec.ContainerDevice `json:"devices"`
+}
+
+// PodAllocation is a counted pod's share of its node's GPUs.
+type PodAllocation struct {
+	Namespace  string                `json:"namespace"`
+	Name       string                `json:"name"`
+	Node       string                `json:"node"`
+	Containers []ContainerAllocation `json:"containers"`
+	Uses       []GPUUse              `json:"uses"`
+	Mig        []codec.MigAllocation `json:"mig,omitempty"`
+	QuotaMem   int64                 `json:"quotaMemMiB"`
+	QuotaCores int64                 `json:"quotaCores"`
+}
+
+// Key is namespace/name.
+func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
+
+// Cluster is the engine's incremental model of a cluster. Adding or removing an object touches only the
+// node and namespace it affects. It is not safe for concurrent use: callers serialise access.
+type Cluster struct {
+	cfg       Config
+	nodes     map[string]*Node
+	nodeNames []string // sorted, so every walk over nodes is deterministic
+	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
+	gpuCount  int
+	pods      map[string]*PodAllocation
+	byNode    map[string]map[string]*PodAllocation
+	quotas    map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
+	nsUsed    map[string]*usage
+	problems  map[string][]Problem // object key -> problems found when it was last set
+}
+
+// NewCluster returns an empty cluster model.
+func NewCluster(cfg Config) *Cluster {
+	return &Cluster{
+		cfg:      cfg.normalized(),
+		nodes:    map[string]*Node{},
+		pods:     map[string]*PodAllocation{},
+		byNode:   map[string]map[string]*PodAllocation{},
+		quotas:   map[string]map[string]quotaLimits{},
+		nsUsed:   map[string]*usage{},
+		problems: map[string][]Problem{},
+	}
+}
+
+// Config is the configuration the cluster was built with.
+func (c *Cluster) Config() Config { return c.cfg }
+
+// Node returns the named node, or nil.
+func (c *Cluster) Node(name string) *Node { return c.nodes[name] }
+
+// NodeNames lists every node, sorted. The slice must not be modified.
+func (c *Cluster) NodeNames() []string { return c.nodeNames }
+
+// Pod returns the counted pod namespace/name, or nil.
+func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[namespace+"/"+name] }
+
+// PodsOn lists the counted pods on a node, sorted by namespace/name.
+func (c *Cluster) PodsOn(node string) []*PodAllocation {
+	out := make([]*PodAllocation, 0, len(c.byNode[node]))
+	for _, p := range c.byNode[node] {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out
+}
+
+// Problems lists every input problem currently known, sorted by object.
+func (c *Cluster) Problems() []Problem {
+	keys := make([]string, 0, len(c.problems))
+	for k := range c.problems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Problem
+	for _, k := range keys {
+		out = append(out, c.problems[k]...)
+	}
+	return out
+}
+
+func (c *Cluster) setProblems(key string, p []Problem) {
+	if len(p) == 0 {
+		delete(c.problems, key)
+		return
+	}
+	c.problems[key] = p
+}
+
+// SetNode adds or replaces a node. Its GPUs' usage is rebuilt from the pods already counted on it.
+func (c *Cluster) SetNode(n *corev1.Node) []Problem {
+	node, probs := c.buildNode(n)
+	i := sort.SearchStrings(c.nodeNames, n.Name)
+	if old, ok := c.nodes[n.Name]; ok {
+		c.gpuCount -= len(old.GPUs)
+		c.nodeList[i] = node
+	} else {
+		c.nodeNames = append(c.nodeNames, "")
+		copy(c.nodeNames[i+1:], c.nodeNames[i:])
+		c.nodeNames[i] = n.Name
+		c.nodeList = append(c.nodeList, nil)
+		copy(c.nodeList[i+1:], c.nodeList[i:])
+		c.nodeList[i] = node
+	}
+	c.gpuCount += len(node.GPUs)
+	c.nodes[n.Name] = node
+	for _, p := range c.byNode[n.Name] {
+		c.applyToNode(node, p, +1)
+	}
+	c.setProblems("Node/"+n.Name, probs)
+	return probs
+}
+
+// RemoveNode forgets a node; pods bound to it stay counted against their namespace.
+func (c *Cluster) RemoveNode(name string) {
+	old, ok := c.nodes[name]
+	if !ok {
+		return
+	}
+	delete(c.nodes, name)
+	c.gpuCount -= len(old.GPUs)
+	i := sort.SearchStrings(c.nodeNames, name)
+	c.nodeNames = append(c.nodeNames[:i], c.nodeNames[i+1:]...)
+	c.nodeList = append(c.nodeList[:i], c.nodeList[i+1:]...)
+	delete(c.problems, "Node/"+name)
+}
+
+func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
+	var probs []Problem
+	bad := func(field, format string, args ...any) {
+		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}}
+	if q, ok := n.Status.Allocatable[corev1.ResourceName(c.cfg.ResourceCountName)]; ok {
+		node.AllocatableGPUs = quantityValue(q)
+	}
+	annos := n.Annotations
+	reg, ok := annos[codec.NodeRegisterAnnotation]
+	switch {
+	case !ok:
+		node.RegisterError = "no " + codec.NodeRegisterAnnotation + " annotation: the node component has not registered GPUs"
+	default:
+		devs, err := codec.ParseNodeRegister(reg)
+		if err != nil {
+			node.RegisterError = err.Error()
+			bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "%v", err)
+			break
+		}
+		node.Registered = true
+		for _, d := range devs {
+			if _, dup := node.uuidIndex[d.ID]; dup {
+				bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "GPU %s is registered twice; the second entry is ignored", d.ID)
+				continue
+			}
+			mode := d.Mode
+			if mode == "" {
+				mode = ModeHamiCore
+			}
+			node.uuidIndex[d.ID] = len(node.GPUs)
+			node.GPUs = append(node.GPUs, GPU{
+				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
+				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles,
+			})
+		}
+		// Index order, then UUID, so GPU walks never depend on the annotation's order.
+		sort.SliceStable(node.GPUs, func(i, j int) bool {
+			a, b := &node.GPUs[i], &node.GPUs[j]
+			if a.Index != b.Index {
+				return a.Index < b.Index
+			}
+			return a.UUID < b.UUID
+		})
+		for i := range node.GPUs {
+			node.uuidIndex[node.GPUs[i].UUID] = i
+		}
+	}
+	for _, id := range codec.ParseCordon(annos[codec.NodeCordonAnnotation]) {
+		if g := node.GPUByUUID(id); g != nil {
+			g.Cordoned = true
+		} else if node.Registered {
+			bad("metadata.annotations["+codec.NodeCordonAnnotation+"]", "cordoned GPU %s is not registered on this node", id)
+		}
+	}
+	if v, ok := annos[codec.NodePairScoreAnnotation]; ok && strings.TrimSpace(v) != "" {
+		ps, err := codec.ParsePairScores(v)
+		if err != nil {
+			bad("metadata.annotations["+codec.NodePairScoreAnnotation+"]", "%v; topology-aware placement treats every pair as unscored", err)
+		} else {
+			node.Pairs = codec.PairScoreMap(ps)
+		}
+	}
+	if v, ok := annos[codec.NodeHandshakeAnnotation]; ok {
+		hs, err := codec.ParseHandshake(v)
+		if err != nil {
+			bad("metadata.annotations["+codec.NodeHandshakeAnnotation+"]", "%v", err)
+		}
+		node.Handshake = hs
+	}
+	if v, ok := annos[codec.NodeLockAnnotation]; ok && strings.TrimSpace(v) != "" {
+		l, err := codec.ParseNodeLock(v)
+		if err != nil {
+			bad("metadata.annotations["+codec.NodeLockAnnotation+"]", "%v", err)
+		} else {
+			node.Lock = &l
+		}
+	}
+	return node, probs
+}
+
+// SetPod adds, updates or removes (when it no longer counts) a pod's usage.
+func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
+	key := pod.Namespace + "/" + pod.Name
+	c.RemovePod(pod.Namespace, pod.Name)
+	alloc, probs := podAllocation(pod, c.cfg)
+	if alloc != nil {
+		c.pods[key] = alloc
+		if c.byNode[alloc.Node] == nil {
+			c.byNode[alloc.Node] = map[string]*PodAllocation{}
+		}
+		c.byNode[alloc.Node][key] = alloc
+		c.nsUsage(alloc.Namespace).add(alloc.QuotaMem, alloc.QuotaCores, +1)
+		if n := c.nodes[alloc.Node]; n != nil {
+			probs = append(probs, c.applyToNode(n, alloc, +1)...)
+		}
+	}
+	c.setProblems("Pod/"+key, probs)
+	return probs
+}
+
+// RemovePod forgets a pod's usage.
+func (c *Cluster) RemovePod(namespace, name string) {
+	key := namespace + "/" + name
+	delete(c.problems, "Pod/"+key)
+	old, ok := c.pods[key]
+	if !ok {
+		return
+	}
+	delete(c.pods, key)
+	delete(c.byNode[old.Node], key)
+	if len(c.byNode[old.Node]) == 0 {
+		delete(c.byNode, old.Node)
+	}
+	c.nsUsage(old.Namespace).add(old.QuotaMem, old.QuotaCores, -1)
+	if n := c.nodes[old.Node]; n != nil {
+		c.applyToNode(n, old, -1)
+	}
+}
+
+// applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.
+func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
+	var probs []Problem
+	for _, u := range p.Uses {
+		g := n.GPUByUUID(u.UUID)
+		if g == nil {
+			if sign > 0 {
+				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + codec.PodAllocatedAnnotation + "]",
+					Message: fmt.Sprintf("GPU %s is not registered on node %s; its usage is not counted", u.UUID, n.Name)})
+			}
+			continue
+		}
+		g.UsedSlots += int32(sign) * u.Slots
+		g.UsedMem += int64(sign) * u.Mem
+		g.UsedCores += int64(sign) * u.Cores
+	}
+	for _, m := range p.Mig {
+		g := n.GPUByUUID(m.GPUUUID)
+		if g == nil {
+			continue
+		}
+		if sign > 0 {
+			g.MigUsed = append(g.MigUsed, m.Placement)
+		} else {
+			g.MigUsed = removePlacement(g.MigUsed, m.Placement)
+		}
+	}
+	return probs
+}
+
+func removePlacement(list []codec.MigPlacement, p codec.MigPlacement) []codec.MigPlacement {
+	for i, q := range list {
+		if q == p {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// Counts reports whether HAMi counts a pod's GPU usage: it was placed (hami.io/vgpu-node) and has not
+// finished. Terminating pods still count, since their processes may still hold GPU memory.
+func Counts(pod *corev1.Pod) bool {
+	if pod.Annotations[codec.PodNodeAnnotation] == "" {
+		return false
+	}
+	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+}
+
+// podAllocation reads what a counted pod holds, or nil when it does not count.
+func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
+	if !Counts(pod) {
+		return nil, nil
+	}
+	key := pod.Namespace + "/" + pod.Name
+	var probs []Problem
+	bad := func(field, format string, args ...any) {
+		probs = append(probs, Problem{Kind: "Pod", Object: key, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	annoKey := codec.PodAllocatedAnnotation
+	raw, ok := pod.Annotations[annoKey]
+	if !ok {
+		// Pods placed by very old schedulers carry only the to-allocate list.
+		annoKey = codec.PodToAllocateAnnotation
+		raw, ok = pod.Annotations[annoKey]
+	}
+	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation])}
+	if !ok {
+		bad("metadata.annotations["+codec.PodAllocatedAnnotation+"]", "pod is placed on %s but has no device list; it is counted as using nothing", alloc.Node)
+		return alloc, probs
+	}
+	entries, err := codec.ParsePodDevices(annoKey, raw)
+	if err != nil {
+		bad("metadata.annotations["+annoKey+"]", "%v; the pod is counted as using nothing", err)
+		return alloc, probs
+	}
+	alloc.Containers = mapEntries(pod, entries, cfg)
+	alloc.Uses = collapse(alloc.Containers)
+	for _, u := range alloc.Uses {
+		alloc.QuotaMem += u.Mem
+		alloc.QuotaCores += u.Cores
+	}
+	if v, ok := pod.Annotations[codec.PodMigAllocationsAnnotation]; ok && strings.TrimSpace(v) != "" {
+		mig, err := codec.ParseMigAllocations(v)
+		if err != nil {
+			bad("metadata.annotations["+codec.PodMigAllocationsAnnotation+"]", "%v; MIG placements of this pod are not counted", err)
+		} else {
+			alloc.Mig = mig
+		}
+	}
+	return alloc, probs
+}
+
+// mapEntries assigns device-list entries to containers across HAMi versions: v2.9+ writes init then app
+// containers, up to v2.8 app containers only, and v2.10.0 sometimes drops empty entries (#2899), in which
+// case the non-empty entries go to the GPU-requesting containers in order.
+func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config) []ContainerAllocation {
+	inits, apps := pod.Spec.InitContainers, pod.Spec.Containers
+	var out []ContainerAllocation
+	add := func(name string, init bool, devs codec.ContainerDevices) {
+		if len(devs) > 0 {
+			out = append(out, ContainerAllocation{Name: name, Init: init, Devices: devs})
+		}
+	}
+	switch len(entries) {
+	case len(inits) + len(apps):
+		for i, e := range entries {
+			if i < len(inits) {
+				add(inits[i].Name, true, e)
+			} else {
+				add(apps[i-len(inits)].Name, false, e)
+			}
+		}
+		return out
+	case len(apps):
+		for i, e := range entries {
+			add(apps[i].Name, false, e)
+		}
+		return out
+	}
+	req, _ := ParseRequest(pod, cfg)
+	j := 0
+	for _, e := range entries {
+		if len(e) == 0 {
+			continue
+		}
+		if j < len(req.Containers) {
+			add(req.Containers[j].Name, req.Containers[j].Init, e)
+		} else {
+			add(fmt.Sprintf("entry-%d", j), false, e)
+		}
+		j++
+	}
+	return out
+}
+
+// collapse turns container allocations into per-GPU use: app containers add up, init containers run one at
+// a time, so a GPU holds the larger of the app sum and the biggest init container. Uses keep first-seen order.
+func collapse(containers []ContainerAllocation) []GPUUse {
+	var order []string
+	app := map[string]GPUUse{}
+	peak := map[string]GPUUse{}
+	for _, c := range containers {
+		sum := app
+		if c.Init {
+			sum = map[string]GPUUse{}
+		}
+		for _, d := range c.Devices {
+			order = appendOnce(order, d.UUID)
+			u := sum[d.UUID]
+			u.Slots++
+			u.Mem += d.UsedMem
+			u.Cores += d.UsedCores
+			sum[d.UUID] = u
+		}
+		if c.Init {
+			for id, u := range sum {
+				p := peak[id]
+				p.Slots, p.Mem, p.Cores = max(p.Slots, u.Slots), max(p.Mem, u.Mem), max(p.Cores, u.Cores)
+				peak[id] = p
+			}
+		}
+	}
+	out := make([]GPUUse, 0, len(order))
+	for _, id := range order {
+		a, p := app[id], peak[id]
+		out = append(out, GPUUse{UUID: id, Slots: max(a.Slots, p.Slots), Mem: max(a.Mem, p.Mem), Cores: max(a.Cores, p.Cores)})
+	}
+	return out
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

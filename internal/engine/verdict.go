@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// Check is one gate's result for one GPU (or node), with the numbers that decided it.
+type Check struct {
+	Gate   string `json:"gate"`
+	Code   Code   `json:"code,omitempty"` // set when the gate failed
+	Need   int64  `json:"need,omitempty"`
+	Have   int64  `json:"have,omitempty"`  // what is free or found
+	Total  int64  `json:"total,omitempty"` // the capacity or limit
+	Unit   string `json:"unit,omitempty"`  // MiB, %, slots, GPUs
+	Detail string `json:"detail,omitempty"`
+}
+
+// Failed reports whether the gate rejected the GPU.
+func (c Check) Failed() bool { return c.Code != "" }
+
+// GPUStatus is how one GPU fared for the node's deciding container.
+type GPUStatus struct {
+	Index    int    `json:"index"`
+	UUID     string `json:"uuid"`
+	Type     string `json:"type"`
+	Numa     int    `json:"numa"`
+	Selected bool   `json:"selected,omitempty"`
+	// Result is the first failing gate; an empty Code means the GPU passed every gate.
+	Result Check `json:"result"`
+	// Checks is every gate's result, filled only for nodes asked for in detail.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// NodeStatus is one node's answer: fits, or the first failing container and gate.
+type NodeStatus struct {
+	Node      string  `json:"node"`
+	Fits      bool    `json:"fits"`
+	Score     float64 `json:"score,omitempty"`
+	Code      Code    `json:"code,omitempty"`      // node-level code, or the most common GPU code of the failing container
+	Container string  `json:"container,omitempty"` // the first container that did not fit
+	// Reason is HAMi's FailedNodes text: "%d/%d %s" per GPU reason, sorted, joined with ", ".
+	Reason string      `json:"reason,omitempty"`
+	Check  *Check      `json:"check,omitempty"` // numbers of a node-level failure
+	GPUs   []GPUStatus `json:"gpus,omitempty"`
+}
+
+// PlacedDevice is one GPU share given to a container.
+type PlacedDevice struct {
+	UUID         string              `json:"uuid"`
+	Index        int                 `json:"index"`
+	Type         string              `json:"type"`
+	MemMiB       int64               `json:"memMiB"`
+	Cores        int64               `json:"cores"`
+	MigProfile   string              `json:"migProfile,omitempty"`
+	MigPlacement *codec.MigPlacement `json:"migPlacement,omitempty"`
+}
+
+// ContainerPlacement is the GPUs chosen for one container.
+type ContainerPlacement struct {
+	Name    string         `json:"name"`
+	Init    bool           `json:"init,omitempty"`
+	Index   int            `json:"index"`
+	Devices []PlacedDevice `json:"devices"`
+}
+
+// Placement is where a pod goes.
+type Placement struct {
+	Node       string               `json:"node"`
+	Score      float64              `json:"score"`
+	Containers []ContainerPlacement `json:"containers"`
+	// InitContainers and AppContainers size the device list so that every container has its entry.
+	InitContainers int `json:"initContainers"`
+	AppContainers  int `json:"appContainers"`
+}
+
+// ReasonCount is how many nodes failed with a code (each node counted once, by its deciding code).
+type ReasonCount struct {
+	Code  Code `json:"code"`
+	Nodes int  `json:"nodes"`
+}
+
+// Verdict is the engine's whole answer for one pod. Every surface renders it; none recomputes it.
+type Verdict struct {
+	Pod          string        `json:"pod"`
+	Request      *PodRequest   `json:"request"`
+	NoGPURequest bool          `json:"noGPURequest,omitempty"`
+	Fits         bool          `json:"fits"`
+	Placement    *Placement    `json:"placement,omitempty"`
+	Feasible     []string      `json:"feasible,omitempty"` // feasible nodes, best first
+	Summary      string        `json:"summary"`
+	Explanation  []string      `json:"explanation,omitempty"`
+	Reasons      []ReasonCount `json:"reasons,omitempty"`
+	Nodes        []NodeStatus  `json:"nodes"`
+	Quota        QuotaStatus   `json:"quota"`
+	Hints        []string      `json:"hints,omitempty"`
+	Problems     []Problem     `json:"problems,omitempty"`
+}
+
+// NodeStatus returns the status of the named node, or nil.
+func (v *Verdict) NodeStatus(name string) *NodeStatus {
+	for i := range v.Nodes {
+		if v.Nodes[i].Node == name {
+			return &v.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// PodDevices renders the placement as HAMi's per-container device list (v2.9+ layout: init containers
+// first, every container has an entry).
+func (p *Placement) PodDevices() codec.PodDevices {
+	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
+	for _, c := range p.Containers {
+		i := c.Index
+		if !c.Init {
+			i += p.InitContainers
+		}
+		if i >= len(out) {
+			continue
+		}
+		for _, d := range c.Devices {
+			out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: "NVIDIA", UsedMem: d.MemMiB, UsedCores: d.Cores})
+		}
+	}
+	return out
+}
+
+// MigAllocations lists the MIG reservations of the placement, if any.
+func (p *Placement) MigAllocations() []codec.MigAllocation {
+	var out []codec.MigAllocation
+	for _, c := range p.Containers {
+		ci := c.Index
+		if !c.Init {
+			ci += p.InitContainers
+		}
+		for di, d := range c.Devices {
+			if d.MigPlacement != nil {
+				out = append(out, codec.MigAllocation{ContainerIndex: ci, DeviceIndex: di, GPUUUID: d.UUID, Profile: d.MigProfile, Placement: *d.MigPlacement})
+			}
+		}
+	}
+	return out
+}
+
+// Annotations are the pod annotations HAMi's scheduler writes for this placement at bind time.
+func (p *Placement) Annotations(now time.Time) map[string]string {
+	devs := codec.FormatPodDevices(p.PodDevices())
+	unix := strconv.FormatInt(now.Unix(), 10)
+	a := map[string]string{
+		codec.PodNodeAnnotation:       p.Node,
+		codec.PodTimeAnnotation:       unix,
+		codec.PodToAllocateAnnotation: devs,
+		codec.PodAllocatedAnnotation:  devs,
+		codec.PodBindPhaseAnnotation:  "allocating",
+		codec.PodBindTimeAnnotation:   unix,
+	}
+	if mig := p.MigAllocations(); len(mig) > 0 {
+		a[codec.PodMigAllocationsAnnotation] = codec.FormatMigAllocations(mig)
+	}
+	return a
+}

@@ -28,6 +28,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		return Capacity{}
 	}
 	f := newFitter(c, req, nil, false)
+	f.build = true
 	nodes := append([]*Node(nil), c.nodeList...)
 	cloned := make([]bool, len(nodes))
 	fits := make([]bool, len(nodes))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,48 +41,73 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		now = func() int64 { return unix }
 	}
 	nodes, names := c.nodeList, c.nodeNames
-	gpuTotal := c.gpuCount
 	if opts.Nodes != nil {
-		nodes, names, gpuTotal = c.subset(opts.Nodes)
+		nodes, names = c.subset(opts.Nodes)
 	}
-	statuses := make([]GPUStatus, gpuTotal)
+	maxGPUs := 0
+	for _, n := range nodes {
+		maxGPUs = max(maxGPUs, len(n.GPUs))
+	}
+	// One scratch row of GPU results is reused for every node; only nodes asked for in detail keep a copy.
+	scratch := make([]GPUStatus, maxGPUs)
 	v.Nodes = make([]NodeStatus, len(nodes))
 	agg := aggregate{}
 	best := -1
-	var bestPlacement []ContainerPlacement
 	var feasible []int
-	off := 0
+	var examples []GPUStatus
 	for i, n := range nodes {
-		f.detail = opts.DetailAll || containsName(opts.DetailNodes, n.Name)
-		st := statuses[off : off+len(n.GPUs) : off+len(n.GPUs)]
-		off += len(n.GPUs)
+		detail := opts.DetailAll || containsName(opts.DetailNodes, n.Name)
+		f.detail = detail
+		st := scratch[:len(n.GPUs)]
 		res := f.fitNode(n, st, now)
 		ns := &v.Nodes[i]
-		ns.Node, ns.GPUs = names[i], st
+		ns.Node = names[i]
+		if detail && res.nodeCheck == nil {
+			ns.GPUs = append([]GPUStatus(nil), st...)
+		}
 		if res.ok {
 			ns.Fits, ns.Score = true, NodeScore(n)
 			feasible = append(feasible, i)
 			if best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[best].Score) {
-				best, bestPlacement = i, res.containers
+				best = i
 			}
 			continue
 		}
 		if res.nodeCheck != nil {
 			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
-			ns.GPUs = nil
 		} else {
 			ns.Container = req.Containers[res.container].Name
 			ns.Code, ns.Reason = gpuReasons(st)
+			if ex := exampleGPU(st, ns.Code); ex >= 0 {
+				if examples == nil {
+					examples = make([]GPUStatus, 0, len(nodes)) // one allocation; capacity never grows, so pointers stay valid
+				}
+				examples = append(examples, st[ex])
+				examples[len(examples)-1].Checks = nil
+				ns.Example = &examples[len(examples)-1]
+			}
 		}
-		agg.add(n, ns, res)
+		agg.add(f, n, ns, st, res)
+	}
+	var bestPlacement []ContainerPlacement
+	if best >= 0 {
+		// Re-fit the chosen node alone to build its placement: the other nodes never pay for one.
+		f.build, f.detail = true, false
+		bestPlacement = f.fitNode(nodes[best], scratch[:len(nodes[best].GPUs)], now).containers
 	}
 	v.Reasons = agg.counts()
 	if best >= 0 {
 		v.Fits = true
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
-		sort.SliceStable(feasible, func(a, b int) bool {
-			return better(req.NodePolicy, v.Nodes[feasible[a]].Score, v.Nodes[feasible[b]].Score)
+		slices.SortStableFunc(feasible, func(a, b int) int {
+			switch sa, sb := v.Nodes[a].Score, v.Nodes[b].Score; {
+			case sa == sb:
+				return 0
+			case better(req.NodePolicy, sa, sb):
+				return -1
+			}
+			return 1
 		})
 		for _, i := range feasible {
 			v.Feasible = append(v.Feasible, names[i])
@@ -92,7 +118,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	}
 	v.Summary = summaryLine(len(nodes), v.Reasons)
 	v.Explanation = explain(req, &agg, v.Quota)
-	v.Hints = c.hints(f, nodes, v, &agg)
+	v.Hints = c.hints(v, &agg)
 	return v
 }
 
@@ -105,12 +131,11 @@ func better(policy string, a, b float64) bool {
 	return a > b
 }
 
-func (c *Cluster) subset(names []string) ([]*Node, []string, int) {
+func (c *Cluster) subset(names []string) ([]*Node, []string) {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	var nodes []*Node
 	var out []string
-	total := 0
 	for i, name := range sorted {
 		if i > 0 && sorted[i-1] == name {
 			continue
@@ -118,10 +143,9 @@ func (c *Cluster) subset(names []string) ([]*Node, []string, int) {
 		if n := c.nodes[name]; n != nil {
 			nodes = append(nodes, n)
 			out = append(out, name)
-			total += len(n.GPUs)
 		}
 	}
-	return nodes, out, total
+	return nodes, out
 }
 
 func containsName(list []string, s string) bool {
@@ -160,16 +184,26 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	if k == 0 {
 		return "", ""
 	}
-	parts := make([]string, k)
+	var parts [16]string
 	dom := 0
+	var b strings.Builder
 	for j := 0; j < k; j++ {
 		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(len(st)) + " " + string(codes[j])
 		if counts[j] > counts[dom] || counts[j] == counts[dom] && gateRank(codes[j]) < gateRank(codes[dom]) {
 			dom = j
 		}
 	}
-	sort.Strings(parts)
-	return codes[dom], strings.Join(parts, ", ")
+	if k == 1 {
+		return codes[0], parts[0]
+	}
+	slices.Sort(parts[:k])
+	for j := 0; j < k; j++ {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(parts[j])
+	}
+	return codes[dom], b.String()
 }
 
 func gateRank(c Code) int {
@@ -192,6 +226,17 @@ func summaryLine(total int, reasons []ReasonCount) string {
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))
+}
+
+// exampleGPU is the index of the GPU that shows the node's deciding code with the most headroom, or -1.
+func exampleGPU(st []GPUStatus, code Code) int {
+	best := -1
+	for i := range st {
+		if st[i].Result.Code == code && (best < 0 || st[i].Result.Have > st[best].Result.Have) {
+			best = i
+		}
+	}
+	return best
 }
 
 func placementGPUs(p *Placement) string {

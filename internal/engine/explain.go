@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -30,9 +31,16 @@ type aggregate struct {
 	types  []string
 	quota  *Check
 	maxGPU int
+	// largest per-GPU memory that would fit now, for the failing container's count
+	memFit      int64
+	memFitNode  string
+	memFitCount int
+	filtered    map[Code][]string // GPUs that only a filter or cordon excludes
+	free        []int64
 }
 
-func (a *aggregate) add(n *Node, ns *NodeStatus, res nodeFit) {
+// add records a failed node. st is the node's GPU results for the failing container.
+func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res nodeFit) {
 	if a.gpus == nil {
 		a.gpus, a.best, a.nodes = map[Code]int{}, map[Code]*example{}, map[Code][]string{}
 	}
@@ -54,9 +62,17 @@ func (a *aggregate) add(n *Node, ns *NodeStatus, res nodeFit) {
 		a.ex(ns.Code).offer(n.Name, -1, *ns.Check)
 		return
 	}
-	for i := range ns.GPUs {
-		g := &ns.GPUs[i]
+	r := &f.req.Containers[res.container]
+	a.free = a.free[:0]
+	for i := range st {
+		g := &st[i]
 		code := g.Result.Code
+		switch code {
+		case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:
+			a.free = append(a.free, n.GPUs[i].FreeMem())
+		case CardCordoned, CardTypeMismatch, CardUUIDMismatch:
+			a.noteFiltered(f, n, i, r, code)
+		}
 		if code == "" {
 			continue
 		}
@@ -74,6 +90,26 @@ func (a *aggregate) add(n *Node, ns *NodeStatus, res nodeFit) {
 			}
 		}
 	}
+	if len(a.free) >= r.Count {
+		slices.Sort(a.free)
+		if m := a.free[len(a.free)-r.Count]; m > a.memFit {
+			a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
+		}
+	}
+}
+
+// noteFiltered checks whether GPU i would pass every gate if filters and cordons did not apply.
+func (a *aggregate) noteFiltered(f *fitter, n *Node, i int, r *ContainerRequest, code Code) {
+	f.ignoreFilters = true
+	chk := f.checkGPU(n, i, r, 0, 0, nil)
+	f.ignoreFilters = false
+	if chk.Failed() {
+		return
+	}
+	if a.filtered == nil {
+		a.filtered = map[Code][]string{}
+	}
+	a.filtered[code] = append(a.filtered[code], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[i].Index))
 }
 
 func (a *aggregate) ex(c Code) *example {
@@ -187,7 +223,7 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 }
 
 // hints say what would make the pod fit now.
-func (c *Cluster) hints(f *fitter, nodes []*Node, v *Verdict, a *aggregate) []string {
+func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 	var out []string
 	for _, r := range v.Request.Containers {
 		if r.MemoryDefaulted && r.MemoryPercent == 100 {
@@ -195,8 +231,8 @@ func (c *Cluster) hints(f *fitter, nodes []*Node, v *Verdict, a *aggregate) []st
 				r.Name, c.cfg.ResourceMemoryName, c.cfg.ResourceMemoryName))
 		}
 	}
-	if h := largestMemoryHint(nodes, v); h != "" && a.gpus[CardInsufficientMemory] > 0 {
-		out = append(out, h)
+	if a.gpus[CardInsufficientMemory] > 0 && a.memFit > 0 {
+		out = append(out, fmt.Sprintf("the largest memory request that fits now is %d MiB per GPU for %d GPU(s) (node %s)", a.memFit, a.memFitCount, a.memFitNode))
 	}
 	if q := v.Quota; a.quota != nil {
 		if q.Memory != nil {
@@ -208,90 +244,17 @@ func (c *Cluster) hints(f *fitter, nodes []*Node, v *Verdict, a *aggregate) []st
 				q.Namespace, q.Cores.Free(), q.Cores.Resource, q.Cores.Used, q.Cores.Limit, q.Cores.Source))
 		}
 	}
-	out = append(out, c.filterHints(f, nodes, v)...)
-	return out
-}
-
-// largestMemoryHint finds the largest per-GPU memory request that would fit now, for the count of the
-// container that failed, among GPUs that failed only on memory or passed.
-func largestMemoryHint(nodes []*Node, v *Verdict) string {
-	var bestMem int64 = -1
-	bestNode, bestCount := "", 0
-	for i, n := range nodes {
-		ns := &v.Nodes[i]
-		if ns.Check != nil || ns.Container == "" {
-			continue
-		}
-		count := 1
-		for _, r := range v.Request.Containers {
-			if r.Name == ns.Container {
-				count = r.Count
-			}
-		}
-		var free []int64
-		for j := range ns.GPUs {
-			switch ns.GPUs[j].Result.Code {
-			case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:
-				free = append(free, n.GPUs[j].FreeMem())
-			}
-		}
-		if len(free) < count {
-			continue
-		}
-		sort.Slice(free, func(a, b int) bool { return free[a] > free[b] })
-		if m := free[count-1]; m > bestMem {
-			bestMem, bestNode, bestCount = m, n.Name, count
-		}
-	}
-	if bestMem <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("the largest memory request that fits now is %d MiB per GPU for %d GPU(s) (node %s)", bestMem, bestCount, bestNode)
-}
-
-// filterHints lists GPUs that pass every gate but a filter annotation or a cordon.
-func (c *Cluster) filterHints(f *fitter, nodes []*Node, v *Verdict) []string {
-	byCode := map[Code][]string{}
-	for i, n := range nodes {
-		ns := &v.Nodes[i]
-		if ns.Check != nil || ns.Container == "" {
-			continue
-		}
-		var r *ContainerRequest
-		for k := range v.Request.Containers {
-			if v.Request.Containers[k].Name == ns.Container {
-				r = &v.Request.Containers[k]
-			}
-		}
-		if r == nil {
-			continue
-		}
-		f.resetExtra(n)
-		for j := range ns.GPUs {
-			code := ns.GPUs[j].Result.Code
-			if code != CardCordoned && code != CardTypeMismatch && code != CardUUIDMismatch {
-				continue
-			}
-			f.ignoreFilters = true
-			chk := f.checkGPU(n, j, r, 0, 0, nil)
-			f.ignoreFilters = false
-			if !chk.Failed() {
-				byCode[code] = append(byCode[code], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[j].Index))
-			}
-		}
-	}
-	var out []string
+	what := map[Code]string{CardCordoned: "a cordon (hami.io/device-cordon)", CardTypeMismatch: "the pod's type or mode filter", CardUUIDMismatch: "the pod's UUID filter"}
 	for _, code := range []Code{CardCordoned, CardTypeMismatch, CardUUIDMismatch} {
-		list := byCode[code]
+		list := a.filtered[code]
 		if len(list) == 0 {
 			continue
 		}
-		what := map[Code]string{CardCordoned: "a cordon (hami.io/device-cordon)", CardTypeMismatch: "the pod's type or mode filter", CardUUIDMismatch: "the pod's UUID filter"}[code]
 		shown := list
 		if len(shown) > 5 {
 			shown = shown[:5]
 		}
-		out = append(out, fmt.Sprintf("%d GPU(s) pass every other gate but are excluded by %s: %s", len(list), what, strings.Join(shown, ", ")))
+		out = append(out, fmt.Sprintf("%d GPU(s) pass every other gate but are excluded by %s: %s", len(list), what[code], strings.Join(shown, ", ")))
 	}
 	return out
 }

@@ -25,13 +25,15 @@ type fitter struct {
 	quota quotaView
 	// detail asks for every gate's result per GPU, not only the first failure.
 	detail bool
+	// build asks fitNode to return the placement; without it only the yes/no and the statuses are kept.
+	build bool
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
 
-	order  []int
-	extra  []extraUse
-	sel    []int
-	chosen []int
+	order                          []int
+	extra                          []extraUse
+	sel                            []int
+	chosen                         []int
 	lowerUseTypes, lowerNoUseTypes []string
 }
 
@@ -125,7 +127,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			res.container = ci
 			return res
 		}
-		res.containers = append(res.containers, cp)
+		if f.build {
+			res.containers = append(res.containers, cp)
+		}
 	}
 	for ci := range f.req.Containers {
 		if f.req.Containers[ci].Init {
@@ -138,7 +142,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		}
 		podMem += mem
 		podCores += cores
-		res.containers = append(res.containers, cp)
+		if f.build {
+			res.containers = append(res.containers, cp)
+		}
 	}
 	res.ok = true
 	return res
@@ -242,7 +248,10 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
-	cp := ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen))}
+	var cp ContainerPlacement
+	if f.build {
+		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen))}
+	}
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
@@ -259,7 +268,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		statuses[gi].Selected = true
 		mem += d.MemMiB
 		cores += d.Cores
-		cp.Devices = append(cp.Devices, d)
+		if f.build {
+			cp.Devices = append(cp.Devices, d)
+		}
 	}
 	return cp, mem, cores, true
 }

@@ -118,7 +118,7 @@ func TestGates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster([]*corev1.Node{tc.node}, tc.pods, tc.quotas...)
-			v := c.Evaluate(tc.pod, EvalOptions{})
+			v := c.Evaluate(tc.pod, EvalOptions{DetailAll: true})
 			if v.Fits {
 				t.Fatalf("pod fits on %s; want %s", v.Placement.Node, tc.wantCode)
 			}

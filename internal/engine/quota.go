@@ -75,7 +75,7 @@ type QuotaLine struct {
 	Resource string `json:"resource"` // e.g. limits.nvidia.com/gpumem
 	Used     int64  `json:"used"`
 	Limit    int64  `json:"limit"`
-	Unit     string `json:"unit"` // MiB or %
+	Unit     string `json:"unit"`   // MiB or %
 	Source   string `json:"source"` // the ResourceQuota whose limit is the tightest
 }
 

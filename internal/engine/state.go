@@ -12,20 +12,20 @@ import (
 
 // GPU is one physical GPU with its registered capacity and what counted pods use of it.
 type GPU struct {
-	UUID        string              `json:"uuid"`
-	Index       int                 `json:"index"`
-	Type        string              `json:"type"`
-	Numa        int                 `json:"numa"`
-	Mode        string              `json:"mode"`
-	Healthy     bool                `json:"healthy"`
-	Cordoned    bool                `json:"cordoned,omitempty"`
-	Slots       int32               `json:"slots"`
-	TotalMem    int64               `json:"totalMemMiB"`
-	TotalCores  int64               `json:"totalCores"`
-	MigProfiles []codec.MigProfile  `json:"migProfiles,omitempty"`
-	UsedSlots   int32               `json:"usedSlots"`
-	UsedMem     int64               `json:"usedMemMiB"`
-	UsedCores   int64               `json:"usedCores"`
+	UUID        string               `json:"uuid"`
+	Index       int                  `json:"index"`
+	Type        string               `json:"type"`
+	Numa        int                  `json:"numa"`
+	Mode        string               `json:"mode"`
+	Healthy     bool                 `json:"healthy"`
+	Cordoned    bool                 `json:"cordoned,omitempty"`
+	Slots       int32                `json:"slots"`
+	TotalMem    int64                `json:"totalMemMiB"`
+	TotalCores  int64                `json:"totalCores"`
+	MigProfiles []codec.MigProfile   `json:"migProfiles,omitempty"`
+	UsedSlots   int32                `json:"usedSlots"`
+	UsedMem     int64                `json:"usedMemMiB"`
+	UsedCores   int64                `json:"usedCores"`
 	MigUsed     []codec.MigPlacement `json:"migUsed,omitempty"`
 }
 

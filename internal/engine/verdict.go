@@ -43,8 +43,11 @@ type NodeStatus struct {
 	Container string  `json:"container,omitempty"` // the first container that did not fit
 	// Reason is HAMi's FailedNodes text: "%d/%d %s" per GPU reason, sorted, joined with ", ".
 	Reason string      `json:"reason,omitempty"`
-	Check  *Check      `json:"check,omitempty"` // numbers of a node-level failure
-	GPUs   []GPUStatus `json:"gpus,omitempty"`
+	Check *Check `json:"check,omitempty"` // numbers of a node-level failure
+	// Example is the GPU that shows the deciding code with the most headroom (GPU-level failures).
+	Example *GPUStatus `json:"example,omitempty"`
+	// GPUs is every GPU's result, filled for nodes asked for in detail (EvalOptions.DetailNodes/DetailAll).
+	GPUs []GPUStatus `json:"gpus,omitempty"`
 }
 
 // PlacedDevice is one GPU share given to a container.

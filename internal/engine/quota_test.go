@@ -37,7 +37,7 @@ func TestNamespaceQuota(t *testing.T) {
 			pod: mkPod("ns", "p", ctr("c", 1, 1001, -1, -1)), fits: false},
 		{name: "memoryFactor scales the limit", cfg: func(c *Config) { c.MemoryFactor = 2 },
 			quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "3500")}, // 7000 MiB after the factor
-			pod: mkPod("ns", "p", ctr("c", 1, 2000, -1, -1)), fits: true},                          // 4000 MiB after the factor
+			pod:    mkPod("ns", "p", ctr("c", 1, 2000, -1, -1)), fits: true},                        // 4000 MiB after the factor
 		{name: "other namespaces are not limited", quotas: []*corev1.ResourceQuota{mkQuota("other", "q", "limits.nvidia.com/gpumem", "0")},
 			pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), fits: true},
 	}

@@ -42,8 +42,8 @@ type NodeStatus struct {
 	Code      Code    `json:"code,omitempty"`      // node-level code, or the most common GPU code of the failing container
 	Container string  `json:"container,omitempty"` // the first container that did not fit
 	// Reason is HAMi's FailedNodes text: "%d/%d %s" per GPU reason, sorted, joined with ", ".
-	Reason string      `json:"reason,omitempty"`
-	Check *Check `json:"check,omitempty"` // numbers of a node-level failure
+	Reason string `json:"reason,omitempty"`
+	Check  *Check `json:"check,omitempty"` // numbers of a node-level failure
 	// Example is the GPU that shows the deciding code with the most headroom (GPU-level failures).
 	Example *GPUStatus `json:"example,omitempty"`
 	// GPUs is every GPU's result, filled for nodes asked for in detail (EvalOptions.DetailNodes/DetailAll).

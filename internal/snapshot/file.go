@@ -1,0 +1,284 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+type metaObject interface {
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+}
+
+// LoadFile reads a snapshot: a Kubernetes List (YAML or JSON) or multi-document YAML, so that
+// `kubectl get nodes,pods,resourcequotas -A -o yaml` output is a valid snapshot too.
+func LoadFile(path string) (*Snapshot, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	s, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Parse decodes snapshot bytes; name is used in errors ("FILE:LINE: ...").
+func Parse(data []byte, name string) (*Snapshot, error) {
+	s := &Snapshot{Source: "file " + name}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s: the snapshot is empty", name)
+	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		if err := s.addJSON(data, name, 1); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	for _, doc := range splitYAML(data) {
+		if len(bytes.TrimSpace(stripComments(doc.data))) == 0 {
+			continue
+		}
+		js, err := yaml.YAMLToJSON(doc.data)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%s", name, shiftYAMLLine(err.Error(), doc.line))
+		}
+		if err := s.addJSON(js, name, doc.line); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+type yamlDoc struct {
+	data []byte
+	line int // 1-based line of the document's first line in the file
+}
+
+// splitYAML cuts a multi-document YAML stream at "---" lines, remembering where each document starts.
+func splitYAML(data []byte) []yamlDoc {
+	var docs []yamlDoc
+	start, line, startLine := 0, 1, 1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && data[i] != '\n' {
+			continue
+		}
+		lineText := strings.TrimRight(string(data[lineStart(data, i):i]), " \t\r")
+		if lineText == "---" || strings.HasPrefix(lineText, "--- ") {
+			docs = append(docs, yamlDoc{data: data[start:lineStart(data, i)], line: startLine})
+			start, startLine = min(i+1, len(data)), line+1
+		}
+		line++
+	}
+	docs = append(docs, yamlDoc{data: data[start:], line: startLine})
+	return docs
+}
+
+func lineStart(data []byte, i int) int {
+	j := bytes.LastIndexByte(data[:i], '\n')
+	return j + 1
+}
+
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, l := range bytes.Split(doc, []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			out = append(out, l...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// shiftYAMLLine rewrites "yaml: line N: ..." so N counts from the start of the file.
+func shiftYAMLLine(msg string, docLine int) string {
+	var n int
+	if i := strings.Index(msg, "line "); i >= 0 {
+		if _, err := fmt.Sscanf(msg[i:], "line %d", &n); err == nil {
+			return fmt.Sprintf("%d: %s", n+docLine-1, msg)
+		}
+	}
+	return fmt.Sprintf("%d: %s", docLine, msg)
+}
+
+type typeMeta struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+// addJSON adds one object or list; line is where it starts in the file, for error messages.
+func (s *Snapshot) addJSON(js []byte, name string, line int) error {
+	var tm typeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return fmt.Errorf("%s:%d: %s", name, line+jsonLine(js, err)-1, err)
+	}
+	if strings.HasSuffix(tm.Kind, "List") || (tm.Kind == "" && tm.Items != nil) {
+		for i, item := range tm.Items {
+			if err := s.addObject(item); err != nil {
+				return fmt.Errorf("%s:%d: items[%d]: %w", name, line, i, err)
+			}
+		}
+		return nil
+	}
+	if err := s.addObject(js); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, line, err)
+	}
+	return nil
+}
+
+func (s *Snapshot) addObject(js json.RawMessage) error {
+	var tm typeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return err
+	}
+	decode := func(into any) error {
+		if err := json.Unmarshal(js, into); err != nil {
+			return fmt.Errorf("%s: %w", tm.Kind, err)
+		}
+		return nil
+	}
+	switch tm.Kind {
+	case "Node":
+		n := &corev1.Node{}
+		if err := decode(n); err != nil {
+			return err
+		}
+		stripNoise(n)
+		s.Nodes = append(s.Nodes, n)
+	case "Pod":
+		p := &corev1.Pod{}
+		if err := decode(p); err != nil {
+			return err
+		}
+		stripNoise(p)
+		s.Pods = append(s.Pods, p)
+	case "ResourceQuota":
+		q := &corev1.ResourceQuota{}
+		if err := decode(q); err != nil {
+			return err
+		}
+		stripNoise(q)
+		s.Quotas = append(s.Quotas, q)
+	case "ConfigMap":
+		cm := &corev1.ConfigMap{}
+		if err := decode(cm); err != nil {
+			return err
+		}
+		stripNoise(cm)
+		s.ConfigMaps = append(s.ConfigMaps, cm)
+	case "Event":
+		e := &corev1.Event{}
+		if err := decode(e); err != nil {
+			return err
+		}
+		s.Events = append(s.Events, e)
+	case "":
+		return errors.New("object without kind")
+	default:
+		s.Skipped++
+	}
+	return nil
+}
+
+// jsonLine is the 1-based line of a JSON decoding error.
+func jsonLine(js []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return 1
+	}
+	off = min(off, int64(len(js)))
+	return bytes.Count(js[:off], []byte("\n")) + 1
+}
+
+// WriteList writes the snapshot as one v1 List in YAML or JSON.
+func (s *Snapshot) WriteList(w io.Writer, format string) error {
+	list := struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Items      []any  `json:"items"`
+	}{APIVersion: "v1", Kind: "List", Items: []any{}}
+	add := func(kind string, obj any) { list.Items = append(list.Items, withKind{kind: kind, obj: obj}) }
+	for _, n := range s.Nodes {
+		add("Node", n)
+	}
+	for _, p := range s.Pods {
+		add("Pod", p)
+	}
+	for _, q := range s.Quotas {
+		add("ResourceQuota", q)
+	}
+	for _, cm := range s.ConfigMaps {
+		add("ConfigMap", cm)
+	}
+	for _, e := range s.Events {
+		add("Event", e)
+	}
+	js, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, js, "", "  "); err != nil {
+			return err
+		}
+		buf.WriteByte('\n')
+		_, err = w.Write(buf.Bytes())
+		return err
+	}
+	y, err := yaml.JSONToYAML(js)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(y)
+	return err
+}
+
+// withKind marshals an object with apiVersion v1 and its kind set, whatever its TypeMeta says.
+type withKind struct {
+	kind string
+	obj  any
+}
+
+func (w withKind) MarshalJSON() ([]byte, error) {
+	js, err := json.Marshal(w.obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(js, &m); err != nil {
+		return nil, err
+	}
+	m["apiVersion"] = json.RawMessage(`"v1"`)
+	m["kind"] = json.RawMessage(`"` + w.kind + `"`)
+	return json.Marshal(m)
+}
+
+func eventTime(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}

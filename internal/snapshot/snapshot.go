@@ -1,0 +1,79 @@
+// Package snapshot turns a live cluster or a saved file into the objects the engine needs, and the engine
+// cluster built from them. It is the only place where read commands touch the API server.
+package snapshot
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// Snapshot is the HAMi-relevant state of a cluster at one moment.
+type Snapshot struct {
+	Nodes      []*corev1.Node
+	Pods       []*corev1.Pod
+	Quotas     []*corev1.ResourceQuota
+	ConfigMaps []*corev1.ConfigMap // the HAMi device ConfigMap, when there is one
+	Events     []*corev1.Event     // FailedScheduling events, when read
+	// Source says where the snapshot came from, for headers and errors ("file demo.yaml", "context kind-gpu").
+	Source string
+	// Skipped counts objects of other kinds found in a file.
+	Skipped int
+}
+
+// Cluster builds the engine's model. Bad input on single objects becomes problems; the rest is still used.
+func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem) {
+	c := engine.NewCluster(cfg)
+	for _, n := range s.Nodes {
+		c.SetNode(n)
+	}
+	for _, p := range s.Pods {
+		c.SetPod(p)
+	}
+	for _, q := range s.Quotas {
+		c.SetQuota(q)
+	}
+	return c, c.Problems()
+}
+
+// Pod finds a pod by namespace and name.
+func (s *Snapshot) Pod(namespace, name string) *corev1.Pod {
+	for _, p := range s.Pods {
+		if p.Namespace == namespace && p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// PodsByNode groups bound pods by spec.nodeName.
+func (s *Snapshot) PodsByNode() map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		}
+	}
+	return out
+}
+
+// EventsFor lists the events about one pod, oldest first.
+func (s *Snapshot) EventsFor(namespace, name string) []*corev1.Event {
+	var out []*corev1.Event
+	for _, e := range s.Events {
+		if e.InvolvedObject.Namespace == namespace && e.InvolvedObject.Name == name && (e.InvolvedObject.Kind == "" || e.InvolvedObject.Kind == "Pod") {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return eventTime(out[i]).Before(eventTime(out[j])) })
+	return out
+}
+
+// stripNoise drops fields no read command needs, so saved snapshots stay small and diffable.
+func stripNoise(objs ...metaObject) {
+	for _, o := range objs {
+		o.SetManagedFields(nil)
+	}
+}

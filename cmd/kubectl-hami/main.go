@@ -8,7 +8,5 @@ import (
 )
 
 func main() {
-	if err := cli.NewRootCommand(cli.DefaultStreams()).Execute(); err != nil {
-		os.Exit(1)
-	}
+	os.Exit(cli.Execute(cli.DefaultStreams()))
 }

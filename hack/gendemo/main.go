@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,10 +111,10 @@ func main() {
 	for i := range migDevs {
 		migDevs[i].Mode = "mig"
 		migDevs[i].MigProfiles = []codec.MigProfile{
-			{Name: "1g.10gb", MemoryMB: 9856, Core: 14, SliceCount: 1, Placements: []codec.MigPlacement{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, 1}}},
-			{Name: "2g.20gb", MemoryMB: 20096, Core: 28, SliceCount: 2, Placements: []codec.MigPlacement{{0, 2}, {2, 2}, {4, 2}}},
-			{Name: "3g.40gb", MemoryMB: 40192, Core: 42, SliceCount: 3, Placements: []codec.MigPlacement{{0, 4}, {4, 4}}},
-			{Name: "7g.80gb", MemoryMB: 80384, Core: 100, SliceCount: 7, Placements: []codec.MigPlacement{{0, 8}}},
+			{Name: "1g.10gb", MemoryMB: 9856, Core: 14, SliceCount: 1, Placements: []codec.MigPlacement{{Start: 0, Size: 1}, {Start: 1, Size: 1}, {Start: 2, Size: 1}, {Start: 3, Size: 1}, {Start: 4, Size: 1}, {Start: 5, Size: 1}, {Start: 6, Size: 1}}},
+			{Name: "2g.20gb", MemoryMB: 20096, Core: 28, SliceCount: 2, Placements: []codec.MigPlacement{{Start: 0, Size: 2}, {Start: 2, Size: 2}, {Start: 4, Size: 2}}},
+			{Name: "3g.40gb", MemoryMB: 40192, Core: 42, SliceCount: 3, Placements: []codec.MigPlacement{{Start: 0, Size: 4}, {Start: 4, Size: 4}}},
+			{Name: "7g.80gb", MemoryMB: 80384, Core: 100, SliceCount: 7, Placements: []codec.MigPlacement{{Start: 0, Size: 8}}},
 		}
 	}
 	l4Node := node("gpu-l4-01", devices("gpu-l4-01", l4, 2, 10), map[string]string{"gpu.vendor/model": "L4"})
@@ -139,7 +140,7 @@ func main() {
 	}
 	s.ConfigMaps = []*corev1.ConfigMap{{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hami-scheduler-device", CreationTimestamp: created},
-		Data: map[string]string{snapshot.DeviceConfigKey: "nvidia:\n  resourceCountName: nvidia.com/gpu\n  resourceMemoryName: nvidia.com/gpumem\n  resourceMemoryPercentageName: nvidia.com/gpumem-percentage\n  resourceCoreName: nvidia.com/gpucores\n  defaultMemory: 0\n  defaultCores: 0\n  defaultGPUNum: 1\n  deviceSplitCount: 10\n"}}}
+		Data:       map[string]string{snapshot.DeviceConfigKey: "nvidia:\n  resourceCountName: nvidia.com/gpu\n  resourceMemoryName: nvidia.com/gpumem\n  resourceMemoryPercentageName: nvidia.com/gpumem-percentage\n  resourceCoreName: nvidia.com/gpucores\n  defaultMemory: 0\n  defaultCores: 0\n  defaultGPUNum: 1\n  deviceSplitCount: 10\n"}}}
 
 	running := []*corev1.Pod{
 		gpuPod("ml-research", "pretrain-0", 4, 70000, 0, 80, engine.AnnoGPUPolicy, "binpack"),
@@ -162,8 +163,8 @@ func main() {
 		gpuPod("inference", "llm-serve-2", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100"),
 		gpuPod("ml-research", "pretrain-2", 4, 80000, 0, 80),
 		gpuPod("team-vision", "detector-xl", 1, 16000, 0, 40, engine.AnnoUseGPUType, "T4"),
-		gpuPod("ml-research", "whole-card-eval", 2, -1, 0, -1),
-		gpuPod("default", "numa-allreduce", 4, 60000, 0, 50, engine.AnnoNumaBind, "true"),
+		gpuPod("ml-research", "whole-card-eval", 2, -1, 0, -1, engine.AnnoUseGPUType, "A100"),
+		gpuPod("default", "numa-allreduce", 5, 30000, 0, 50, engine.AnnoNumaBind, "true"),
 		gpuPod("team-vision", "mig-large", 1, 70000, 0, -1, engine.AnnoVGPUMode, "mig"),
 	}
 	cfg, _ := s.Config(snapshot.DefaultDeviceConfigMap)
@@ -187,6 +188,7 @@ func main() {
 		c.SetPod(admitted)
 		s.Pods = append(s.Pods, admitted)
 	}
+	kubeQuotaStatus(s)
 	for _, p := range pending {
 		admitted, _ := engine.Admit(p, cfg)
 		s.Pods = append(s.Pods, admitted)
@@ -199,11 +201,35 @@ func main() {
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
 			Reason:         "FailedScheduling", Type: corev1.EventTypeWarning, Count: 12,
 			FirstTimestamp: metav1.NewTime(start), LastTimestamp: metav1.NewTime(start.Add(30 * time.Minute)),
-			Message:        v.Summary, Source: corev1.EventSource{Component: "hami-scheduler"}})
+			Message: v.Summary, Source: corev1.EventSource{Component: "hami-scheduler"}})
 	}
 	fmt.Println("# Demo cluster for kubectl-hami: regenerate with `go run ./hack/gendemo > examples/demo-cluster.yaml`.")
 	if err := s.WriteList(os.Stdout, "yaml"); err != nil {
 		fmt.Fprintln(os.Stderr, "gendemo:", err)
 		os.Exit(1)
+	}
+}
+
+// kubeQuotaStatus fills status.used as Kubernetes computes it: the sum of container limits, one GPU's worth per
+// container whatever its GPU count, which is why it differs from HAMi's accounting (HAMi #1393).
+func kubeQuotaStatus(s *snapshot.Snapshot) {
+	for _, q := range s.Quotas {
+		q.Status.Hard = q.Spec.Hard.DeepCopy()
+		q.Status.Used = corev1.ResourceList{}
+		for name := range q.Spec.Hard {
+			var sum int64
+			res := corev1.ResourceName(strings.TrimPrefix(strings.TrimPrefix(string(name), "limits."), "requests."))
+			for _, p := range s.Pods {
+				if p.Namespace != q.Namespace {
+					continue
+				}
+				for _, c := range p.Spec.Containers {
+					if v, ok := c.Resources.Limits[res]; ok {
+						sum += v.Value()
+					}
+				}
+			}
+			q.Status.Used[name] = *resource.NewQuantity(sum, resource.DecimalSI)
+		}
 	}
 }

@@ -2,42 +2,65 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/version"
 )
 
-// Streams is the set of standard streams a command writes to; tests inject buffers.
-type Streams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
+// DefaultStreams are the process's own stdin, stdout and stderr.
+func DefaultStreams() genericiooptions.IOStreams {
+	return genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 }
 
-// DefaultStreams are the process's own stdin, stdout and stderr.
-func DefaultStreams() Streams { return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr} }
-
 // NewRootCommand builds `kubectl hami` and its subcommands.
-func NewRootCommand(s Streams) *cobra.Command {
+func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	return newRoot(streams, time.Now)
+}
+
+// newRoot takes the clock so that tests print stable ages.
+func newRoot(streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kubectl-hami",
-		Short:         "Explain and schedule HAMi shared-GPU workloads",
-		Long:          "kubectl-hami explains why GPU pods wait, checks what would fit, and schedules pods on shared GPUs the way HAMi does.",
+		Use:   "kubectl-hami",
+		Short: "Explain and schedule HAMi shared-GPU workloads",
+		Long: `kubectl hami explains why GPU pods wait and checks what would fit, with the same engine that schedules
+pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespace GPU quotas).`,
 		SilenceUsage:  true,
-		SilenceErrors: false,
+		SilenceErrors: true,
 	}
-	root.SetIn(s.In)
-	root.SetOut(s.Out)
-	root.SetErr(s.ErrOut)
-	root.AddCommand(newVersionCommand(s))
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	config := genericclioptions.NewConfigFlags(true)
+	config.AddFlags(root.PersistentFlags())
+	read := &readFlags{config: config}
+	root.AddCommand(
+		newVersionCommand(streams),
+		newWhyPendingCommand(read, streams, now),
+		newWhatIfCommand(read, streams, now),
+		newTopCommand(read, streams, now),
+		newSnapshotCommand(read, streams),
+	)
 	return root
 }
 
-func newVersionCommand(s Streams) *cobra.Command {
+// Execute runs the root command and prints the error the way kubectl does.
+func Execute(streams genericiooptions.IOStreams) int {
+	cmd := NewRootCommand(streams)
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newVersionCommand(s genericiooptions.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of kubectl-hami",

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/version"
 )
 
 func TestVersionPrintsStamp(t *testing.T) {
 	var out bytes.Buffer
-	cmd := NewRootCommand(Streams{Out: &out, ErrOut: &out})
+	cmd := NewRootCommand(genericiooptions.IOStreams{Out: &out, ErrOut: &out})
 	cmd.SetArgs([]string{"version"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

@@ -189,7 +189,7 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	var b strings.Builder
 	for j := 0; j < k; j++ {
 		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(len(st)) + " " + string(codes[j])
-		if counts[j] > counts[dom] || counts[j] == counts[dom] && gateRank(codes[j]) < gateRank(codes[dom]) {
+		if counts[j] > counts[dom] || counts[j] == counts[dom] && GateRank(codes[j]) < GateRank(codes[dom]) {
 			dom = j
 		}
 	}
@@ -206,7 +206,8 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	return codes[dom], b.String()
 }
 
-func gateRank(c Code) int {
+// GateRank is a code's position in the gate order; later gates mean a pod came closer to fitting.
+func GateRank(c Code) int {
 	for i, g := range Gates {
 		if g.Code == c {
 			return i

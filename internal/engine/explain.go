@@ -155,7 +155,7 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 			gpuOnly = append(gpuOnly, c)
 		}
 	}
-	sort.Slice(gpuOnly, func(i, j int) bool { return gateRank(gpuOnly[i]) < gateRank(gpuOnly[j]) })
+	sort.Slice(gpuOnly, func(i, j int) bool { return GateRank(gpuOnly[i]) < GateRank(gpuOnly[j]) })
 	for _, rc := range codes {
 		out = append(out, a.sentence(rc.Code, rc.Nodes, req, q))
 	}

@@ -92,4 +92,3 @@ func AddPodEvents(ctx context.Context, cs kubernetes.Interface, s *Snapshot, nam
 	}
 	return nil
 }
-

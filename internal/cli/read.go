@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// APIVersion is the apiVersion of the objects read commands print with -o json|yaml.
+const APIVersion = "kubectl-hami.io/v1alpha1"
+
+// readFlags are the flags every read command shares: where the cluster comes from.
+type readFlags struct {
+	config          *genericclioptions.ConfigFlags
+	snapshotPath    string
+	demo            bool
+	deviceConfigMap string
+	// client is set once load has connected to a live cluster.
+	client kubernetes.Interface
+}
+
+func (r *readFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON) instead of the cluster")
+	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
+	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
+}
+
+func (r *readFlags) validate() error {
+	if r.demo && r.snapshotPath != "" {
+		return fmt.Errorf("--demo and --snapshot are exclusive")
+	}
+	if r.deviceConfigMap != "" && !strings.Contains(r.deviceConfigMap, "/") {
+		return fmt.Errorf("--hami-configmap %q: want namespace/name", r.deviceConfigMap)
+	}
+	return nil
+}
+
+func (r *readFlags) live() bool { return !r.demo && r.snapshotPath == "" }
+
+// load reads the snapshot from the demo, a file or the cluster.
+func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
+	switch {
+	case r.demo:
+		return snapshot.Parse(examples.DemoCluster, "demo-cluster.yaml (embedded)")
+	case r.snapshotPath != "":
+		return snapshot.LoadFile(r.snapshotPath)
+	}
+	rc, err := r.config.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the kubeconfig: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
+	}
+	r.client = cs
+	return snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
+}
+
+// namespace is -n, else the kubeconfig's namespace for a live cluster, else "default".
+func (r *readFlags) namespace() string {
+	if r.config.Namespace != nil && *r.config.Namespace != "" {
+		return *r.config.Namespace
+	}
+	if r.live() {
+		if ns, _, err := r.config.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
+			return ns
+		}
+	}
+	return "default"
+}
+
+// cluster builds the engine model and reports bad input as warnings that name the object and field.
+func cluster(s *snapshot.Snapshot, cm string, errOut io.Writer) (*engine.Cluster, engine.Config) {
+	cfg, err := s.Config(cm)
+	if err != nil {
+		fmt.Fprintf(errOut, "warning: %v\n", err)
+	}
+	c, problems := s.Cluster(cfg)
+	warnProblems(errOut, problems)
+	return c, cfg
+}
+
+const maxWarnings = 10
+
+func warnProblems(errOut io.Writer, problems []engine.Problem) {
+	for i, p := range problems {
+		if i == maxWarnings {
+			fmt.Fprintf(errOut, "warning: %d more problems (see -o json)\n", len(problems)-maxWarnings)
+			break
+		}
+		fmt.Fprintf(errOut, "warning: %s\n", p)
+	}
+}
+
+// podNotFound says the pod is missing and suggests the closest names.
+func podNotFound(s *snapshot.Snapshot, ns, name string) error {
+	var inNS, elsewhere []string
+	for _, p := range s.Pods {
+		if p.Namespace == ns {
+			inNS = append(inNS, p.Name)
+		} else if p.Name == name {
+			elsewhere = append(elsewhere, p.Namespace+"/"+p.Name)
+		}
+	}
+	sort.Strings(inNS)
+	var sugg []string
+	for i, m := range fuzzy.Find(name, inNS) {
+		if i == 5 {
+			break
+		}
+		sugg = append(sugg, ns+"/"+m.Str)
+	}
+	msg := fmt.Sprintf("pod %s/%s not found in %s", ns, name, s.Source)
+	if len(elsewhere) > 0 {
+		msg += "; a pod of that name is in " + strings.Join(elsewhere, ", ") + " (use -n)"
+	}
+	if len(sugg) > 0 {
+		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
+	}
+	if len(inNS) == 0 && len(elsewhere) == 0 {
+		msg += fmt.Sprintf("; namespace %s has no pods", ns)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// printObject writes v as JSON or YAML.
+func printObject(w io.Writer, format string, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == "yaml" {
+		y, err := yaml.JSONToYAML(js)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(y)
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", js)
+	return err
+}
+
+func validateOutput(o string, allowed ...string) error {
+	for _, a := range allowed {
+		if o == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown output format %q (want one of: %s)", o, strings.Join(allowed[1:], ", "))
+}

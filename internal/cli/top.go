@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// TopOptions are the inputs of `kubectl hami top`.
+type TopOptions struct {
+	read    *readFlags
+	streams genericiooptions.IOStreams
+	now     func() time.Time
+
+	Output string
+	Once   bool
+}
+
+func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
+	o := &TopOptions{read: read, streams: streams, now: now}
+	cmd := &cobra.Command{
+		Use:   "top",
+		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
+		Example: `  kubectl hami top
+  kubectl hami top -o wide
+  kubectl hami top --demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	read.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
+	cmd.Flags().BoolVar(&o.Once, "once", false, "print the tables once (what top does until its terminal UI arrives)")
+	return cmd
+}
+
+// Validate checks flag combinations.
+func (o *TopOptions) Validate() error {
+	if err := o.read.validate(); err != nil {
+		return err
+	}
+	return validateOutput(o.Output, "", "wide", "json", "yaml")
+}
+
+// Top is the -o json|yaml form.
+type Top struct {
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	Source     string               `json:"source"`
+	Nodes      []*engine.Node       `json:"nodes"`
+	Quotas     []engine.QuotaStatus `json:"quotas"`
+	Pending    []PendingPod         `json:"pending"`
+	Problems   []engine.Problem     `json:"problems,omitempty"`
+}
+
+// PendingPod is a waiting GPU pod and the one-line reason.
+type PendingPod struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	GPUs      int    `json:"gpus"`
+	Reason    string `json:"reason"`
+	Summary   string `json:"summary"`
+}
+
+// Run prints the tables.
+func (o *TopOptions) Run(ctx context.Context) error {
+	s, err := o.read.load(ctx)
+	if err != nil {
+		return err
+	}
+	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	rows := pendingRows(s, c, cfg, o.now())
+	if o.Output == "json" || o.Output == "yaml" {
+		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Problems: c.Problems(), Quotas: []engine.QuotaStatus{}, Pending: []PendingPod{}}
+		for _, name := range c.NodeNames() {
+			out.Nodes = append(out.Nodes, c.Node(name))
+		}
+		for _, ns := range c.QuotaNamespaces() {
+			out.Quotas = append(out.Quotas, c.Quota(ns))
+		}
+		for _, r := range rows {
+			out.Pending = append(out.Pending, PendingPod{Namespace: r.Namespace, Name: r.Name, GPUs: r.Verdict.Request.TotalGPUs(),
+				Reason: render.OneLine(r.Verdict), Summary: r.Verdict.Summary})
+		}
+		return printObject(o.streams.Out, o.Output, out)
+	}
+	w := o.streams.Out
+	gpus, pods := 0, 0
+	for _, name := range c.NodeNames() {
+		gpus += len(c.Node(name).GPUs)
+		pods += len(c.PodsOn(name))
+	}
+	fmt.Fprintf(w, "Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d\n\n",
+		s.Source, len(c.NodeNames()), gpus, pods, len(rows))
+	fmt.Fprintln(w, "NODES")
+	if err := render.Nodes(w, c); err != nil {
+		return err
+	}
+	if o.Output == "wide" {
+		fmt.Fprintln(w, "\nGPUS")
+		if err := render.GPUs(w, c); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w, "\nNAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
+	if len(c.QuotaNamespaces()) == 0 {
+		fmt.Fprintln(w, "none")
+	} else if err := render.Quotas(w, c, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nPENDING GPU PODS")
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "none")
+		return nil
+	}
+	return render.Pending(w, rows)
+}
+
+// pendingRows evaluates every GPU pod that waits for a node.
+func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now time.Time) []render.PendingRow {
+	var rows []render.PendingRow
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
+			continue
+		}
+		if req, _ := engine.ParseRequest(p, cfg); !req.WantsGPU() {
+			continue
+		}
+		age := ""
+		if !now.IsZero() && !p.CreationTimestamp.IsZero() {
+			age = render.Age(now.Sub(p.CreationTimestamp.Time))
+		}
+		rows = append(rows, render.PendingRow{Namespace: p.Namespace, Name: p.Name, Age: age, Verdict: c.Evaluate(p, engine.EvalOptions{Now: now})})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Namespace != rows[j].Namespace {
+			return rows[i].Namespace < rows[j].Namespace
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	return rows
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// WhyPendingOptions are the inputs of `kubectl hami why-pending POD`.
+type WhyPendingOptions struct {
+	read    *readFlags
+	streams genericiooptions.IOStreams
+	now     func() time.Time
+
+	Output    string
+	Nodes     []string
+	Namespace string
+	Pod       string
+}
+
+func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
+	o := &WhyPendingOptions{read: read, streams: streams, now: now}
+	cmd := &cobra.Command{
+		Use:   "why-pending POD",
+		Short: "Explain, gate by gate and node by node, why a GPU pod is not placed",
+		Example: `  kubectl hami why-pending train-7 -n ml-research
+  kubectl hami why-pending train-7 -o wide --node gpu-a100-01
+  kubectl hami why-pending pretrain-2 -n ml-research --demo`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	read.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
+	cmd.Flags().StringSliceVar(&o.Nodes, "node", nil, "show every gate for every GPU of these nodes")
+	return cmd
+}
+
+// Complete fills the options from the arguments and the kubeconfig.
+func (o *WhyPendingOptions) Complete(args []string) error {
+	o.Pod = args[0]
+	o.Namespace = o.read.namespace()
+	return nil
+}
+
+// Validate checks flag combinations.
+func (o *WhyPendingOptions) Validate() error {
+	if err := o.read.validate(); err != nil {
+		return err
+	}
+	return validateOutput(o.Output, "", "wide", "json", "yaml")
+}
+
+// WhyPending is the -o json|yaml form of the answer.
+type WhyPending struct {
+	APIVersion string                `json:"apiVersion"`
+	Kind       string                `json:"kind"`
+	Pod        string                `json:"pod"`
+	Phase      string                `json:"phase"`
+	Node       string                `json:"node,omitempty"`
+	Allocation *engine.PodAllocation `json:"allocation,omitempty"`
+	Verdict    *engine.Verdict       `json:"verdict,omitempty"`
+	Kubernetes []kubefit.NodeResult  `json:"kubernetes,omitempty"`
+	Events     []EventSummary        `json:"events,omitempty"`
+	Problems   []engine.Problem      `json:"problems,omitempty"`
+}
+
+// EventSummary is an event as why-pending shows it.
+type EventSummary struct {
+	Reason  string    `json:"reason"`
+	Type    string    `json:"type"`
+	Count   int32     `json:"count"`
+	Last    time.Time `json:"last"`
+	Message string    `json:"message"`
+}
+
+// Run explains the pod.
+func (o *WhyPendingOptions) Run(ctx context.Context) error {
+	s, err := o.read.load(ctx)
+	if err != nil {
+		return err
+	}
+	pod := s.Pod(o.Namespace, o.Pod)
+	if pod == nil {
+		return podNotFound(s, o.Namespace, o.Pod)
+	}
+	if o.read.client != nil {
+		if err := snapshot.AddPodEvents(ctx, o.read.client, s, o.Namespace, o.Pod); err != nil {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
+		}
+	}
+	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: pod.Namespace + "/" + pod.Name, Phase: string(pod.Status.Phase), Problems: c.Problems()}
+	for _, e := range s.EventsFor(o.Namespace, o.Pod) {
+		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: eventLast(e), Message: e.Message})
+	}
+	if pod.Spec.NodeName != "" {
+		return o.placed(c, pod, out)
+	}
+	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes, DetailAll: o.Output == "json" || o.Output == "yaml"})
+	out.Verdict = v
+	out.Kubernetes = kubeChecks(s, pod, cfg)
+	if o.Output == "json" || o.Output == "yaml" {
+		return printObject(o.streams.Out, o.Output, out)
+	}
+	fmt.Fprintf(o.streams.Out, "Pod %s is %s and not bound to a node.\n", out.Pod, orPending(pod.Status.Phase))
+	return render.Verdict(o.streams.Out, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
+		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes})
+}
+
+// placed answers for a pod that already has a node: where it runs and on which GPUs.
+func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPending) error {
+	out.Node = pod.Spec.NodeName
+	out.Allocation = c.Pod(pod.Namespace, pod.Name)
+	if o.Output == "json" || o.Output == "yaml" {
+		return printObject(o.streams.Out, o.Output, out)
+	}
+	w := o.streams.Out
+	fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
+	a := out.Allocation
+	if a == nil {
+		if pod.Annotations[codec.PodNodeAnnotation] == "" {
+			fmt.Fprintln(w, "It holds no HAMi GPUs (no hami.io/vgpu-node annotation).")
+		} else {
+			fmt.Fprintln(w, "It no longer counts against its GPUs (the pod has finished).")
+		}
+		return nil
+	}
+	t := render.NewTable(w, "CONTAINER", "GPU", "UUID", "MEMORY", "CORES")
+	n := c.Node(a.Node)
+	for _, ct := range a.Containers {
+		for _, d := range ct.Devices {
+			idx := "?"
+			if n != nil {
+				if g := n.GPUByUUID(d.UUID); g != nil {
+					idx = fmt.Sprint(g.Index)
+				}
+			}
+			t.Row(ct.Name, idx, d.UUID, fmt.Sprintf("%d MiB", d.UsedMem), fmt.Sprintf("%d%%", d.UsedCores))
+		}
+	}
+	return t.Flush()
+}
+
+// kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod.
+func kubeChecks(s *snapshot.Snapshot, pod *corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
+	return kubefit.Check(pod, s.Nodes, s.PodsByNode(), cfg.ManagedResources())
+}
+
+// kubeQuotaUsed is Kubernetes' own ResourceQuota status.used for the managed keys, the tightest quota's.
+func kubeQuotaUsed(s *snapshot.Snapshot, ns string) map[string]string {
+	out := map[string]string{}
+	for _, q := range s.Quotas {
+		if q.Namespace != ns {
+			continue
+		}
+		for k, v := range q.Status.Used {
+			if _, seen := out[string(k)]; !seen {
+				out[string(k)] = v.String()
+			}
+		}
+	}
+	return out
+}
+
+func orPending(p corev1.PodPhase) string {
+	if p == "" {
+		return "Pending"
+	}
+	return string(p)
+}
+
+func eventLast(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}

@@ -1,0 +1,152 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// NodeHealth says in a word or two why a node's GPUs can or cannot be used.
+func NodeHealth(n *engine.Node) string {
+	if !n.Registered {
+		return "unregistered"
+	}
+	if n.AllocatableGPUs <= 0 {
+		return "devices not ready"
+	}
+	var notes []string
+	unhealthy, cordoned, mig := 0, 0, 0
+	for _, g := range n.GPUs {
+		if !g.Healthy {
+			unhealthy++
+		}
+		if g.Cordoned {
+			cordoned++
+		}
+		if g.Mode == engine.ModeMIG {
+			mig++
+		}
+	}
+	if unhealthy > 0 {
+		notes = append(notes, fmt.Sprintf("%d unhealthy", unhealthy))
+	}
+	if cordoned > 0 {
+		notes = append(notes, fmt.Sprintf("%d cordoned", cordoned))
+	}
+	if mig > 0 {
+		notes = append(notes, fmt.Sprintf("%d MIG", mig))
+	}
+	if len(notes) == 0 {
+		return "ok"
+	}
+	return strings.Join(notes, ", ")
+}
+
+// Nodes is the node table of `top`: GPUs, slots, memory and cores allocated of total, health.
+func Nodes(w io.Writer, c *engine.Cluster) error {
+	t := NewTable(w, "NODE", "GPUS", "SLOTS", "MEMORY (MiB)", "CORES (%)", "PODS", "HEALTH")
+	for _, name := range c.NodeNames() {
+		n := c.Node(name)
+		var slots, usedSlots int32
+		var mem, usedMem, cores, usedCores int64
+		for _, g := range n.GPUs {
+			slots += g.Slots
+			usedSlots += g.UsedSlots
+			mem += g.TotalMem
+			usedMem += g.UsedMem
+			cores += g.TotalCores
+			usedCores += g.UsedCores
+		}
+		if !n.Registered {
+			t.Row(name, "0", "-", "-", "-", fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
+			continue
+		}
+		t.Row(name, fmt.Sprint(len(n.GPUs)), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
+			fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
+	}
+	return t.Flush()
+}
+
+// GPUs is the per-GPU table of `top -o wide`.
+func GPUs(w io.Writer, c *engine.Cluster) error {
+	t := NewTable(w, "NODE", "GPU", "UUID", "TYPE", "NUMA", "MODE", "SLOTS", "MEMORY (MiB)", "CORES (%)", "STATE", "PODS")
+	for _, name := range c.NodeNames() {
+		n := c.Node(name)
+		pods := map[string][]string{}
+		for _, p := range c.PodsOn(name) {
+			for _, u := range p.Uses {
+				pods[u.UUID] = append(pods[u.UUID], p.Key())
+			}
+		}
+		for _, g := range n.GPUs {
+			state := "ok"
+			switch {
+			case !g.Healthy:
+				state = "unhealthy"
+			case g.Cordoned:
+				state = "cordoned"
+			}
+			t.Row(name, fmt.Sprint(g.Index), g.UUID, g.Type, fmt.Sprint(g.Numa), g.Mode, fmt.Sprintf("%d/%d", g.UsedSlots, g.Slots),
+				Ratio(g.UsedMem, g.TotalMem, ""), Ratio(g.UsedCores, g.TotalCores, ""), state, orDash(strings.Join(pods[g.UUID], ",")))
+		}
+	}
+	return t.Flush()
+}
+
+// Quotas is the namespace quota table: HAMi-accounted used against limit, beside Kubernetes' status.
+func Quotas(w io.Writer, c *engine.Cluster, kubeUsed func(namespace, resource string) string) error {
+	t := NewTable(w, "NAMESPACE", "RESOURCE", "HAMI USED", "LIMIT", "USE", "RESOURCEQUOTA", "KUBERNETES STATUS")
+	for _, ns := range c.QuotaNamespaces() {
+		q := c.Quota(ns)
+		for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
+			if l == nil {
+				continue
+			}
+			pct := "-"
+			if l.Limit > 0 {
+				pct = fmt.Sprintf("%d%%", l.Used*100/l.Limit)
+			} else if l.Used == 0 {
+				pct = "0%"
+			}
+			t.Row(ns, l.Resource, fmt.Sprintf("%d %s", l.Used, l.Unit), fmt.Sprintf("%d %s", l.Limit, l.Unit), pct, l.Source, orDash(kubeUsed(ns, l.Resource)))
+		}
+	}
+	return t.Flush()
+}
+
+// PendingRow is one waiting GPU pod with its verdict.
+type PendingRow struct {
+	Namespace, Name string
+	Age             string
+	Verdict         *engine.Verdict
+}
+
+// OneLine is the short reason a pending pod waits.
+func OneLine(v *engine.Verdict) string {
+	if v.Fits {
+		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
+	}
+	if len(v.Reasons) == 0 {
+		return v.Summary
+	}
+	// The reason from the gate reached last is the one closest to fitting: a quota or memory shortfall on the
+	// GPUs the pod may use says more than the filter that rules out every other node.
+	r := v.Reasons[0]
+	for _, c := range v.Reasons[1:] {
+		if engine.GateRank(c.Code) > engine.GateRank(r.Code) {
+			r = c
+		}
+	}
+	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
+}
+
+// Pending is the table of GPU pods waiting for a node.
+func Pending(w io.Writer, rows []PendingRow) error {
+	t := NewTable(w, "NAMESPACE", "POD", "GPUS", "AGE", "REASON")
+	for _, r := range rows {
+		t.Row(r.Namespace, r.Name, fmt.Sprint(r.Verdict.Request.TotalGPUs()), orDash(r.Age), OneLine(r.Verdict))
+	}
+	return t.Flush()
+}

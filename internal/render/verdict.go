@@ -1,0 +1,316 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+)
+
+// VerdictInput is everything the why-pending and what-if explanation shows besides the verdict itself.
+type VerdictInput struct {
+	Verdict *engine.Verdict
+	// Kube holds the standard node constraints kube-scheduler checks before HAMi (nil: not checked).
+	Kube []kubefit.NodeResult
+	// KubeQuotaUsed is what Kubernetes' own ResourceQuota status says is used, keyed by resource name.
+	KubeQuotaUsed map[string]string
+	Events        []*corev1.Event
+	Now           time.Time
+	// Wide adds the per-node table; Nodes adds the per-GPU gate table of those nodes.
+	Wide  bool
+	Nodes []string
+}
+
+// Verdict writes the explanation of a verdict: summary, gate table, quota, hints, per-node and per-GPU
+// detail when asked, and recent scheduling events.
+func Verdict(w io.Writer, in VerdictInput) error {
+	v := in.Verdict
+	p := &printer{w: w}
+	if v.NoGPURequest {
+		p.line("%s", v.Summary)
+		return p.err
+	}
+	p.line("%s", v.Summary)
+	if kubeSummary := kubefit.Summary(in.Kube); kubeSummary != "" {
+		p.line("Kubernetes constraints: %s", kubeSummary)
+	}
+	p.blank()
+	p.line("Requests:")
+	for _, c := range v.Request.Containers {
+		kind := "container"
+		if c.Init {
+			kind = "init container"
+		}
+		p.line("  %s %s: %d GPU(s), each %s, %d%% cores", kind, c.Name, c.Count, c.MemoryString(), c.Cores)
+	}
+	if v.Fits {
+		p.blank()
+		p.line("Placement on %s:", v.Placement.Node)
+		t := NewTable(p, "  CONTAINER", "GPU", "UUID", "TYPE", "MEMORY", "CORES")
+		for _, c := range v.Placement.Containers {
+			for _, d := range c.Devices {
+				mem := fmt.Sprintf("%d MiB", d.MemMiB)
+				if d.MigProfile != "" {
+					mem += " (MIG " + d.MigProfile + ")"
+				}
+				t.Row("  "+c.Name, fmt.Sprint(d.Index), d.UUID, d.Type, mem, fmt.Sprintf("%d%%", d.Cores))
+			}
+		}
+		p.flush(t)
+	} else {
+		p.blank()
+		t := NewTable(p, "GATE", "NODES", "EXAMPLE")
+		for _, r := range v.Reasons {
+			t.Row(string(r.Code), fmt.Sprint(r.Nodes), example(v, r.Code))
+		}
+		p.flush(t)
+		if len(v.Explanation) > 0 {
+			p.blank()
+			p.line("Why:")
+			for _, e := range v.Explanation {
+				p.line("  %s", e)
+			}
+		}
+	}
+	quota(p, v.Quota, in.KubeQuotaUsed)
+	if len(v.Hints) > 0 {
+		p.blank()
+		p.line("What would make it fit:")
+		for _, h := range v.Hints {
+			p.line("  - %s", h)
+		}
+	}
+	if in.Wide {
+		nodeTable(p, v, in.Kube)
+	}
+	for _, name := range in.Nodes {
+		gpuTable(p, v, name)
+	}
+	if len(v.Problems) > 0 {
+		p.blank()
+		p.line("Problems with this pod:")
+		for _, pr := range v.Problems {
+			p.line("  - %s: %s", pr.Field, pr.Message)
+		}
+	}
+	events(p, in.Events, in.Now)
+	return p.err
+}
+
+// example is one node's numbers for a code, the first node in name order that has it.
+func example(v *engine.Verdict, code engine.Code) string {
+	for i := range v.Nodes {
+		ns := &v.Nodes[i]
+		if ns.Code != code {
+			continue
+		}
+		if ns.Check != nil {
+			return ns.Node + ": " + CheckText(*ns.Check)
+		}
+		if ns.Example != nil {
+			return fmt.Sprintf("%s GPU %d: %s", ns.Node, ns.Example.Index, CheckText(ns.Example.Result))
+		}
+		return ns.Node + ": " + ns.Reason
+	}
+	return ""
+}
+
+// CheckText says what a gate found, with its numbers.
+func CheckText(c engine.Check) string {
+	switch c.Gate {
+	case "memory", "cores":
+		return fmt.Sprintf("needs %d %s, %d of %d %s free", c.Need, c.Unit, c.Have, c.Total, c.Unit)
+	case "slots":
+		return fmt.Sprintf("%d of %d slots free", c.Have, c.Total)
+	case "quota":
+		return fmt.Sprintf("pod needs %d %s, %d of %d %s left (%s)", c.Need, c.Unit, c.Have, c.Total, c.Unit, c.Detail)
+	case "device-count", "numa", "set":
+		return fmt.Sprintf("needs %d GPUs, %d available", c.Need, c.Have)
+	case "compute":
+		return fmt.Sprintf("%d%% of %d%% cores free; %s", c.Have, c.Total, c.Detail)
+	case "mig":
+		return fmt.Sprintf("needs a profile of %d MiB: %s", c.Need, c.Detail)
+	case "fit":
+		return "fits"
+	}
+	if c.Detail != "" {
+		return c.Detail
+	}
+	return string(c.Code)
+}
+
+func quota(p *printer, q engine.QuotaStatus, kubeUsed map[string]string) {
+	if !q.Limited() {
+		return
+	}
+	p.blank()
+	p.line("Namespace quota (%s), as HAMi accounts it:", q.Namespace)
+	t := NewTable(p, "  RESOURCE", "USED", "LIMIT", "FREE", "RESOURCEQUOTA", "KUBERNETES STATUS")
+	for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
+		if l == nil {
+			continue
+		}
+		k := kubeUsed[l.Resource]
+		if k == "" {
+			k = "-"
+		}
+		t.Row("  "+l.Resource, fmt.Sprintf("%d %s", l.Used, l.Unit), fmt.Sprintf("%d %s", l.Limit, l.Unit), fmt.Sprintf("%d %s", l.Free(), l.Unit), l.Source, k)
+	}
+	p.flush(t)
+}
+
+func nodeTable(p *printer, v *engine.Verdict, kube []kubefit.NodeResult) {
+	kubeBy := map[string][]kubefit.Failure{}
+	for _, r := range kube {
+		kubeBy[r.Node] = r.Failures
+	}
+	p.blank()
+	p.line("Nodes:")
+	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "HAMI REASON", "KUBERNETES")
+	for _, ns := range v.Nodes {
+		fits, reason := "no", ns.Reason
+		if ns.Fits {
+			fits, reason = "yes", fmt.Sprintf("score %.2f", ns.Score)
+		}
+		var k []string
+		for _, f := range kubeBy[ns.Node] {
+			k = append(k, f.Reason)
+		}
+		ks := strings.Join(k, "; ")
+		if ks == "" {
+			ks = "-"
+		}
+		cont := ns.Container
+		if cont == "" {
+			cont = "-"
+		}
+		t.Row("  "+ns.Node, fits, cont, reason, ks)
+	}
+	p.flush(t)
+}
+
+func gpuTable(p *printer, v *engine.Verdict, node string) {
+	ns := v.NodeStatus(node)
+	p.blank()
+	if ns == nil {
+		p.line("Node %s: not in the cluster.", node)
+		return
+	}
+	if ns.Check != nil {
+		p.line("Node %s: %s: %s", node, ns.Code, CheckText(*ns.Check))
+		return
+	}
+	p.line("Node %s, GPU by GPU (container %s):", node, orDash(ns.Container))
+	t := NewTable(p, "  GPU", "UUID", "TYPE", "NUMA", "RESULT", "GATES")
+	for _, g := range ns.GPUs {
+		result := "fits"
+		if g.Selected {
+			result = "selected"
+		}
+		if g.Result.Failed() {
+			result = string(g.Result.Code) + ": " + CheckText(g.Result)
+		}
+		var gates []string
+		for _, c := range g.Checks {
+			mark := "ok"
+			if c.Failed() {
+				mark = "FAIL"
+			}
+			gates = append(gates, c.Gate+"="+mark)
+		}
+		t.Row("  "+fmt.Sprint(g.Index), g.UUID, g.Type, fmt.Sprint(g.Numa), result, strings.Join(gates, " "))
+	}
+	p.flush(t)
+}
+
+func events(p *printer, evs []*corev1.Event, now time.Time) {
+	var shown []*corev1.Event
+	for _, e := range evs {
+		if e.Reason == "FailedScheduling" || e.Reason == "FilteringFailed" || e.Type == corev1.EventTypeWarning {
+			shown = append(shown, e)
+		}
+	}
+	if len(shown) == 0 {
+		return
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return last(shown[i]).Before(last(shown[j])) })
+	if len(shown) > 5 {
+		shown = shown[len(shown)-5:]
+	}
+	p.blank()
+	p.line("Recent events:")
+	t := NewTable(p, "  LAST SEEN", "REASON", "FROM", "COUNT", "MESSAGE")
+	for _, e := range shown {
+		age := "-"
+		if !now.IsZero() && !last(e).IsZero() {
+			age = Age(now.Sub(last(e)))
+		}
+		from := e.Source.Component
+		if from == "" {
+			from = e.ReportingController
+		}
+		t.Row("  "+age, e.Reason, orDash(from), fmt.Sprint(max(e.Count, 1)), strings.ReplaceAll(e.Message, "\n", " "))
+	}
+	p.flush(t)
+}
+
+func last(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// Age is kubectl's short duration: 45s, 12m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// printer writes lines and remembers the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	p.err = err
+	return n, err
+}
+
+func (p *printer) line(format string, args ...any) { fmt.Fprintf(p, format+"\n", args...) }
+func (p *printer) blank()                          { fmt.Fprintln(p) }
+func (p *printer) flush(t *Table) {
+	if err := t.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+}

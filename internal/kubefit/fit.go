@@ -1,0 +1,64 @@
+package kubefit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// nodeResourcesFitFilter is kube-scheduler's NodeResourcesFit filter: the pods count, then cpu, memory and
+// ephemeral-storage, then the scalar resources (extended, hugepages-*, attachable-volumes-*) in name order.
+// A resource is short when the pod's request is more than the node's allocatable less what the pods already
+// on the node request; a resource missing from allocatable counts as zero. Resources the caller names as
+// ignored (HAMi's, which the extender config marks ignoredByScheduler) are skipped.
+func nodeResourcesFitFilter(st *podState, ni *nodeInfo) []Failure {
+	var out []Failure
+	alloc := ni.node.Status.Allocatable
+	if !st.ignored[corev1.ResourcePods] {
+		allowed := alloc[corev1.ResourcePods]
+		if int64(ni.pods)+1 > allowed.Value() {
+			out = append(out, Failure{Reason: ReasonTooManyPods,
+				Message: fmt.Sprintf("needs pods 1, %d free of %s allocatable (%d pods on the node)",
+					allowed.Value()-int64(ni.pods), allowed.String(), ni.pods)})
+		}
+	}
+	for _, name := range requestedResources(st) {
+		req := st.requests[name]
+		capacity := alloc[name]
+		free := capacity.DeepCopy()
+		free.Sub(ni.requested[name])
+		if req.Cmp(free) > 0 {
+			out = append(out, Failure{Reason: "Insufficient " + string(name),
+				Message: fmt.Sprintf("needs %s %s, %s free of %s allocatable", name, req.String(), free.String(), capacity.String())})
+		}
+	}
+	return out
+}
+
+// requestedResources lists the resources the pod requests that the filter checks, in kube-scheduler's order.
+func requestedResources(st *podState) []corev1.ResourceName {
+	var scalar []corev1.ResourceName
+	for name, q := range st.requests {
+		if isScalarResource(name) && q.Sign() > 0 && !st.ignored[name] {
+			scalar = append(scalar, name)
+		}
+	}
+	sort.Slice(scalar, func(i, j int) bool { return scalar[i] < scalar[j] })
+	var out []corev1.ResourceName
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		if q := st.requests[name]; q.Sign() > 0 && !st.ignored[name] {
+			out = append(out, name)
+		}
+	}
+	return append(out, scalar...)
+}
+
+// isScalarResource is kube-scheduler's IsScalarResourceName: extended and prefixed native resources (a name
+// with a domain), hugepages-* and attachable-volumes-*.
+func isScalarResource(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.Contains(n, "/") || strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) ||
+		strings.HasPrefix(n, corev1.ResourceAttachableVolumesPrefix)
+}

@@ -94,9 +94,6 @@ func placementAllocation(req *PodRequest, containers []ContainerPlacement) *PodA
 		alloc.Containers = append(alloc.Containers, ca)
 	}
 	alloc.Uses = collapse(alloc.Containers)
-	for _, u := range alloc.Uses {
-		alloc.QuotaMem += u.Mem
-		alloc.QuotaCores += u.Cores
-	}
+	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	return alloc
 }

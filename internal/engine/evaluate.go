@@ -34,7 +34,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Summary = "the pod asks for no GPU resources that HAMi manages (" + c.cfg.ResourceCountName + ")"
 		return v
 	}
-	f := newFitter(c, req, c.pods[key], false)
+	self := c.pods[key]
+	f := newFitter(c, req, self, false)
+	v.Quota = withoutSelf(v.Quota, self)
 	var now nowFunc
 	if !opts.Now.IsZero() {
 		unix := opts.Now.Unix()
@@ -66,7 +68,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			ns.GPUs = append([]GPUStatus(nil), st...)
 		}
 		if res.ok {
-			ns.Fits, ns.Score = true, NodeScore(n)
+			ns.Fits, ns.Score = true, nodeScore(n, self)
 			feasible = append(feasible, i)
 			if best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[best].Score) {
 				best = i
@@ -120,6 +122,24 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	v.Explanation = explain(req, &agg, v.Quota)
 	v.Hints = c.hints(v, &agg)
 	return v
+}
+
+// withoutSelf is the quota status as the pod being evaluated sees it: its own old usage released.
+func withoutSelf(q QuotaStatus, self *PodAllocation) QuotaStatus {
+	if self == nil {
+		return q
+	}
+	if q.Memory != nil {
+		m := *q.Memory
+		m.Used -= self.QuotaMem
+		q.Memory = &m
+	}
+	if q.Cores != nil {
+		k := *q.Cores
+		k.Used -= self.QuotaCores
+		q.Cores = &k
+	}
+	return q
 }
 
 // better reports whether score a beats score b under the node policy; equal scores keep the earlier

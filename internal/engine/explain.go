@@ -69,7 +69,8 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		code := g.Result.Code
 		switch code {
 		case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:
-			a.free = append(a.free, n.GPUs[i].FreeMem())
+			_, used, _ := f.used(&n.GPUs[i], i) // what this container sees: the pod's own old share released
+			a.free = append(a.free, max(n.GPUs[i].TotalMem-used, 0))
 		case CardCordoned, CardTypeMismatch, CardUUIDMismatch:
 			a.noteFiltered(f, n, i, r, code)
 		}
@@ -189,10 +190,9 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 	case CardCordoned:
 		return prefix + fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", a.gpus[c])
 	case CardTypeMismatch:
-		return prefix + fmt.Sprintf("no GPU passes the type or mode filter (use %v, nouse %v, mode %q); types seen: %s",
-			req.UseTypes, req.NoUseTypes, req.Mode, strings.Join(a.types, ", "))
+		return prefix + fmt.Sprintf("no GPU here passes %s; types seen: %s", typeFilters(req), strings.Join(a.types, ", "))
 	case CardUUIDMismatch:
-		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (use %v, nouse %v)", a.gpus[c], req.UseUUIDs, req.NoUseUUIDs)
+		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", a.gpus[c], uuidFilters(req))
 	case CardTimeSlicingExhausted:
 		return prefix + fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", a.gpus[c], e.total, e.total, where)
 	case ExclusiveDeviceAllocateConflict:
@@ -257,4 +257,30 @@ func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 		out = append(out, fmt.Sprintf("%d GPU(s) pass every other gate but are excluded by %s: %s", len(list), what[code], strings.Join(shown, ", ")))
 	}
 	return out
+}
+
+// typeFilters names the type and mode filters a pod set, as the user wrote them.
+func typeFilters(req *PodRequest) string {
+	var parts []string
+	if len(req.UseTypes) > 0 {
+		parts = append(parts, AnnoUseGPUType+"="+strings.Join(req.UseTypes, ","))
+	}
+	if len(req.NoUseTypes) > 0 {
+		parts = append(parts, AnnoNoUseGPUType+"="+strings.Join(req.NoUseTypes, ","))
+	}
+	if req.Mode != "" {
+		parts = append(parts, AnnoVGPUMode+"="+req.Mode)
+	}
+	return strings.Join(parts, " and ")
+}
+
+func uuidFilters(req *PodRequest) string {
+	var parts []string
+	if len(req.UseUUIDs) > 0 {
+		parts = append(parts, AnnoUseGPUUUID+"="+strings.Join(req.UseUUIDs, ","))
+	}
+	if len(req.NoUseUUIDs) > 0 {
+		parts = append(parts, AnnoNoUseGPUUUID+"="+strings.Join(req.NoUseUUIDs, ","))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -69,7 +69,10 @@ func (f *fitter) sortGPUs(n *Node) {
 
 // NodeScore is HAMi's node score before placement: 10 x (slots, cores and memory fill over the node),
 // 0..30. Binpack prefers the highest, spread the lowest.
-func NodeScore(n *Node) float64 {
+func NodeScore(n *Node) float64 { return nodeScore(n, nil) }
+
+// nodeScore leaves out the usage of self, a pod being re-evaluated, when it is counted on this node.
+func nodeScore(n *Node, self *PodAllocation) float64 {
 	var slots, usedSlots int32
 	var mem, usedMem, cores, usedCores int64
 	for i := range n.GPUs {
@@ -80,6 +83,15 @@ func NodeScore(n *Node) float64 {
 		usedMem += g.UsedMem
 		cores += g.TotalCores
 		usedCores += g.UsedCores
+	}
+	if self != nil && self.Node == n.Name {
+		for _, u := range self.Uses {
+			if n.GPUByUUID(u.UUID) != nil {
+				usedSlots -= u.Slots
+				usedMem -= u.Mem
+				usedCores -= u.Cores
+			}
+		}
 	}
 	s := 0.0
 	if slots > 0 {

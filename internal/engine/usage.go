@@ -47,10 +47,7 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 	}
 	alloc.Containers = mapEntries(pod, entries, cfg)
 	alloc.Uses = collapse(alloc.Containers)
-	for _, u := range alloc.Uses {
-		alloc.QuotaMem += u.Mem
-		alloc.QuotaCores += u.Cores
-	}
+	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	if v, ok := pod.Annotations[codec.PodMigAllocationsAnnotation]; ok && strings.TrimSpace(v) != "" {
 		mig, err := codec.ParseMigAllocations(v)
 		if err != nil {
@@ -147,4 +144,24 @@ func appendOnce(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// quotaUse is what a pod charges its namespace quota. Init containers run one at a time before the app
+// containers, so the pod holds at most the larger of the app containers' sum and its biggest init container:
+// the same rule the quota gate applies when it fits init containers alone and app containers cumulatively.
+func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
+	var appMem, appCores, initMem, initCores int64
+	for _, c := range containers {
+		var m, k int64
+		for _, d := range c.Devices {
+			m += d.UsedMem
+			k += d.UsedCores
+		}
+		if c.Init {
+			initMem, initCores = max(initMem, m), max(initCores, k)
+		} else {
+			appMem, appCores = appMem+m, appCores+k
+		}
+	}
+	return max(appMem, initMem), max(appCores, initCores)
 }

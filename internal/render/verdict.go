@@ -207,7 +207,7 @@ func gpuTable(p *printer, v *engine.Verdict, node string) {
 		return
 	}
 	p.line("Node %s, GPU by GPU (container %s):", node, orDash(ns.Container))
-	t := NewTable(p, "  GPU", "UUID", "TYPE", "NUMA", "RESULT", "GATES")
+	t := NewTable(p, "  GPU", "UUID", "TYPE", "NUMA", "RESULT", "ALSO FAILS")
 	for _, g := range ns.GPUs {
 		result := "fits"
 		if g.Selected {
@@ -216,15 +216,14 @@ func gpuTable(p *printer, v *engine.Verdict, node string) {
 		if g.Result.Failed() {
 			result = string(g.Result.Code) + ": " + CheckText(g.Result)
 		}
-		var gates []string
+		// Every later gate this GPU fails too: what else would have to change for it to fit.
+		var also []string
 		for _, c := range g.Checks {
-			mark := "ok"
-			if c.Failed() {
-				mark = "FAIL"
+			if c.Failed() && c.Gate != g.Result.Gate {
+				also = append(also, c.Gate)
 			}
-			gates = append(gates, c.Gate+"="+mark)
 		}
-		t.Row("  "+fmt.Sprint(g.Index), g.UUID, g.Type, fmt.Sprint(g.Numa), result, strings.Join(gates, " "))
+		t.Row("  "+fmt.Sprint(g.Index), g.UUID, g.Type, fmt.Sprint(g.Numa), result, orDash(strings.Join(also, ", ")))
 	}
 	p.flush(t)
 }

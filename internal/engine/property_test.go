@@ -253,15 +253,6 @@ func checkQuotaHeld(t *testing.T, step int, c *Cluster, ns, pod string) {
 	}
 }
 
-func hasGPUInit(r *PodRequest) bool {
-	for _, c := range r.Containers {
-		if c.Init {
-			return true
-		}
-	}
-	return false
-}
-
 // TestQuotaInitAndAppContainers: a pod the engine says fits must not push its namespace's HAMi-accounted
 // usage over the quota. The gate checks each init container alone and the app containers cumulatively, and a
 // placed pod charges the quota max(app sum, biggest init container): the two rules must agree.

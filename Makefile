@@ -9,12 +9,19 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit lint bench fuzz clean k8s-binaries
+.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-hami
+
+# demo: the main job on the embedded demo cluster, no cluster needed.
+demo:
+	@$(GO) run ./cmd/kubectl-hami top --demo
+	@echo
+	@echo '$$ kubectl hami why-pending llm-serve-2 -n inference --demo'
+	@$(GO) run ./cmd/kubectl-hami why-pending llm-serve-2 -n inference --demo
 
 # test: lint, then every package's tests (fuzz seed corpora run as plain tests).
 test: lint unit
@@ -39,8 +46,10 @@ bench:
 # fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
 FUZZTIME ?= 20s
 fuzz:
-	@for t in $$($(GO) test -list '^Fuzz' ./internal/engine/codec | grep '^Fuzz'); do \
-		echo "== $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./internal/engine/codec || exit 1; \
+	@for pkg in ./internal/engine/codec ./internal/snapshot; do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
 	done
 
 clean:

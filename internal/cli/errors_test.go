@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+func TestErrorsNameWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n---\nkind: Pod\nmetadata:\n  name: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing pod gets suggestions", []string{"why-pending", "llm-serve", "-n", "inference", "--demo"},
+			[]string{"pod inference/llm-serve not found", "did you mean", "inference/llm-serve-0"}},
+		{"pod in another namespace", []string{"why-pending", "pretrain-2", "--demo"},
+			[]string{"pod default/pretrain-2 not found", "ml-research/pretrain-2 (use -n)"}},
+		{"missing namespace", []string{"why-pending", "x", "-n", "nope", "--demo"}, []string{"namespace nope has no pods"}},
+		{"invalid snapshot names file and line", []string{"top", "--snapshot", bad}, []string{bad + ":9:"}},
+		{"missing snapshot file", []string{"top", "--snapshot", filepath.Join(dir, "none.yaml")}, []string{"none.yaml", "no such file"}},
+		{"unknown output", []string{"top", "--demo", "-o", "xml"}, []string{`unknown output format "xml"`}},
+		{"demo and snapshot together", []string{"top", "--demo", "--snapshot", bad}, []string{"--demo and --snapshot are exclusive"}},
+		{"bad percentage", []string{"what-if", "--demo", "--gpumem-percentage", "150"}, []string{"--gpumem-percentage 150"}},
+		{"bad annotation", []string{"what-if", "--demo", "--annotation", "novalue"}, []string{`--annotation "novalue": want key=value`}},
+		{"unreachable cluster names the server", []string{"top", "--kubeconfig", kubeconfig, "--request-timeout", "2s"},
+			[]string{"cannot list nodes from the cluster at https://127.0.0.1:1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := run(t, tc.args...)
+			if err == nil {
+				t.Fatalf("%v: no error", tc.args)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMalformedAnnotationsWarnAndTheRestIsEvaluated(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.yaml")
+	data := `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: broken
+    annotations:
+      hami.io/node-nvidia-register: "GPU-a,10,lots,100,NVIDIA-T4,0,true:"
+  status: {allocatable: {nvidia.com/gpu: "10"}}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: good
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-b","count":10,"devmem":16384,"devcore":100,"type":"NVIDIA-T4","health":true}]'
+  status: {allocatable: {nvidia.com/gpu: "10"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p, namespace: default}
+  spec:
+    containers:
+    - name: c
+      resources: {limits: {nvidia.com/gpu: "1", nvidia.com/gpumem: "1000"}}
+`
+	if err := os.WriteFile(snap, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, "why-pending", "p", "--snapshot", snap, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "warning: Node broken: metadata.annotations[hami.io/node-nvidia-register]") || !strings.Contains(errOut, "devmem") {
+		t.Errorf("warning %q does not name the node, key and field", errOut)
+	}
+	var wp WhyPending
+	if err := json.Unmarshal([]byte(out), &wp); err != nil {
+		t.Fatal(err)
+	}
+	if wp.APIVersion != APIVersion || wp.Kind != "WhyPending" || wp.Verdict == nil || !wp.Verdict.Fits || wp.Verdict.Placement.Node != "good" {
+		t.Fatalf("JSON answer %+v: want the pod placed on the good node", wp)
+	}
+	if ns := wp.Verdict.NodeStatus("broken"); ns == nil || ns.Code != "NodeUnregistered" {
+		t.Errorf("broken node status %+v", ns)
+	}
+}
+
+func TestTopJSON(t *testing.T) {
+	out, _, err := run(t, "top", "--demo", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top Top
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatal(err)
+	}
+	// default has GPU usage but no quota: it is listed too, unlimited.
+	if top.Kind != "Top" || len(top.Nodes) != 9 || len(top.Pending) != 6 || len(top.Quotas) != 4 {
+		t.Fatalf("top JSON: %d nodes, %d pending, %d quotas", len(top.Nodes), len(top.Pending), len(top.Quotas))
+	}
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	// A snapshot written by the snapshot writer reads back to the same answers.
+	s, err := snapshotFromDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"yaml", "json"} {
+		path := filepath.Join(t.TempDir(), "snap."+format)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteList(f, format); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		fromFile, _, err := run(t, "top", "-o", "wide", "--snapshot", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromDemo, _, _ := run(t, "top", "-o", "wide", "--demo")
+		strip := func(s string) string { return s[strings.Index(s, "\n"):] } // drop the Source header line
+		if strip(fromFile) != strip(fromDemo) {
+			t.Errorf("%s round trip changed the answer:\n%s", format, diff(strip(fromDemo), strip(fromFile)))
+		}
+	}
+}
+
+func snapshotFromDemo() (*snapshot.Snapshot, error) {
+	return snapshot.Parse(examples.DemoCluster, "demo")
+}

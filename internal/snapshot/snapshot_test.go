@@ -1,0 +1,99 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+func TestParseFormats(t *testing.T) {
+	cases := []struct {
+		name                 string
+		data                 string
+		nodes, pods, skipped int
+	}{
+		{"yaml list", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}}\n", 1, 1, 0},
+		{"kubectl get -o yaml NodeList", "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: a}\n  kind: Node\n", 1, 0, 0},
+		{"multi-document yaml with comments", "# saved\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n---\nkind: Service\nmetadata: {name: s}\n", 1, 0, 1},
+		{"json list", `{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"}},{"kind":"Pod","metadata":{"name":"q"}}]}`, 0, 2, 0},
+		{"json single object", `{"kind":"Node","metadata":{"name":"a"}}`, 1, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse([]byte(tc.data), "f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Nodes) != tc.nodes || len(s.Pods) != tc.pods || s.Skipped != tc.skipped {
+				t.Fatalf("nodes %d pods %d skipped %d; want %d %d %d", len(s.Nodes), len(s.Pods), s.Skipped, tc.nodes, tc.pods, tc.skipped)
+			}
+		})
+	}
+}
+
+func TestParseErrorsNameFileAndLine(t *testing.T) {
+	cases := []struct{ data, want string }{
+		{"kind: Node\nmetadata:\n  name: a\n---\nkind: Node\nmetadata: [\n", "f:6:"},
+		{"{\"kind\":\"List\",\n\"items\": [\n{\"kind\": 3}]}", "f:1: items[0]:"},
+		{"{\"kind\":\"List\",\n\"items\": [\n{\"kind\" 3}]}", "f:3:"},
+		{"", "f: the snapshot is empty"},
+		{"kind: Node\nmetadata: {name: 7}\nspec: {unschedulable: maybe}\n", "f:1: Node:"},
+		{"metadata: {name: a}\n", "f:1: object without kind"},
+	}
+	for _, tc := range cases {
+		_, err := Parse([]byte(tc.data), "f")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) error %v, want it to contain %q", tc.data, err, tc.want)
+		}
+	}
+}
+
+func TestDeviceConfigFromConfigMap(t *testing.T) {
+	s, err := Parse([]byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: hami-scheduler-device, namespace: kube-system}
+data:
+  device-config.yaml: |
+    nvidia:
+      resourceCountName: example.com/vgpu
+      resourceMemoryName: example.com/vmem
+      defaultMemory: 2048
+      memoryFactor: 2
+`), "cm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.Config(DefaultDeviceConfigMap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.DefaultConfig()
+	want.ResourceCountName, want.ResourceMemoryName, want.DefaultMemory, want.MemoryFactor = "example.com/vgpu", "example.com/vmem", 2048, 2
+	if cfg != want {
+		t.Fatalf("config %+v\nwant %+v", cfg, want)
+	}
+	if cfg, _ := s.Config("other/name"); cfg != engine.DefaultConfig() {
+		t.Fatalf("a missing ConfigMap must give the defaults, got %+v", cfg)
+	}
+}
+
+// FuzzParse: no snapshot input panics, and every error names the file.
+func FuzzParse(f *testing.F) {
+	f.Add(examples.DemoCluster)
+	f.Add([]byte("kind: Node\nmetadata: {name: a}\n---\nkind: Pod\n"))
+	f.Add([]byte(`{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","annotations":{"hami.io/vgpu-node":"n"}}}]}`))
+	f.Add([]byte("---\n---\n"))
+	f.Add([]byte("items: [1, 2]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, "fuzz.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		s.Cluster(engine.DefaultConfig()) // building the engine model from any parsed input must not panic
+	})
+}

@@ -83,4 +83,3 @@ func diff(want, got string) string {
 	}
 	return "(same lines)"
 }
-

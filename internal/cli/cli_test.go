@@ -21,6 +21,10 @@ var fixedNow = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 // run executes the root command in-process and returns stdout, stderr and the error.
 func run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return runB(t, args...)
+}
+
+func runB(t testing.TB, args ...string) (string, string, error) {
 	var out, errOut bytes.Buffer
 	cmd := newRoot(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, func() time.Time { return fixedNow })
 	cmd.SetArgs(args)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -221,8 +222,15 @@ func copiesLine(cp engine.Capacity, wanted int) string {
 	if cp.Capped {
 		total = fmt.Sprintf("at least %d", cp.Copies)
 	}
+	// The nodes taking the most copies, at most five, so the line stays readable on big clusters.
+	nodes := append([]engine.NodeCopies(nil), cp.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Copies > nodes[j].Copies })
 	var where []string
-	for _, n := range cp.Nodes {
+	for i, n := range nodes {
+		if i == 5 {
+			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
+			break
+		}
 		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))
 	}
 	line := fmt.Sprintf("Copies: %s fit now", total)

@@ -104,46 +104,73 @@ func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config) []Contain
 
 // collapse turns container allocations into per-GPU use: app containers add up, init containers run one at
 // a time, so a GPU holds the larger of the app sum and the biggest init container. Uses keep first-seen order.
+// Pods hold a handful of GPUs, so linear searches over small slices beat maps here.
 func collapse(containers []ContainerAllocation) []GPUUse {
-	var order []string
-	app := map[string]GPUUse{}
-	peak := map[string]GPUUse{}
+	var out, peak, one []GPUUse
 	for _, c := range containers {
-		sum := app
-		if c.Init {
-			sum = map[string]GPUUse{}
-		}
-		for _, d := range c.Devices {
-			order = appendOnce(order, d.UUID)
-			u := sum[d.UUID]
-			u.Slots++
-			u.Mem += d.UsedMem
-			u.Cores += d.UsedCores
-			sum[d.UUID] = u
-		}
-		if c.Init {
-			for id, u := range sum {
-				p := peak[id]
-				p.Slots, p.Mem, p.Cores = max(p.Slots, u.Slots), max(p.Mem, u.Mem), max(p.Cores, u.Cores)
-				peak[id] = p
+		if !c.Init {
+			for _, d := range c.Devices {
+				out = addUse(out, d)
 			}
+			continue
+		}
+		one = one[:0]
+		for _, d := range c.Devices {
+			one = addUse(one, d)
+		}
+		for _, u := range one {
+			k := findUse(peak, u.UUID)
+			if k < 0 {
+				peak = append(peak, GPUUse{UUID: u.UUID})
+				k = len(peak) - 1
+			}
+			p := &peak[k]
+			p.Slots, p.Mem, p.Cores = max(p.Slots, u.Slots), max(p.Mem, u.Mem), max(p.Cores, u.Cores)
 		}
 	}
-	out := make([]GPUUse, 0, len(order))
-	for _, id := range order {
-		a, p := app[id], peak[id]
-		out = append(out, GPUUse{UUID: id, Slots: max(a.Slots, p.Slots), Mem: max(a.Mem, p.Mem), Cores: max(a.Cores, p.Cores)})
+	if len(peak) == 0 {
+		return out
 	}
-	return out
+	// Merge the init peaks in, keeping the order in which GPUs first appear across all containers.
+	merged := make([]GPUUse, 0, len(out)+len(peak))
+	for _, c := range containers {
+		for _, d := range c.Devices {
+			if findUse(merged, d.UUID) >= 0 {
+				continue
+			}
+			u := GPUUse{UUID: d.UUID}
+			if k := findUse(out, d.UUID); k >= 0 {
+				u = out[k]
+			}
+			if k := findUse(peak, d.UUID); k >= 0 {
+				p := peak[k]
+				u.Slots, u.Mem, u.Cores = max(u.Slots, p.Slots), max(u.Mem, p.Mem), max(u.Cores, p.Cores)
+			}
+			merged = append(merged, u)
+		}
+	}
+	return merged
 }
 
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
+func addUse(list []GPUUse, d codec.ContainerDevice) []GPUUse {
+	k := findUse(list, d.UUID)
+	if k < 0 {
+		list = append(list, GPUUse{UUID: d.UUID})
+		k = len(list) - 1
+	}
+	list[k].Slots++
+	list[k].Mem += d.UsedMem
+	list[k].Cores += d.UsedCores
+	return list
+}
+
+func findUse(list []GPUUse, uuid string) int {
+	for i := range list {
+		if list[i].UUID == uuid {
+			return i
 		}
 	}
-	return append(list, s)
+	return -1
 }
 
 // quotaUse is what a pod charges its namespace quota. Init containers run one at a time before the app

@@ -119,7 +119,7 @@ func shiftYAMLLine(msg string, docLine int) string {
 type typeMeta struct {
 	APIVersion string                `json:"apiVersion"`
 	Kind       string                `json:"kind"`
-	Items      []jsoniter.RawMessage `json:"items"`
+	Items      []json.RawMessage `json:"items"`
 }
 
 // fastJSON decodes with json-iterator, several times faster than encoding/json on large snapshots; on any
@@ -138,49 +138,111 @@ func unmarshal(data []byte, into any) error {
 
 // addJSON adds one object or list; line is where it starts in the file, for error messages.
 func (s *Snapshot) addJSON(js []byte, name string, line int) error {
-	var tm typeMeta
-	if err := unmarshal(js, &tm); err != nil {
-		return fmt.Errorf("%s:%d: %s", name, line+jsonLine(js, err)-1, err)
-	}
-	if !strings.HasSuffix(tm.Kind, "List") && !(tm.Kind == "" && tm.Items != nil) {
-		obj, err := decodeObject(js)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+	objs, err := decodeStream(js)
+	if err != nil {
+		// Decode again with the standard library, slowly, for an error message with its line.
+		var tm typeMeta
+		if stdErr := json.Unmarshal(js, &tm); stdErr != nil {
+			return fmt.Errorf("%s:%d: %s", name, line+jsonLine(js, stdErr)-1, stdErr)
 		}
-		s.add(obj)
-		return nil
+		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
-	// Items are decoded in parallel (decoding dominates reading a large snapshot) and added in file order.
-	objs := make([]any, len(tm.Items))
-	errs := make([]error, len(tm.Items))
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(tm.Items); i += workers {
-				objs[i], errs[i] = decodeObject(tm.Items[i])
-			}
-		}(w)
-	}
-	wg.Wait()
-	for i := range objs {
-		if errs[i] != nil {
-			return fmt.Errorf("%s:%d: items[%d]: %w", name, line, i, errs[i])
-		}
-		s.add(objs[i])
+	for _, o := range objs {
+		s.add(o)
 	}
 	return nil
+}
+
+// decodeStream decodes one object, or every item of a list. Items are cut out of the buffer by one reader
+// while the other cores decode them (decoding dominates reading a large snapshot); order is kept.
+func decodeStream(js []byte) ([]any, error) {
+	iter := fastJSON.BorrowIterator(js)
+	defer fastJSON.ReturnIterator(iter)
+	type job struct {
+		i   int
+		raw []byte
+	}
+	var (
+		objs    []any
+		errs    []error
+		mu      sync.Mutex
+		wg      sync.WaitGroup
+		jobs    = make(chan job, 256)
+		isList  bool
+		workers = runtime.GOMAXPROCS(0)
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				o, err := decodeObject(j.raw)
+				mu.Lock()
+				objs[j.i], errs[j.i] = o, err
+				mu.Unlock()
+			}
+		}()
+	}
+	n := 0
+	grow := func() {
+		mu.Lock()
+		if n >= len(objs) {
+			size := max(2*len(objs), 1024)
+			objs = append(objs, make([]any, size-len(objs))...)
+			errs = append(errs, make([]error, size-len(errs))...)
+		}
+		mu.Unlock()
+	}
+	for field := iter.ReadObject(); field != ""; field = iter.ReadObject() {
+		if field != "items" || iter.WhatIsNext() != jsoniter.ArrayValue {
+			iter.Skip()
+			continue
+		}
+		isList = true
+		for iter.ReadArray() {
+			raw := iter.SkipAndReturnBytes()
+			if iter.Error != nil {
+				break
+			}
+			grow()
+			jobs <- job{i: n, raw: raw}
+			n++
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if iter.Error != nil && iter.Error != io.EOF {
+		return nil, iter.Error
+	}
+	if !isList {
+		o, err := decodeObject(js)
+		if err != nil {
+			return nil, err
+		}
+		return []any{o}, nil
+	}
+	for i := 0; i < n; i++ {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("items[%d]: %w", i, errs[i])
+		}
+	}
+	return objs[:n], nil
 }
 
 // skipped marks an object of a kind no read command needs.
 type skipped struct{}
 
-// decodeObject decodes one object by its kind.
+// decodeObject decodes one object by its kind. Pods are most of any snapshot, so every object is first
+// decoded as a Pod: that single pass also reads the kind, and only other kinds are decoded a second time.
 func decodeObject(js []byte) (any, error) {
 	var tm typeMeta
-	if err := unmarshal(js, &tm); err != nil {
+	if pod := (&corev1.Pod{}); fastJSON.Unmarshal(js, pod) == nil {
+		if pod.Kind == "Pod" {
+			stripNoise(pod)
+			return pod, nil
+		}
+		tm.Kind = pod.Kind
+	} else if err := unmarshal(js, &tm); err != nil {
 		return nil, err
 	}
 	var obj metaObject

@@ -117,8 +117,8 @@ func shiftYAMLLine(msg string, docLine int) string {
 }
 
 type typeMeta struct {
-	APIVersion string                `json:"apiVersion"`
-	Kind       string                `json:"kind"`
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
 	Items      []json.RawMessage `json:"items"`
 }
 

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,56 +48,40 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	if opts.Nodes != nil {
 		nodes, names = c.subset(opts.Nodes)
 	}
-	maxGPUs := 0
-	for _, n := range nodes {
-		maxGPUs = max(maxGPUs, len(n.GPUs))
-	}
-	// One scratch row of GPU results is reused for every node; only nodes asked for in detail keep a copy.
-	scratch := make([]GPUStatus, maxGPUs)
 	v.Nodes = make([]NodeStatus, len(nodes))
-	agg := aggregate{}
-	best := -1
-	var feasible []int
-	var examples []GPUStatus
-	for i, n := range nodes {
-		detail := opts.DetailAll || containsName(opts.DetailNodes, n.Name)
-		f.detail = detail
-		st := scratch[:len(n.GPUs)]
-		res := f.fitNode(n, st, now)
-		ns := &v.Nodes[i]
-		ns.Node = names[i]
-		if detail && res.nodeCheck == nil {
-			ns.GPUs = append([]GPUStatus(nil), st...)
-		}
-		if res.ok {
-			ns.Fits, ns.Score = true, nodeScore(n, self)
-			feasible = append(feasible, i)
-			if best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[best].Score) {
-				best = i
+	var r rangeResult
+	workers := runtime.GOMAXPROCS(0)
+	if len(nodes) < parallelMinNodes || workers < 2 {
+		r = c.evalRange(f, nodes, names, 0, len(nodes), v, opts, now, self)
+	} else {
+		// Nodes are independent: split them into contiguous ranges, one per core, and merge the ranges in
+		// order, which gives exactly the sequential answer (every tie keeps the earlier node).
+		parts := make([]rangeResult, workers)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			lo, hi := len(nodes)*w/workers, len(nodes)*(w+1)/workers
+			wf := f
+			if w > 0 {
+				wf = newFitter(c, req, self, false)
 			}
-			continue
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, opts, now, self)
+			}()
 		}
-		if res.nodeCheck != nil {
-			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
-		} else {
-			ns.Container = req.Containers[res.container].Name
-			ns.Code, ns.Reason = gpuReasons(st)
-			if ex := exampleGPU(st, ns.Code); ex >= 0 {
-				if examples == nil {
-					examples = make([]GPUStatus, 0, len(nodes)) // one allocation; capacity never grows, so pointers stay valid
-				}
-				examples = append(examples, st[ex])
-				examples[len(examples)-1].Checks = nil
-				ns.Example = &examples[len(examples)-1]
-			}
+		wg.Wait()
+		r = parts[0]
+		for _, p := range parts[1:] {
+			r.merge(p, v, req.NodePolicy)
 		}
-		agg.add(f, n, ns, st, res)
 	}
+	best, feasible, agg := r.best, r.feasible, r.agg
 	var bestPlacement []ContainerPlacement
 	if best >= 0 {
 		// Re-fit the chosen node alone to build its placement: the other nodes never pay for one.
 		f.build, f.detail = true, false
-		bestPlacement = f.fitNode(nodes[best], scratch[:len(nodes[best].GPUs)], now).containers
+		bestPlacement = f.fitNode(nodes[best], make([]GPUStatus, len(nodes[best].GPUs)), now).containers
 	}
 	v.Reasons = agg.counts()
 	if best >= 0 {
@@ -122,6 +108,75 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	v.Explanation = explain(req, &agg, v.Quota)
 	v.Hints = c.hints(v, &agg)
 	return v
+}
+
+// parallelMinNodes is the cluster size from which Evaluate spreads nodes over all cores; smaller clusters
+// answer faster on one. A variable so tests can force either path.
+var parallelMinNodes = 512
+
+// rangeResult is what evaluating a contiguous range of nodes found.
+type rangeResult struct {
+	best     int // index of the best feasible node, -1 for none
+	feasible []int
+	agg      aggregate
+}
+
+// merge adds the result of the range that follows r.
+func (r *rangeResult) merge(next rangeResult, v *Verdict, policy string) {
+	if next.best >= 0 && (r.best < 0 || better(policy, v.Nodes[next.best].Score, v.Nodes[r.best].Score)) {
+		r.best = next.best
+	}
+	r.feasible = append(r.feasible, next.feasible...)
+	r.agg.merge(&next.agg)
+}
+
+// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi].
+func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
+	req := f.req
+	maxGPUs := 0
+	for _, n := range nodes[lo:hi] {
+		maxGPUs = max(maxGPUs, len(n.GPUs))
+	}
+	// One scratch row of GPU results is reused for every node; only nodes asked for in detail keep a copy.
+	scratch := make([]GPUStatus, maxGPUs)
+	r := rangeResult{best: -1}
+	var examples []GPUStatus
+	for i := lo; i < hi; i++ {
+		n := nodes[i]
+		detail := opts.DetailAll || containsName(opts.DetailNodes, n.Name)
+		f.detail = detail
+		st := scratch[:len(n.GPUs)]
+		res := f.fitNode(n, st, now)
+		ns := &v.Nodes[i]
+		ns.Node = names[i]
+		if detail && res.nodeCheck == nil {
+			ns.GPUs = append([]GPUStatus(nil), st...)
+		}
+		if res.ok {
+			ns.Fits, ns.Score = true, nodeScore(n, self)
+			r.feasible = append(r.feasible, i)
+			if r.best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[r.best].Score) {
+				r.best = i
+			}
+			continue
+		}
+		if res.nodeCheck != nil {
+			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
+		} else {
+			ns.Container = req.Containers[res.container].Name
+			ns.Code, ns.Reason = gpuReasons(st)
+			if ex := exampleGPU(st, ns.Code); ex >= 0 {
+				if examples == nil {
+					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
+				}
+				examples = append(examples, st[ex])
+				examples[len(examples)-1].Checks = nil
+				ns.Example = &examples[len(examples)-1]
+			}
+		}
+		r.agg.add(f, n, ns, st, res)
+	}
+	return r
 }
 
 // withoutSelf is the quota status as the pod being evaluated sees it: its own old usage released.

@@ -113,6 +113,58 @@ func (a *aggregate) noteFiltered(f *fitter, n *Node, i int, r *ContainerRequest,
 	a.filtered[code] = append(a.filtered[code], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[i].Index))
 }
 
+// merge adds the aggregate of the node range that follows a; every "first wins" rule keeps a's entries.
+func (a *aggregate) merge(b *aggregate) {
+	if a.gpus == nil {
+		a.gpus, a.best, a.nodes = map[Code]int{}, map[Code]*example{}, map[Code][]string{}
+	}
+	for _, rc := range b.codes {
+		found := false
+		for i := range a.codes {
+			if a.codes[i].Code == rc.Code {
+				a.codes[i].Nodes += rc.Nodes
+				found = true
+			}
+		}
+		if !found {
+			a.codes = append(a.codes, rc)
+		}
+	}
+	for c, n := range b.gpus {
+		a.gpus[c] += n
+	}
+	for c, e := range b.best {
+		if mine := a.ex(c); e.set && (!mine.set || e.have > mine.have) {
+			*mine = *e
+		}
+	}
+	for c, list := range b.nodes {
+		for _, n := range list {
+			if len(a.nodes[c]) < 5 {
+				a.nodes[c] = append(a.nodes[c], n)
+			}
+		}
+	}
+	for _, t := range b.types {
+		if len(a.types) < 6 && !contains(a.types, t) {
+			a.types = append(a.types, t)
+		}
+	}
+	if a.quota == nil {
+		a.quota = b.quota
+	}
+	a.maxGPU = max(a.maxGPU, b.maxGPU)
+	if b.memFit > a.memFit {
+		a.memFit, a.memFitNode, a.memFitCount = b.memFit, b.memFitNode, b.memFitCount
+	}
+	for c, list := range b.filtered {
+		if a.filtered == nil {
+			a.filtered = map[Code][]string{}
+		}
+		a.filtered[c] = append(a.filtered[c], list...)
+	}
+}
+
 func (a *aggregate) ex(c Code) *example {
 	e := a.best[c]
 	if e == nil {

@@ -25,9 +25,9 @@ func (e *example) offer(node string, gpu int, c Check) {
 // aggregate collects, while nodes are evaluated, the numbers the explanation needs.
 type aggregate struct {
 	codes  []ReasonCount
-	gpus   map[Code]int // GPUs per code
-	best   map[Code]*example
-	nodes  map[Code][]string // a few node names per node-level code
+	gpus   [numCodes]int // GPUs per code (arrays, not maps: add runs for every GPU of every failed node)
+	best   [numCodes]example
+	nodes  [numCodes][]string // a few node names per node-level code
 	types  []string
 	quota  *Check
 	maxGPU int
@@ -35,15 +35,12 @@ type aggregate struct {
 	memFit      int64
 	memFitNode  string
 	memFitCount int
-	filtered    map[Code][]string // GPUs that only a filter or cordon excludes
+	filtered    [numCodes][]string // GPUs that only a filter or cordon excludes
 	free        []int64
 }
 
 // add records a failed node. st is the node's GPU results for the failing container.
 func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res nodeFit) {
-	if a.gpus == nil {
-		a.gpus, a.best, a.nodes = map[Code]int{}, map[Code]*example{}, map[Code][]string{}
-	}
 	found := false
 	for i := range a.codes {
 		if a.codes[i].Code == ns.Code {
@@ -56,8 +53,8 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	}
 	a.maxGPU = max(a.maxGPU, len(n.GPUs))
 	if ns.Check != nil {
-		if len(a.nodes[ns.Code]) < 5 {
-			a.nodes[ns.Code] = append(a.nodes[ns.Code], n.Name)
+		if len(a.nodes[codeIndex(ns.Code)]) < 5 {
+			a.nodes[codeIndex(ns.Code)] = append(a.nodes[codeIndex(ns.Code)], n.Name)
 		}
 		a.ex(ns.Code).offer(n.Name, -1, *ns.Check)
 		return
@@ -77,7 +74,7 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		if code == "" {
 			continue
 		}
-		a.gpus[code]++
+		a.gpus[codeIndex(code)]++
 		a.ex(code).offer(n.Name, g.Index, g.Result)
 		switch code {
 		case CardTypeMismatch:
@@ -107,17 +104,12 @@ func (a *aggregate) noteFiltered(f *fitter, n *Node, i int, r *ContainerRequest,
 	if chk.Failed() {
 		return
 	}
-	if a.filtered == nil {
-		a.filtered = map[Code][]string{}
-	}
-	a.filtered[code] = append(a.filtered[code], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[i].Index))
+	k := codeIndex(code)
+	a.filtered[k] = append(a.filtered[k], fmt.Sprintf("%s/GPU %d", n.Name, n.GPUs[i].Index))
 }
 
 // merge adds the aggregate of the node range that follows a; every "first wins" rule keeps a's entries.
 func (a *aggregate) merge(b *aggregate) {
-	if a.gpus == nil {
-		a.gpus, a.best, a.nodes = map[Code]int{}, map[Code]*example{}, map[Code][]string{}
-	}
 	for _, rc := range b.codes {
 		found := false
 		for i := range a.codes {
@@ -130,20 +122,17 @@ func (a *aggregate) merge(b *aggregate) {
 			a.codes = append(a.codes, rc)
 		}
 	}
-	for c, n := range b.gpus {
-		a.gpus[c] += n
-	}
-	for c, e := range b.best {
-		if mine := a.ex(c); e.set && (!mine.set || e.have > mine.have) {
+	for i := range b.gpus {
+		a.gpus[i] += b.gpus[i]
+		if e, mine := &b.best[i], &a.best[i]; e.set && (!mine.set || e.have > mine.have) {
 			*mine = *e
 		}
-	}
-	for c, list := range b.nodes {
-		for _, n := range list {
-			if len(a.nodes[c]) < 5 {
-				a.nodes[c] = append(a.nodes[c], n)
+		for _, n := range b.nodes[i] {
+			if len(a.nodes[i]) < 5 {
+				a.nodes[i] = append(a.nodes[i], n)
 			}
 		}
+		a.filtered[i] = append(a.filtered[i], b.filtered[i]...)
 	}
 	for _, t := range b.types {
 		if len(a.types) < 6 && !contains(a.types, t) {
@@ -157,22 +146,9 @@ func (a *aggregate) merge(b *aggregate) {
 	if b.memFit > a.memFit {
 		a.memFit, a.memFitNode, a.memFitCount = b.memFit, b.memFitNode, b.memFitCount
 	}
-	for c, list := range b.filtered {
-		if a.filtered == nil {
-			a.filtered = map[Code][]string{}
-		}
-		a.filtered[c] = append(a.filtered[c], list...)
-	}
 }
 
-func (a *aggregate) ex(c Code) *example {
-	e := a.best[c]
-	if e == nil {
-		e = &example{}
-		a.best[c] = e
-	}
-	return e
-}
+func (a *aggregate) ex(c Code) *example { return &a.best[codeIndex(c)] }
 
 // counts is the node count per deciding code, most common first.
 func (a *aggregate) counts() []ReasonCount {
@@ -203,9 +179,9 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 	}
 	// GPU-level reasons that are not any node's deciding reason still deserve a line.
 	var gpuOnly []Code
-	for c := range a.gpus {
-		if !seen[c] {
-			gpuOnly = append(gpuOnly, c)
+	for i, n := range a.gpus {
+		if n > 0 && i < len(allCodes) && !seen[allCodes[i]] {
+			gpuOnly = append(gpuOnly, allCodes[i])
 		}
 	}
 	sort.Slice(gpuOnly, func(i, j int) bool { return GateRank(gpuOnly[i]) < GateRank(gpuOnly[j]) })
@@ -219,36 +195,33 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 }
 
 func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) string {
-	e := a.best[c]
-	if e == nil {
-		e = &example{}
-	}
+	e := a.ex(c)
 	where := fmt.Sprintf("node %s, GPU %d", e.node, e.gpu)
 	prefix := ""
 	if nodes > 0 {
 		prefix = fmt.Sprintf("%s (%d node(s)): ", c, nodes)
 	} else {
-		prefix = fmt.Sprintf("%s (%d GPU(s)): ", c, a.gpus[c])
+		prefix = fmt.Sprintf("%s (%d GPU(s)): ", c, a.gpus[codeIndex(c)])
 	}
 	switch c {
 	case NodeUnregistered:
-		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[c], ", ")
+		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[codeIndex(c)], ", ")
 	case NodeDevicesNotReady:
-		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[c], ", ")
+		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[codeIndex(c)], ", ")
 	case NodeInsufficientDevice:
 		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; the largest node has %d", e.need, a.maxGPU)
 	case CardNotHealth:
-		return prefix + fmt.Sprintf("%d GPU(s) are registered unhealthy", a.gpus[c])
+		return prefix + fmt.Sprintf("%d GPU(s) are registered unhealthy", a.gpus[codeIndex(c)])
 	case CardCordoned:
-		return prefix + fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", a.gpus[c])
+		return prefix + fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", a.gpus[codeIndex(c)])
 	case CardTypeMismatch:
 		return prefix + fmt.Sprintf("no GPU here passes %s; types seen: %s", typeFilters(req), strings.Join(a.types, ", "))
 	case CardUUIDMismatch:
-		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", a.gpus[c], uuidFilters(req))
+		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", a.gpus[codeIndex(c)], uuidFilters(req))
 	case CardTimeSlicingExhausted:
-		return prefix + fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", a.gpus[c], e.total, e.total, where)
+		return prefix + fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", a.gpus[codeIndex(c)], e.total, e.total, where)
 	case ExclusiveDeviceAllocateConflict:
-		return prefix + fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", a.gpus[c])
+		return prefix + fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", a.gpus[codeIndex(c)])
 	case ResourceQuotaNotFit:
 		if a.quota != nil {
 			return prefix + fmt.Sprintf("the pod needs %d %s in total but namespace %s has %d %s left of %d (%s)",
@@ -261,7 +234,7 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 	case CardInsufficientCore:
 		return prefix + fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", e.need, e.have, e.total, where)
 	case CardComputeUnitsExhausted:
-		return prefix + fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", a.gpus[c])
+		return prefix + fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", a.gpus[codeIndex(c)])
 	case CardMigTopologyInfeasible:
 		return prefix + fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", e.need, where)
 	case CardNotFoundCustomFilterRule:
@@ -283,7 +256,7 @@ func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 				r.Name, c.cfg.ResourceMemoryName, c.cfg.ResourceMemoryName))
 		}
 	}
-	if a.gpus[CardInsufficientMemory] > 0 && a.memFit > 0 {
+	if a.gpus[codeIndex(CardInsufficientMemory)] > 0 && a.memFit > 0 {
 		out = append(out, fmt.Sprintf("the largest memory request that fits now is %d MiB per GPU for %d GPU(s) (node %s)", a.memFit, a.memFitCount, a.memFitNode))
 	}
 	if q := v.Quota; a.quota != nil {
@@ -298,7 +271,7 @@ func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 	}
 	what := map[Code]string{CardCordoned: "a cordon (hami.io/device-cordon)", CardTypeMismatch: "the pod's type or mode filter", CardUUIDMismatch: "the pod's UUID filter"}
 	for _, code := range []Code{CardCordoned, CardTypeMismatch, CardUUIDMismatch} {
-		list := a.filtered[code]
+		list := a.filtered[codeIndex(code)]
 		if len(list) == 0 {
 			continue
 		}

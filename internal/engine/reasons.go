@@ -58,3 +58,20 @@ var Gates = []GateInfo{
 	{"mig", CardMigTopologyInfeasible, "gpu", "on a MIG GPU, a profile with enough memory has a free placement", "profile, MiB, free slices"},
 	{"set", AllocatedCardsInsufficientRequest, "gpu", "enough GPUs passed every gate to fill the container's count", "GPUs found, GPUs asked"},
 }
+
+// allCodes lists every code; codeIndex maps a code to its position, the last slot holding unknown codes.
+var allCodes = [...]Code{NodeUnregistered, NodeDevicesNotReady, NodeInsufficientDevice, CardNotHealth, CardCordoned,
+	CardTypeMismatch, NumaNotFit, CardUUIDMismatch, CardTimeSlicingExhausted, ExclusiveDeviceAllocateConflict,
+	ResourceQuotaNotFit, CardInsufficientMemory, CardInsufficientCore, CardComputeUnitsExhausted,
+	CardMigTopologyInfeasible, CardNotFoundCustomFilterRule, AllocatedCardsInsufficientRequest}
+
+const numCodes = len(allCodes) + 1
+
+func codeIndex(c Code) int {
+	for i, k := range allCodes {
+		if k == c {
+			return i
+		}
+	}
+	return len(allCodes)
+}

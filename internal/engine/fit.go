@@ -285,81 +285,89 @@ func (f *fitter) used(g *GPU, gi int) (slots int32, mem, cores int64) {
 // gate's result is appended to it instead of stopping at the first failure.
 func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores int64, all *[]Check) Check {
 	g := &n.GPUs[gi]
+	// Each gate first decides pass or fail with plain comparisons; its Check, with the numbers, is built only
+	// when it failed or when every result is wanted. Most GPUs pass most gates, and this runs for every GPU.
+	want := all != nil
 	stop := func(c Check) bool {
-		if all != nil {
+		if want {
 			*all = append(*all, c)
 			return false
 		}
 		return c.Failed()
 	}
-	var c Check
-	if c = (Check{Gate: "health"}); !g.Healthy {
-		c.Code, c.Detail = CardNotHealth, "registered unhealthy"
+	if failed := !g.Healthy; failed || want {
+		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, CardNotHealth, "registered unhealthy")) {
+			return c
+		}
 	}
-	if stop(c) {
-		return c
+	if failed := g.Cordoned && !f.ignoreFilters; failed || want {
+		if c := (Check{Gate: "cordon"}); stop(failIf(&c, failed, CardCordoned, "listed in "+codec.NodeCordonAnnotation)) {
+			return c
+		}
 	}
-	if c = (Check{Gate: "cordon"}); g.Cordoned && !f.ignoreFilters {
-		c.Code, c.Detail = CardCordoned, "listed in "+codec.NodeCordonAnnotation
+	if failed := !f.ignoreFilters && !f.typeMatches(g); failed || want {
+		c := Check{Gate: "type"}
+		if failed {
+			c.Code, c.Detail = CardTypeMismatch, f.typeDetail(g)
+		}
+		if stop(c) {
+			return c
+		}
 	}
-	if stop(c) {
-		return c
-	}
-	if c = (Check{Gate: "type"}); !f.ignoreFilters && !f.typeMatches(g) {
-		c.Code, c.Detail = CardTypeMismatch, f.typeDetail(g)
-	}
-	if stop(c) {
-		return c
-	}
-	if c = (Check{Gate: "uuid"}); !f.ignoreFilters && !f.uuidMatches(g.UUID) {
-		c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterName()
-	}
-	if stop(c) {
-		return c
+	if failed := !f.ignoreFilters && !f.uuidMatches(g.UUID); failed || want {
+		c := Check{Gate: "uuid"}
+		if failed {
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterName()
+		}
+		if stop(c) {
+			return c
+		}
 	}
 	usedSlots, usedMem, usedCores := f.used(g, gi)
-	if c = (Check{Gate: "slots", Need: 1, Have: int64(g.Slots - usedSlots), Total: int64(g.Slots), Unit: "slots"}); g.Slots <= usedSlots {
-		c.Code, c.Have = CardTimeSlicingExhausted, max(c.Have, 0)
+	if failed := g.Slots <= usedSlots; failed || want {
+		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
+		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
+			return c
+		}
 	}
-	if stop(c) {
-		return c
-	}
-	if c = (Check{Gate: "mutex", Have: int64(usedSlots), Unit: "slots used"}); f.req.Mutex && usedSlots > 0 {
-		c.Code, c.Detail = ExclusiveDeviceAllocateConflict, "the mutex policy needs an unused GPU"
-	}
-	if stop(c) {
-		return c
+	if failed := f.req.Mutex && usedSlots > 0; failed || want {
+		c := Check{Gate: "mutex", Have: int64(usedSlots), Unit: "slots used"}
+		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "the mutex policy needs an unused GPU")) {
+			return c
+		}
 	}
 	memNeed := r.MemoryOn(g.TotalMem)
-	if c = f.quotaCheckGPU(podMem+memNeed, podCores+r.Cores); stop(c) {
-		return c
+	if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
+		if stop(c) {
+			return c
+		}
 	}
-	if c = (Check{Gate: "memory", Need: memNeed, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}); g.TotalMem-usedMem < memNeed {
-		c.Code = CardInsufficientMemory
+	if failed := g.TotalMem-usedMem < memNeed; failed || want {
+		c := Check{Gate: "memory", Need: memNeed, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}
+		if stop(failIf(&c, failed, CardInsufficientMemory, "")) {
+			return c
+		}
 	}
-	if stop(c) {
-		return c
+	if failed := g.TotalCores-usedCores < r.Cores; failed || want {
+		c := Check{Gate: "cores", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+		if stop(failIf(&c, failed, CardInsufficientCore, "")) {
+			return c
+		}
 	}
-	if c = (Check{Gate: "cores", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}); g.TotalCores-usedCores < r.Cores {
-		c.Code = CardInsufficientCore
+	if failed := g.TotalCores == 100 && r.Cores == 100 && usedSlots > 0; failed || want {
+		c := Check{Gate: "exclusive", Need: r.Cores, Have: int64(usedSlots), Unit: "slots used"}
+		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU")) {
+			return c
+		}
 	}
-	if stop(c) {
-		return c
-	}
-	if c = (Check{Gate: "exclusive", Need: r.Cores, Have: int64(usedSlots), Unit: "slots used"}); g.TotalCores == 100 && r.Cores == 100 && usedSlots > 0 {
-		c.Code, c.Detail = ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU"
-	}
-	if stop(c) {
-		return c
-	}
-	if c = (Check{Gate: "compute", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}); r.Cores == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores {
-		c.Code, c.Detail = CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve"
-	}
-	if stop(c) {
-		return c
+	if failed := r.Cores == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores; failed || want {
+		c := Check{Gate: "compute", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
+			return c
+		}
 	}
 	if g.Mode == ModeMIG {
-		c = Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
+		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
 			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
 		} else if _, _, ok := f.migChoice(g, gi, memNeed); !ok {
@@ -375,6 +383,17 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	return Check{Gate: "fit"}
 }
 
+// failIf marks c failed with code and detail when failed is true, and returns it.
+func failIf(c *Check, failed bool, code Code, detail string) Check {
+	if failed {
+		c.Code = code
+		if detail != "" {
+			c.Detail = detail
+		}
+	}
+	return *c
+}
+
 // allChecks is every gate's result for one GPU, for detailed explanations.
 func (f *fitter) allChecks(n *Node, gi int, r *ContainerRequest, podMem, podCores int64) []Check {
 	out := make([]Check, 0, 14)
@@ -382,13 +401,7 @@ func (f *fitter) allChecks(n *Node, gi int, r *ContainerRequest, podMem, podCore
 	return out
 }
 
-// quotaCheckGPU is gate 10: the pod's total so far plus this GPU against the namespace's managed quota.
-func (f *fitter) quotaCheckGPU(memTotal, coresTotal int64) Check {
-	c, _ := f.quotaCheck(memTotal, coresTotal)
-	return c
-}
-
-// quotaCheck compares the pod's memory and cores so far with what the namespace has left.
+// quotaCheck is gate 10: it compares the pod's memory and cores so far with what the namespace has left.
 func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 	q := &f.quota
 	if q.hasMem && q.memUsed+memTotal > q.memLimit {

@@ -46,6 +46,7 @@ pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespa
 		newWhatIfCommand(read, streams, now),
 		newTopCommand(read, streams, now),
 		newSnapshotCommand(read, streams),
+		newServeExtenderCommand(config, streams),
 	)
 	return root
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/extender"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// ServeExtenderOptions are the inputs of `kubectl hami serve-extender`.
+type ServeExtenderOptions struct {
+	config  *genericclioptions.ConfigFlags
+	streams genericiooptions.IOStreams
+
+	Listen          string
+	TLSCertFile     string
+	TLSKeyFile      string
+	SchedulerName   string
+	DeviceConfigMap string
+	ReleaseLock     bool
+	LeaderElect     bool
+	LeaderLease     string
+	EventInterval   time.Duration
+	MaxBodyBytes    int64
+}
+
+func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	d := extender.DefaultOptions()
+	o := &ServeExtenderOptions{config: config, streams: streams}
+	cmd := &cobra.Command{
+		Use:   "serve-extender",
+		Short: "Serve kube-scheduler's extender verbs (filter, prioritize, bind) and HAMi's webhook from the engine",
+		Long: `serve-extender is a drop-in for HAMi's scheduler extender: kube-scheduler calls it for pods that ask for
+HAMi's resources; it reads and writes HAMi's annotations, so it works on a cluster that HAMi already runs.
+Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /metrics.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return o.Run(ctx)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Listen, "listen", ":8443", "address to serve on")
+	f.StringVar(&o.TLSCertFile, "tls-cert-file", "", "serve TLS with this certificate (with --tls-key-file)")
+	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "private key of --tls-cert-file")
+	f.StringVar(&o.SchedulerName, "scheduler-name", d.SchedulerName, "scheduler profile the webhook sends GPU pods to")
+	f.StringVar(&o.DeviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
+	f.BoolVar(&o.ReleaseLock, "release-node-lock", false, "release hami.io/mutex.lock right after bind (when no HAMi device plugin consumes it)")
+	f.BoolVar(&o.LeaderElect, "leader-elect", false, "with several replicas, only the holder of the Lease binds")
+	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
+	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
+	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
+	return cmd
+}
+
+// Validate checks flag combinations.
+func (o *ServeExtenderOptions) Validate() error {
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		return fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if !strings.Contains(o.LeaderLease, "/") {
+		return fmt.Errorf("--leader-elect-lease %q: want namespace/name", o.LeaderLease)
+	}
+	return nil
+}
+
+// Run serves until ctx ends.
+func (o *ServeExtenderOptions) Run(ctx context.Context) error {
+	log := slog.New(slog.NewJSONHandler(o.streams.ErrOut, nil))
+	rc, err := o.config.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("cannot load the kubeconfig: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	cfg := engine.DefaultConfig()
+	if ns, name, ok := strings.Cut(o.DeviceConfigMap, "/"); ok {
+		if cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+			if cfg, err = snapshot.DeviceConfig(cm, cfg); err != nil {
+				log.Warn("HAMi device ConfigMap", "err", err)
+			}
+		}
+	}
+	state := extender.NewState(cfg)
+	opts := extender.DefaultOptions()
+	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes
+	if o.LeaderElect {
+		leader := &extender.Leader{}
+		opts.IsLeader = leader.IsLeader
+		ns, name, _ := strings.Cut(o.LeaderLease, "/")
+		host, _ := os.Hostname()
+		go leader.Run(ctx, cs, ns, name, host+"-"+fmt.Sprint(os.Getpid()), log)
+	}
+	srv := extender.NewServer(state, cs, opts, log, time.Now)
+	if _, err := extender.StartInformers(ctx, cs, state, time.Now); err != nil {
+		return fmt.Errorf("cannot watch the cluster at %s: %w", rc.Host, err)
+	}
+	log.Info("serving", "listen", o.Listen, "tls", o.TLSCertFile != "", "cluster", rc.Host, "schedulerName", o.SchedulerName)
+	return srv.Serve(ctx, o.Listen, o.TLSCertFile, o.TLSKeyFile)
+}

@@ -1,0 +1,169 @@
+package extender
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// handleBind places the pod on the node kube-scheduler chose, the way HAMi's bind does, but safely: the
+// placement is re-checked and assumed atomically, the node lock is taken with optimistic concurrency, and
+// every failure rolls the assumption back.
+func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
+	var args extenderv1.ExtenderBindingArgs
+	if !decode(w, r, &args) {
+		return
+	}
+	res := extenderv1.ExtenderBindingResult{}
+	if err := s.bind(r.Context(), &args); err != nil {
+		res.Error = err.Error()
+		s.log.Warn("bind failed", "pod", args.PodNamespace+"/"+args.PodName, "node", args.Node, "err", err)
+		s.metrics.bindResult(false)
+	} else {
+		s.log.Info("bound", "pod", args.PodNamespace+"/"+args.PodName, "node", args.Node)
+		s.metrics.bindResult(true)
+	}
+	writeJSON(w, res)
+}
+
+func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) error {
+	if s.opts.IsLeader != nil && !s.opts.IsLeader() {
+		return fmt.Errorf("this extender replica is not the leader")
+	}
+	key := args.PodNamespace + "/" + args.PodName
+	pods := s.client.CoreV1().Pods(args.PodNamespace)
+	pod, err := pods.Get(ctx, args.PodName, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("pod %s: %w", key, err)
+	}
+	if args.PodUID != "" && pod.UID != args.PodUID {
+		return fmt.Errorf("pod %s was recreated (uid %s, bind asked for %s)", key, pod.UID, args.PodUID)
+	}
+	now := s.now()
+	v, placed, undo := s.state.Reserve(pod, args.Node, now)
+	if undo == nil {
+		reason := v.Summary
+		if ns := v.NodeStatus(args.Node); ns != nil && ns.Reason != "" {
+			reason = ns.Reason
+		}
+		return fmt.Errorf("pod %s no longer fits on node %s: %s", key, args.Node, reason)
+	}
+	fail := func(err error) error {
+		undo()
+		s.markFailed(ctx, pod)
+		s.releaseLock(ctx, args.Node, pod)
+		return err
+	}
+	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
+		undo()
+		return err
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": placed.Annotations, "labels": map[string]string{codec.PodNodeAnnotation: args.Node}}})
+	if _, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fail(fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err))
+	}
+	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+		Target: corev1.ObjectReference{Kind: "Node", Name: args.Node}}
+	if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return fail(fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err))
+	}
+	if s.opts.ReleaseLockAfterBind {
+		s.releaseLock(ctx, args.Node, pod)
+	}
+	return nil
+}
+
+// lockNode takes hami.io/mutex.lock for the pod. A lock held by another pod is taken over when it expired,
+// when its owner is gone or has finished allocating; otherwise the node is busy and bind fails, so that
+// kube-scheduler retries later (HAMi's device plugin identifies the pod being allocated by this lock).
+func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod, now time.Time) error {
+	nodes := s.client.CoreV1().Nodes()
+	for attempt := 0; attempt < 5; attempt++ {
+		n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("node %s: %w", nodeName, err)
+		}
+		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" {
+			if l, err := codec.ParseNodeLock(raw); err == nil && !l.Expired(now) && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
+				if s.lockOwnerActive(ctx, l) {
+					return fmt.Errorf("node %s is locked by pod %s/%s since %s (HAMi's device plugin has not allocated it yet)",
+						nodeName, l.Namespace, l.Pod, l.Time.Format(time.RFC3339))
+				}
+			}
+		}
+		value := codec.FormatNodeLock(codec.NodeLock{Time: now.UTC().Truncate(time.Second), Namespace: pod.Namespace, Pod: pod.Name})
+		// resourceVersion in a merge patch is a precondition: a concurrent writer makes this a conflict.
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": n.ResourceVersion, "annotations": map[string]string{codec.NodeLockAnnotation: value}}})
+		_, err = nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("node %s: cannot take %s: %w", nodeName, codec.NodeLockAnnotation, err)
+		}
+	}
+	return fmt.Errorf("node %s: %s kept changing; try again", nodeName, codec.NodeLockAnnotation)
+}
+
+// lockOwnerActive reports whether the lock's owner still waits for allocation.
+func (s *Server) lockOwnerActive(ctx context.Context, l codec.NodeLock) bool {
+	if l.Pod == "" {
+		return true // legacy time-only lock: honour it until it expires
+	}
+	owner, err := s.client.CoreV1().Pods(l.Namespace).Get(ctx, l.Pod, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	switch owner.Annotations[codec.PodBindPhaseAnnotation] {
+	case "success", "failed":
+		return false
+	}
+	return owner.Status.Phase != corev1.PodSucceeded && owner.Status.Phase != corev1.PodFailed
+}
+
+// releaseLock removes the node lock if this pod holds it.
+func (s *Server) releaseLock(ctx context.Context, nodeName string, pod *corev1.Pod) {
+	nodes := s.client.CoreV1().Nodes()
+	n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
+	if err != nil {
+		return
+	}
+	l, err := codec.ParseNodeLock(n.Annotations[codec.NodeLockAnnotation])
+	if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
+		return
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": n.ResourceVersion, "annotations": map[string]any{codec.NodeLockAnnotation: nil}}})
+	if _, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		s.log.Warn("cannot release node lock", "node", nodeName, "err", err)
+	}
+}
+
+// markFailed records bind-phase=failed and clears the placement so that nobody counts the pod any more.
+func (s *Server) markFailed(ctx context.Context, pod *corev1.Pod) {
+	annos := map[string]any{codec.PodBindPhaseAnnotation: "failed"}
+	for _, k := range []string{codec.PodNodeAnnotation, codec.PodToAllocateAnnotation, codec.PodAllocatedAnnotation, codec.PodMigAllocationsAnnotation} {
+		annos[k] = nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annos}})
+	if _, err := s.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil &&
+		!strings.Contains(err.Error(), "not found") {
+		s.log.Warn("cannot mark bind failed", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+	}
+}

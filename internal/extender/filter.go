@@ -1,0 +1,140 @@
+package extender
+
+import (
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// candidates are the node names kube-scheduler offers, from NodeNames (nodeCacheCapable) or Nodes.
+func candidates(args *extenderv1.ExtenderArgs) []string {
+	if args.NodeNames != nil {
+		return *args.NodeNames
+	}
+	if args.Nodes == nil {
+		return nil
+	}
+	names := make([]string, len(args.Nodes.Items))
+	for i := range args.Nodes.Items {
+		names[i] = args.Nodes.Items[i].Name
+	}
+	return names
+}
+
+// handleFilter returns every feasible node, and HAMi's reason text for each other node so kube-scheduler's
+// FailedScheduling event carries it. Unlike HAMi it does not pick the node here: prioritize ranks the
+// feasible nodes and kube-scheduler's own scoring still counts.
+func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
+	var args extenderv1.ExtenderArgs
+	if !decode(w, r, &args) {
+		return
+	}
+	if args.Pod == nil {
+		writeJSON(w, extenderv1.ExtenderFilterResult{Error: "the request has no pod"})
+		return
+	}
+	names := candidates(&args)
+	v := s.evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
+	res := extenderv1.ExtenderFilterResult{FailedNodes: extenderv1.FailedNodesMap{}, FailedAndUnresolvableNodes: extenderv1.FailedNodesMap{}}
+	fits := map[string]bool{}
+	if v.NoGPURequest {
+		for _, n := range names {
+			fits[n] = true
+		}
+	} else {
+		for i := range v.Nodes {
+			ns := &v.Nodes[i]
+			switch {
+			case ns.Fits:
+				fits[ns.Node] = true
+			case unresolvable(ns.Code):
+				res.FailedAndUnresolvableNodes[ns.Node] = ns.Reason
+			default:
+				res.FailedNodes[ns.Node] = ns.Reason
+			}
+		}
+		for _, n := range names {
+			if !fits[n] && res.FailedNodes[n] == "" && res.FailedAndUnresolvableNodes[n] == "" {
+				res.FailedAndUnresolvableNodes[n] = string(engine.NodeUnregistered) // unknown to the informer yet
+			}
+		}
+	}
+	s.metrics.decision(v)
+	if !v.Fits && !v.NoGPURequest {
+		s.events.pending(r.Context(), s, args.Pod, v)
+	}
+	if args.NodeNames != nil || args.Nodes == nil {
+		kept := make([]string, 0, len(fits))
+		for _, n := range names {
+			if fits[n] {
+				kept = append(kept, n)
+			}
+		}
+		res.NodeNames = &kept
+	} else {
+		kept := &corev1.NodeList{}
+		for i := range args.Nodes.Items {
+			if fits[args.Nodes.Items[i].Name] {
+				kept.Items = append(kept.Items, args.Nodes.Items[i])
+			}
+		}
+		res.Nodes = kept
+	}
+	writeJSON(w, res)
+}
+
+// unresolvable codes cannot change by preempting pods, so kube-scheduler need not try.
+func unresolvable(c engine.Code) bool {
+	switch c {
+	case engine.NodeUnregistered, engine.NodeDevicesNotReady, engine.NodeInsufficientDevice, engine.CardTypeMismatch, engine.CardUUIDMismatch:
+		return true
+	}
+	return false
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// handlePrioritize maps the engine's node scores (0..30, binpack prefers high, spread low) onto the
+// extender range 0..10 for the feasible nodes; the others get 0.
+func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
+	var args extenderv1.ExtenderArgs
+	if !decode(w, r, &args) {
+		return
+	}
+	names := candidates(&args)
+	out := make(extenderv1.HostPriorityList, 0, len(names))
+	if args.Pod == nil {
+		writeJSON(w, out)
+		return
+	}
+	v := s.evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
+	score := map[string]int64{}
+	if !v.NoGPURequest {
+		for i := range v.Nodes {
+			if ns := &v.Nodes[i]; ns.Fits {
+				score[ns.Node] = extenderScore(v.Request.NodePolicy, ns.Score)
+			}
+		}
+	}
+	for _, n := range names {
+		out = append(out, extenderv1.HostPriority{Host: n, Score: score[n]})
+	}
+	writeJSON(w, out)
+}
+
+// extenderScore maps an engine node score (0..30) to 0..MaxExtenderPriority.
+func extenderScore(policy string, engineScore float64) int64 {
+	frac := min(max(engineScore/30, 0), 1)
+	if policy == engine.PolicySpread {
+		frac = 1 - frac
+	}
+	return int64(frac*float64(extenderv1.MaxExtenderPriority) + 0.5)
+}

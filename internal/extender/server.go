@@ -1,0 +1,144 @@
+package extender
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// Options tune the server.
+type Options struct {
+	// SchedulerName is the profile the webhook points GPU pods at.
+	SchedulerName string
+	// ReleaseLockAfterBind releases hami.io/mutex.lock as soon as the pod is bound. HAMi's own device plugin
+	// releases it after Allocate; without one (tests, or nodes that never consume it) the lock would stall
+	// the node for its 5-minute expiry.
+	ReleaseLockAfterBind bool
+	// MaxBodyBytes bounds a request body (kube-scheduler sends every candidate node without a node cache).
+	MaxBodyBytes int64
+	// EventInterval is the least time between two pending-reason events for one pod.
+	EventInterval time.Duration
+	// IsLeader says whether this replica may bind; nil means always.
+	IsLeader func() bool
+}
+
+// DefaultOptions are the defaults of `kubectl hami serve-extender`.
+func DefaultOptions() Options {
+	return Options{SchedulerName: "hami-scheduler", MaxBodyBytes: 64 << 20, EventInterval: time.Minute}
+}
+
+// Server answers kube-scheduler's extender calls and HAMi's admission webhook.
+type Server struct {
+	state   *State
+	client  kubernetes.Interface
+	opts    Options
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *Metrics
+	events  *eventLimiter
+}
+
+// NewServer builds a server over the state. client is used by bind and for events.
+func NewServer(state *State, client kubernetes.Interface, opts Options, log *slog.Logger, now func() time.Time) *Server {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultOptions().MaxBodyBytes
+	}
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Server{state: state, client: client, opts: opts, log: log, now: now,
+		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval)}
+}
+
+// Handler routes the extender's endpoints.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /filter", s.timed("filter", s.handleFilter))
+	mux.HandleFunc("POST /prioritize", s.timed("prioritize", s.handlePrioritize))
+	mux.HandleFunc("POST /bind", s.timed("bind", s.handleBind))
+	mux.HandleFunc("POST /webhook", s.timed("webhook", s.handleWebhook))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.state.Synced() {
+			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
+			return
+		}
+		if s.opts.IsLeader != nil && !s.opts.IsLeader() {
+			http.Error(w, "not the leader", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	return mux
+}
+
+// timed records the latency of a verb.
+func (s *Server) timed(verb string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		h(w, r)
+		s.metrics.observe(verb, time.Since(start))
+	}
+}
+
+// decode reads a JSON body into v, answering 400 (or 413) itself on failure.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		status := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		http.Error(w, fmt.Sprintf("cannot decode the request body: %v", err), status)
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// evaluate runs the engine under the state's read lock.
+func (s *Server) evaluate(pod *corev1.Pod, opts engine.EvalOptions) *engine.Verdict {
+	var v *engine.Verdict
+	s.state.Read(func(c *engine.Cluster) { v = c.Evaluate(pod, opts) })
+	return v
+}
+
+// Serve listens until ctx ends, with TLS when certFile and keyFile are set.
+func (s *Server) Serve(ctx context.Context, addr, certFile, keyFile string) error {
+	srv := &http.Server{Addr: addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() {
+		if certFile != "" {
+			errc <- srv.ListenAndServeTLS(certFile, keyFile)
+		} else {
+			errc <- srv.ListenAndServe()
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shut)
+	}
+}

@@ -9,7 +9,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo
+.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools
 
 all: build
 
@@ -26,13 +26,17 @@ demo:
 # test: lint, then every package's tests (fuzz seed corpora run as plain tests).
 test: lint unit
 
-unit: k8s-binaries
+unit: k8s-binaries tools
 	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) $(GO) test -count=1 ./...
 
 # k8s-binaries: build (once, cached outside the repo) the kube-apiserver, kube-scheduler and etcd that
 # internal/testenv runs; the first build takes about 15-20 minutes.
 k8s-binaries:
 	bash hack/k8s-binaries.sh
+
+# tools: kubectl for the plugin test (`kubectl hami ...`), from Debian's kubernetes-client when missing.
+tools:
+	bash hack/ensure-kubectl.sh
 
 lint:
 	$(GO) vet ./...

@@ -62,6 +62,8 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w", err)
 	}
+	// A read lists whole clusters in pages; client-go's default 5 requests/s would make waiting the main cost.
+	rc.QPS, rc.Burst = 100, 200
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)

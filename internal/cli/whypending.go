@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -160,8 +161,11 @@ func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPe
 }
 
 // kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod.
+// Results are sorted by node name, like the verdict's nodes, whatever order the snapshot listed them in.
 func kubeChecks(s *snapshot.Snapshot, pod *corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
-	return kubefit.Check(pod, s.Nodes, s.PodsByNode(), cfg.ManagedResources())
+	res := kubefit.Check(pod, s.Nodes, s.PodsByNode(), cfg.ManagedResources())
+	sort.SliceStable(res, func(i, j int) bool { return res[i].Node < res[j].Node })
+	return res
 }
 
 // kubeQuotaUsed is Kubernetes' own ResourceQuota status.used for the managed keys, the tightest quota's.

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -104,6 +105,14 @@ func quota(ns, name string, hard ...string) *corev1.ResourceQuota {
 }
 
 func main() {
+	if err := generate(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "gendemo:", err)
+		os.Exit(1)
+	}
+}
+
+// generate writes the demo snapshot.
+func generate(w io.Writer) error {
 	s := &snapshot.Snapshot{}
 	a2 := devices("gpu-a100-02", a100, 8, 10)
 	a2[3].Health = false
@@ -174,8 +183,7 @@ func main() {
 		admitted, _ := engine.Admit(p, cfg)
 		v := c.Evaluate(admitted, engine.EvalOptions{})
 		if !v.Fits {
-			fmt.Fprintf(os.Stderr, "gendemo: running pod %s/%s does not fit: %s\n", p.Namespace, p.Name, v.Summary)
-			os.Exit(1)
+			return fmt.Errorf("running pod %s/%s does not fit: %s", p.Namespace, p.Name, v.Summary)
 		}
 		at := start.Add(time.Duration(i) * time.Minute)
 		for k, val := range v.Placement.Annotations(at) {
@@ -203,11 +211,8 @@ func main() {
 			FirstTimestamp: metav1.NewTime(start), LastTimestamp: metav1.NewTime(start.Add(30 * time.Minute)),
 			Message: v.Summary, Source: corev1.EventSource{Component: "hami-scheduler"}})
 	}
-	fmt.Println("# Demo cluster for kubectl-hami: regenerate with `go run ./hack/gendemo > examples/demo-cluster.yaml`.")
-	if err := s.WriteList(os.Stdout, "yaml"); err != nil {
-		fmt.Fprintln(os.Stderr, "gendemo:", err)
-		os.Exit(1)
-	}
+	fmt.Fprintln(w, "# Demo cluster for kubectl-hami: regenerate with `go run ./hack/gendemo > examples/demo-cluster.yaml`.")
+	return s.WriteList(w, "yaml")
 }
 
 // kubeQuotaStatus fills status.used as Kubernetes computes it: the sum of container limits, one GPU's worth per

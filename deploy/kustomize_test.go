@@ -1,0 +1,131 @@
+package deploy_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// build runs kustomize (the same library `kubectl apply -k` uses) on dir of fsys.
+func build(t *testing.T, fsys filesys.FileSystem, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	var out []*unstructured.Unstructured
+	for _, r := range res.Resources() {
+		j, err := r.MarshalJSON() // JSON numbers, as the reader's objects have
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(j); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func objectKey(u *unstructured.Unstructured) string {
+	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+// TestKustomizeBuildMatchesReader checks that kustomize builds the base into exactly the objects the tests'
+// reader applies, so the tests check what `kubectl apply -k deploy/extender` sends.
+func TestKustomizeBuildMatchesReader(t *testing.T) {
+	b := readBase(t, baseDir)
+	built := build(t, filesys.MakeFsOnDisk(), baseDir)
+	want := map[string]map[string]any{}
+	for _, m := range b.Manifests {
+		want[objectKey(m.Obj)] = m.Obj.Object
+	}
+	got := map[string]bool{}
+	for _, u := range built {
+		k := objectKey(u)
+		got[k] = true
+		w, ok := want[k]
+		switch {
+		case !ok:
+			t.Errorf("kustomize builds %s, which the reader does not see", k)
+		case !reflect.DeepEqual(w, u.Object):
+			t.Errorf("kustomize builds %s differently from the file:\nfile:      %v\nkustomize: %v", k, w, u.Object)
+		}
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("kustomize does not build %s", k)
+		}
+	}
+}
+
+// TestKustomizeNamespaceOverlay builds an overlay that only sets another namespace: every namespaced object,
+// every binding's ServiceAccount subject and the webhook's Service must follow, and nothing may still name
+// kube-system but what allowedKubeSystem lists.
+func TestKustomizeNamespaceOverlay(t *testing.T) {
+	const ns = "gpu-system"
+	fsys := filesys.MakeFsInMemory()
+	files, err := filepath.Glob(filepath.Join(baseDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fsys.WriteFile(filepath.Join("/app/base", filepath.Base(f)), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	overlay := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: " + ns + "\nresources:\n- ../base\n"
+	if err := fsys.WriteFile("/app/overlay/kustomization.yaml", []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range build(t, fsys, "/app/overlay") {
+		k := objectKey(u)
+		if !clusterScoped[u.GetKind()] && u.GetNamespace() != ns {
+			t.Errorf("%s: namespace %q, want %q", k, u.GetNamespace(), ns)
+		}
+		switch u.GetKind() {
+		case "ClusterRoleBinding", "RoleBinding":
+			subjects, _, _ := unstructured.NestedSlice(u.Object, "subjects")
+			for _, s := range subjects {
+				s := s.(map[string]any)
+				if s["kind"] == "ServiceAccount" && s["namespace"] != ns {
+					t.Errorf("%s: subject %v keeps namespace %v, want %s", k, s["name"], s["namespace"], ns)
+				}
+			}
+		case "MutatingWebhookConfiguration":
+			webhooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+			for _, w := range webhooks {
+				svcNS, _, _ := unstructured.NestedString(w.(map[string]any), "clientConfig", "service", "namespace")
+				if svcNS != ns {
+					t.Errorf("%s: webhook calls the Service in namespace %q, want %q", k, svcNS, ns)
+				}
+			}
+		}
+		// The leases and HAMi's ConfigMap are named through $(POD_NAMESPACE); only kube-scheduler's configuration
+		// keeps its default resourceNamespace (overridden on the command line), and the webhook keeps kube-system out.
+		raw, err := u.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := allowedKubeSystem[k]; strings.Contains(string(raw), "kube-system") && !ok {
+			t.Errorf("%s still names kube-system after the overlay:\n%s", k, raw)
+		}
+	}
+}
+
+// allowedKubeSystem are the objects of the gpu-system overlay that may still name kube-system, and why.
+var allowedKubeSystem = map[string]string{
+	"ConfigMap gpu-system/kubectl-hami-scheduler-config":  "leaderElection.resourceNamespace, overridden by --leader-elect-resource-namespace",
+	"MutatingWebhookConfiguration /kubectl-hami-extender": "the namespaceSelector keeps kube-system's pods away from the webhook",
+}

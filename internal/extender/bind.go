@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,11 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 		s.releaseLock(ctx, args.Node, pod)
 		return err
 	}
+	// Binds to one node take turns: kube-scheduler sends them concurrently, and without this the second would
+	// find the first one's hami.io/mutex.lock and fail instead of waiting a few milliseconds.
+	turn := s.nodeTurn(args.Node)
+	turn.Lock()
+	defer turn.Unlock()
 	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
 		undo()
 		return err
@@ -137,22 +143,37 @@ func (s *Server) lockOwnerActive(ctx context.Context, l codec.NodeLock) bool {
 	return owner.Status.Phase != corev1.PodSucceeded && owner.Status.Phase != corev1.PodFailed
 }
 
-// releaseLock removes the node lock if this pod holds it.
+// nodeTurn is the in-process mutex that serialises binds to one node.
+func (s *Server) nodeTurn(node string) *sync.Mutex {
+	m, _ := s.nodeTurns.LoadOrStore(node, &sync.Mutex{})
+	return m.(*sync.Mutex)
+}
+
+// releaseLock removes the node lock if this pod holds it, retrying when another writer changed the node in
+// between: a lock left behind would stall the node for its whole 5-minute lifetime.
 func (s *Server) releaseLock(ctx context.Context, nodeName string, pod *corev1.Pod) {
 	nodes := s.client.CoreV1().Nodes()
-	n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
-	if err != nil {
-		return
+	for attempt := 0; attempt < 5; attempt++ {
+		n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			return
+		}
+		l, err := codec.ParseNodeLock(n.Annotations[codec.NodeLockAnnotation])
+		if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
+			return
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": n.ResourceVersion, "annotations": map[string]any{codec.NodeLockAnnotation: nil}}})
+		_, err = nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			return
+		}
+		if !apierrors.IsConflict(err) {
+			s.log.Warn("cannot release node lock", "node", nodeName, "err", err)
+			return
+		}
 	}
-	l, err := codec.ParseNodeLock(n.Annotations[codec.NodeLockAnnotation])
-	if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
-		return
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": n.ResourceVersion, "annotations": map[string]any{codec.NodeLockAnnotation: nil}}})
-	if _, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		s.log.Warn("cannot release node lock", "node", nodeName, "err", err)
-	}
+	s.log.Warn("cannot release node lock: the node kept changing", "node", nodeName)
 }
 
 // markFailed records bind-phase=failed and clears the placement so that nobody counts the pod any more.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +47,8 @@ type Server struct {
 	now     func() time.Time
 	metrics *Metrics
 	events  *eventLimiter
+	// nodeTurns holds a *sync.Mutex per node name: binds to one node take turns.
+	nodeTurns sync.Map
 }
 
 // NewServer builds a server over the state. client is used by bind and for events.
@@ -95,7 +98,19 @@ func (s *Server) timed(verb string, h http.HandlerFunc) http.HandlerFunc {
 
 // decode reads a JSON body into v, answering 400 (or 413) itself on failure.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+	dec := json.NewDecoder(r.Body)
+	err := dec.Decode(v)
+	if err == nil {
+		// One JSON value and nothing after it: trailing data means a broken or forged request.
+		if _, tail := dec.Token(); tail != io.EOF {
+			err = fmt.Errorf("unexpected data after the JSON value")
+			var tooBig *http.MaxBytesError
+			if errors.As(tail, &tooBig) {
+				err = tail
+			}
+		}
+	}
+	if err != nil {
 		status := http.StatusBadRequest
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

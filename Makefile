@@ -10,6 +10,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools
+.PHONY: dist krew-manifest test-release completion
 
 all: build
 
@@ -17,11 +18,9 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-hami
 
 # demo: the main job on the embedded demo cluster, no cluster needed.
+# (the terminal UI on a terminal; the tables when stdout is not one)
 demo:
 	@$(GO) run ./cmd/kubectl-hami top --demo
-	@echo
-	@echo '$$ kubectl hami why-pending llm-serve-2 -n inference --demo'
-	@$(GO) run ./cmd/kubectl-hami why-pending llm-serve-2 -n inference --demo
 
 # test: lint, then every package's tests (fuzz seed corpora run as plain tests).
 test: lint unit
@@ -37,6 +36,7 @@ k8s-binaries:
 # tools: kubectl for the plugin test (`kubectl hami ...`), from Debian's kubernetes-client when missing.
 tools:
 	bash hack/ensure-kubectl.sh
+	bash hack/ensure-tmux.sh
 
 lint:
 	$(GO) vet ./...
@@ -45,7 +45,7 @@ lint:
 
 # bench: the engine benchmarks of docs/benchmarks.md. BENCHCOUNT=10 for benchstat input.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./internal/engine/...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./internal/engine/... ./internal/tui/
 
 # fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
 FUZZTIME ?= 20s
@@ -58,3 +58,27 @@ fuzz:
 
 clean:
 	rm -rf bin dist
+
+# dist: release archives for linux/amd64 (cgo, for the node agent), linux/arm64, darwin/amd64, darwin/arm64 and
+# windows/amd64 (CGO off), each with the binary, LICENSE and kubectl_complete-hami, plus SHA256SUMS and, when
+# VERSION is vX.Y.Z, the krew manifest of these archives (dist/hami.yaml). See hack/dist.sh.
+DIST_DIR ?= dist
+dist:
+	VERSION='$(VERSION)' LDFLAGS='$(LDFLAGS)' GO='$(GO)' DIST_DIR='$(DIST_DIR)' bash hack/dist.sh
+
+# krew-manifest: render krew.yaml from hack/krew.yaml.tmpl with the sha256 of each archive of `make dist` and
+# its GitHub release download URL. VERSION must be vX.Y.Z: make krew-manifest VERSION=v0.1.0
+krew-manifest: dist
+	$(GO) run ./hack/release manifest -template hack/krew.yaml.tmpl -version '$(VERSION)' -dist '$(DIST_DIR)' -out krew.yaml
+
+# test-release: build krew from its Go module (cached), validate the manifest with krew's validate-krew-manifest
+# (which installs every platform's archive), install the linux/amd64 archive into a temporary krew root and run
+# `kubectl hami version` and completion through kubectl. See hack/test-release.sh.
+test-release: tools
+	GO='$(GO)' bash hack/test-release.sh
+
+# completion: the completion scripts of the current build into bin/completion (bash, zsh, fish, powershell).
+completion: build
+	@mkdir -p bin/completion
+	@for sh in bash zsh fish powershell; do $(BIN) completion $$sh > bin/completion/kubectl-hami.$$sh || exit 1; done
+	@ls bin/completion

@@ -3,16 +3,20 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+	"github.com/kubectl-hami/kubectl-hami/internal/tui"
 )
 
 // TopOptions are the inputs of `kubectl hami top`.
@@ -30,8 +34,13 @@ func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func
 	cmd := &cobra.Command{
 		Use:   "top",
 		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
+		Long: `Show GPU allocation per node, namespace GPU quotas and pending GPU pods.
+
+In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or 1-5 views, enter drill down,
+esc back, ? help, q quit) that follows the cluster through watches and never writes to it. When stdout is
+not a terminal, with --once or with -o, it prints the tables once.`,
 		Example: `  kubectl hami top
-  kubectl hami top -o wide
+  kubectl hami top --once -o wide
   kubectl hami top --demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,7 +52,7 @@ func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
-	cmd.Flags().BoolVar(&o.Once, "once", false, "print the tables once (what top does until its terminal UI arrives)")
+	cmd.Flags().BoolVar(&o.Once, "once", false, "print the tables once instead of opening the terminal UI (what top does when stdout is not a terminal)")
 	return cmd
 }
 
@@ -80,6 +89,9 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	s, err := o.read.load(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) {
+		return o.runUI(ctx, s)
 	}
 	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
 	rows := pendingRows(s, c, cfg, o.now())
@@ -127,6 +139,27 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	return render.Pending(w, rows)
+}
+
+// runUI opens the terminal UI on the loaded snapshot; a live cluster stays live through informers.
+func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
+	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, Namespace: o.read.namespace(), Now: o.now,
+		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out}
+	if o.read.client != nil {
+		opts.Client = o.read.client
+		if c := o.read.config.Context; c != nil && *c != "" {
+			opts.Context = *c
+		} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
+			opts.Context = raw.CurrentContext
+		}
+	}
+	return tui.Run(ctx, opts)
+}
+
+// isTerminal reports whether w is a terminal (the UI needs one; pipes and files get the tables).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // pendingRows evaluates every GPU pod that waits for a node.

@@ -1,2 +1,14 @@
-// Package tui will hold the `kubectl hami top` terminal UI. It is built in the TUI issue.
+// Package tui is the terminal UI of `kubectl hami top`: per-GPU allocation bars for every node, a node's
+// GPUs and the pods on each, namespace GPU quotas, pending GPU pods with the engine's explanation, and a
+// what-if form, all one keypress apart (k9s keys: / filter, : jump, tab and 1-5, enter, esc, ?, q).
+//
+// Data flow. A world (world.go) holds the engine model and the objects it was built from; it is fed once by
+// a snapshot (--demo, --snapshot) or, for a live cluster, by informers (live.go) whose events go into a
+// coalescing queue and a one-slot channel. The model waits on that channel in a tea.Cmd; each wake-up applies
+// the queued changes to the engine model incrementally and hands the UI a new immutable Data (a full rebuild
+// of a 50,000-pod engine model takes half a second; applying one pod takes microseconds). Verdicts of pending
+// pods are computed after each update in a second Cmd, so a burst of events never delays the node bars.
+//
+// The UI never writes to the cluster. Live GPU usage (memory used, utilisation) comes from MetricsMsg, which
+// the node agent will send; until then the UI shows "n/a" in those columns.
 package tui

@@ -1,0 +1,75 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+)
+
+// pendingRows are the Pending view's rows, one per waiting GPU pod.
+func (m *Model) pendingRows() []row {
+	rows := make([]row, len(m.data.Pending))
+	for i, p := range m.data.Pending {
+		reason := m.reason(p)
+		// The filter matches namespace/name and the deciding gate: fuzzy matching on the whole reason
+		// would match almost anything.
+		code := ""
+		if v := m.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
+			code = " " + string(v.Reasons[0].Code)
+		}
+		rows[i] = row{key: p.Key(), text: p.Key() + code,
+			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(m.data.Updated.Sub(p.Created))), str(reason)}}
+	}
+	return rows
+}
+
+// reason is the one-line reason (render.OneLine), once the verdict is in.
+func (m *Model) reason(p *PendingView) string {
+	if v := m.verdicts[p.Key()]; v != nil {
+		return render.OneLine(v)
+	}
+	return "evaluating…"
+}
+
+func (m *Model) pendingCols() []cell {
+	if m.width-2 >= 110 {
+		return []cell{{20, false}, {30, false}, {4, true}, {4, true}, {-1, false}}
+	}
+	return []cell{{12, false}, {18, false}, {4, true}, {4, true}, {-1, false}}
+}
+
+func (m *Model) renderPending(height int) []string {
+	s := m.styles
+	cols := m.pendingCols()
+	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
+	t := m.pending
+	if len(t.order) == 0 {
+		return append(lines, s.dim.Render(m.emptyText(t, "no GPU pod is waiting for a node")))
+	}
+	for _, p := range t.visible(height - 1) {
+		pv := m.data.Pending[t.order[p]]
+		marker, ns := "  ", pv.Namespace
+		if p == t.cursor {
+			marker, ns = "▸ ", s.selected.Render(padRight(pv.Namespace, cols[0].w))
+		}
+		age := "-"
+		if !pv.Created.IsZero() && !m.data.Updated.IsZero() {
+			age = render.Age(m.data.Updated.Sub(pv.Created))
+		}
+		reason := m.reason(pv)
+		rs := s.warn
+		if v := m.verdicts[pv.Key()]; v != nil && v.Fits {
+			rs = s.ok
+		} else if v == nil {
+			rs = s.dim
+		}
+		lines = append(lines, marker+line(cols, ns, pv.Name, fmt.Sprint(pv.GPUs), age, rs.Render(reason)))
+	}
+	return lines
+}
+
+func (m *Model) renderVerdictPage(height int) []string {
+	s := m.styles
+	title := s.title.Render("Why pending: "+m.pagerPod) + s.dim.Render(fmt.Sprintf("  (esc back · ↑↓ pgup pgdn ←→ scroll · %d%%)", int(m.pager.ScrollPercent()*100)))
+	return append([]string{title}, splitLines(m.pager.View())...)
+}

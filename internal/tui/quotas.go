@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+)
+
+// quotaRows are the Quotas view's rows, one per namespace with a GPU quota or GPU usage.
+func (m *Model) quotaRows() []row {
+	rows := make([]row, len(m.data.Quotas))
+	for i, q := range m.data.Quotas {
+		memPct, corePct := -1.0, -1.0
+		if l := q.Status.Memory; l != nil {
+			memPct = ratio(l.Used, l.Limit)
+		}
+		if l := q.Status.Cores; l != nil {
+			corePct = ratio(l.Used, l.Limit)
+		}
+		h := 0
+		for _, l := range []*engine.QuotaLine{q.Status.Memory, q.Status.Cores} {
+			if l != nil {
+				h++
+			}
+		}
+		rows[i] = row{key: q.Namespace, text: q.Namespace, height: max(h, 1), keys: []sortKey{str(q.Namespace), num(memPct), num(corePct)}}
+	}
+	return rows
+}
+
+type quotaLayout struct {
+	wide                      bool
+	ns, res, bar, text, quota int
+}
+
+func (m *Model) quotaLayout() quotaLayout {
+	w := m.width - 2
+	if w >= 110 {
+		l := quotaLayout{wide: true, ns: 20, res: 26, text: 24, quota: 14}
+		l.bar = min(max(w-(l.ns+l.res+4+l.text+l.quota+18+6), 10), 40)
+		return l
+	}
+	l := quotaLayout{ns: 16, res: 8, text: 11}
+	l.bar = max(w-(l.ns+l.res+4+l.text+10+5), 6)
+	return l
+}
+
+func (l quotaLayout) cols() []cell {
+	if l.wide {
+		return []cell{{l.ns, false}, {l.res, false}, {l.bar, false}, {4, true}, {l.text, true}, {l.quota, false}, {-1, false}}
+	}
+	return []cell{{l.ns, false}, {l.res, false}, {l.bar, false}, {4, true}, {l.text, true}, {-1, false}}
+}
+
+func (m *Model) renderQuotas(height int) []string {
+	s := m.styles
+	l := m.quotaLayout()
+	var header string
+	if l.wide {
+		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "RESOURCEQUOTA", "KUBERNETES STATUS")
+	} else {
+		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "KUBERNETES")
+	}
+	lines := []string{s.colHeader.Render("  " + header)}
+	t := m.quotas
+	if len(t.order) == 0 {
+		return append(lines, s.dim.Render(m.emptyText(t, "no namespace has a GPU quota or GPU usage")))
+	}
+	for _, p := range t.visible(height - 1) {
+		q := m.data.Quotas[t.order[p]]
+		marker, ns := "  ", q.Namespace
+		if p == t.cursor {
+			marker, ns = "▸ ", s.selected.Render(padRight(q.Namespace, l.ns))
+		} else {
+			ns = s.bold.Render(padRight(ns, l.ns))
+		}
+		first := true
+		for _, ql := range []*engine.QuotaLine{q.Status.Memory, q.Status.Cores} {
+			if ql == nil {
+				continue
+			}
+			name := ns
+			if !first {
+				marker, name = "  ", ""
+			}
+			first = false
+			res := shortResource(ql.Resource)
+			if l.wide {
+				res = ql.Resource
+			}
+			var text string
+			switch {
+			case ql.Unit == "MiB" && !l.wide:
+				text = mib(ql.Used) + "/" + mib(ql.Limit)
+			case ql.Unit == "%":
+				text = fmt.Sprintf("%d/%d %%", ql.Used, ql.Limit)
+			default:
+				text = fmt.Sprintf("%d/%d %s", ql.Used, ql.Limit, ql.Unit)
+			}
+			kube := q.Kube[ql.Resource]
+			if kube == "" {
+				kube = "-"
+			}
+			vals := []string{name, res, s.bar(l.bar, ql.Used, ql.Limit, -1), s.pct(ql.Used, ql.Limit), text}
+			if l.wide {
+				vals = append(vals, ql.Source)
+			}
+			lines = append(lines, marker+line(l.cols(), append(vals, kube)...))
+		}
+		if first {
+			lines = append(lines, marker+line([]cell{{l.ns, false}, {-1, false}}, ns, s.dim.Render("no GPU quota: HAMi counts the usage, nothing limits it")))
+		}
+	}
+	return lines
+}
+
+// renderVerdict is the CLI's why-pending rendering; kept in one place so the pager and what-if agree.
+var renderVerdict = render.Verdict

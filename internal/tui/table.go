@@ -1,0 +1,226 @@
+package tui
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sahilm/fuzzy"
+)
+
+// sortCol is a column a table can sort by; desc is its natural direction (fullest first for usage).
+type sortCol struct {
+	name string
+	desc bool
+}
+
+// sortKey is one row's value in a sort column: a number, or a string when str is set.
+type sortKey struct {
+	n   float64
+	s   string
+	str bool
+}
+
+func num(v float64) sortKey { return sortKey{n: v} }
+func str(s string) sortKey  { return sortKey{s: s, str: true} }
+
+// row is what a table knows of a row: identity, the text the filter matches and the sort values.
+// Rendering is the view's job; it gets the row's index into the items it gave.
+type row struct {
+	key    string
+	text   string
+	keys   []sortKey
+	height int // lines the row takes; 0 counts as 1
+}
+
+// table is the list behind every view: fuzzy filter, sort by a column, a cursor and a scroll offset. Rows
+// of different heights are allowed (a node and its GPU lines). Only the rows on screen are ever rendered.
+type table struct {
+	cols    []sortCol
+	sortIdx int
+	desc    bool
+	rows    []row
+	order   []int // indexes into rows: filtered, sorted
+	cursor  int   // position in order
+	offset  int   // first position in order on screen
+	filter  string
+}
+
+func newTable(cols ...sortCol) *table {
+	t := &table{cols: cols}
+	if len(cols) > 0 {
+		t.desc = cols[0].desc
+	}
+	return t
+}
+
+// setRows replaces the rows, keeping the selected row selected when it is still there.
+func (t *table) setRows(rows []row) {
+	sel := t.selectedKey()
+	t.rows = rows
+	t.refresh(sel)
+}
+
+func (t *table) setFilter(f string) {
+	if f == t.filter {
+		return
+	}
+	sel := t.selectedKey()
+	t.filter = f
+	t.refresh(sel)
+}
+
+// cycleSort moves to the next sort column, in its natural direction.
+func (t *table) cycleSort() {
+	if len(t.cols) == 0 {
+		return
+	}
+	sel := t.selectedKey()
+	t.sortIdx = (t.sortIdx + 1) % len(t.cols)
+	t.desc = t.cols[t.sortIdx].desc
+	t.refresh(sel)
+}
+
+func (t *table) reverse() {
+	sel := t.selectedKey()
+	t.desc = !t.desc
+	t.refresh(sel)
+}
+
+// sortName says how the table is sorted, e.g. "memory ↓".
+func (t *table) sortName() string {
+	if len(t.cols) == 0 {
+		return ""
+	}
+	arrow := "↑"
+	if t.desc {
+		arrow = "↓"
+	}
+	return t.cols[t.sortIdx].name + " " + arrow
+}
+
+type rowSource struct{ t *table }
+
+func (s rowSource) String(i int) string { return s.t.rows[i].text }
+func (s rowSource) Len() int            { return len(s.t.rows) }
+
+func (t *table) refresh(sel string) {
+	t.order = t.order[:0]
+	if t.filter == "" {
+		for i := range t.rows {
+			t.order = append(t.order, i)
+		}
+	} else {
+		for _, m := range fuzzy.FindFromNoSort(t.filter, rowSource{t}) {
+			t.order = append(t.order, m.Index)
+		}
+	}
+	if len(t.cols) > 0 {
+		k := t.sortIdx
+		slices.SortStableFunc(t.order, func(a, b int) int {
+			ra, rb := &t.rows[a], &t.rows[b]
+			var c int
+			if k < len(ra.keys) && k < len(rb.keys) {
+				ka, kb := ra.keys[k], rb.keys[k]
+				if ka.str || kb.str {
+					c = cmp.Compare(ka.s, kb.s)
+				} else {
+					c = cmp.Compare(ka.n, kb.n)
+				}
+			}
+			if t.desc {
+				c = -c
+			}
+			if c == 0 {
+				c = cmp.Compare(ra.key, rb.key)
+			}
+			return c
+		})
+	}
+	t.cursor = 0
+	if sel != "" {
+		for i, r := range t.order {
+			if t.rows[r].key == sel {
+				t.cursor = i
+				break
+			}
+		}
+	}
+	t.clampCursor()
+}
+
+func (t *table) clampCursor() {
+	t.cursor = min(max(t.cursor, 0), max(len(t.order)-1, 0))
+	t.offset = min(max(t.offset, 0), max(len(t.order)-1, 0))
+}
+
+// selected is the index (into rows) under the cursor, or -1.
+func (t *table) selected() int {
+	if len(t.order) == 0 {
+		return -1
+	}
+	return t.order[t.cursor]
+}
+
+func (t *table) selectedKey() string {
+	if i := t.selected(); i >= 0 {
+		return t.rows[i].key
+	}
+	return ""
+}
+
+// selectKey moves the cursor to the row with that key; false when it is filtered out or missing.
+func (t *table) selectKey(key string) bool {
+	for i, r := range t.order {
+		if t.rows[r].key == key {
+			t.cursor = i
+			return true
+		}
+	}
+	return false
+}
+
+func (t *table) move(delta int) {
+	t.cursor += delta
+	t.clampCursor()
+}
+
+func (t *table) home() { t.cursor = 0 }
+func (t *table) end()  { t.cursor = max(len(t.order)-1, 0) }
+
+func (t *table) rowHeight(i int) int {
+	return max(t.rows[i].height, 1)
+}
+
+// scroll keeps the cursor's row on a screen of height lines.
+func (t *table) scroll(height int) {
+	t.clampCursor()
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	for t.offset < t.cursor {
+		lines := 0
+		for p := t.offset; p <= t.cursor; p++ {
+			lines += t.rowHeight(t.order[p])
+		}
+		if lines <= height {
+			break
+		}
+		t.offset++
+	}
+}
+
+// visible lists the positions (into order) on a screen of height lines, from the offset.
+func (t *table) visible(height int) []int {
+	var out []int
+	lines := 0
+	for p := t.offset; p < len(t.order) && lines < height; p++ {
+		out = append(out, p)
+		lines += t.rowHeight(t.order[p])
+	}
+	return out
+}
+
+// pageSize is how many rows a page down moves: the rows of one screen, at least one.
+func (t *table) pageSize(height int) int {
+	return max(len(t.visible(height))-1, 1)
+}

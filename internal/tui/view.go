@@ -1,0 +1,200 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the screen from the model; it changes nothing.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "kubectl hami top"
+	return v
+}
+
+// Render is the screen content: exactly height lines, none wider than the window.
+func (m *Model) Render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	body := m.bodyHeight()
+	lines := m.header()
+	var b []string
+	switch {
+	case m.showHelp:
+		b = m.renderHelp()
+	case m.view == viewNodes:
+		b = m.renderNodes(body)
+	case m.view == viewNode:
+		b = m.renderNode(body)
+	case m.view == viewQuotas:
+		b = m.renderQuotas(body)
+	case m.view == viewPending:
+		b = m.renderPending(body)
+	case m.view == viewVerdict:
+		b = m.renderVerdictPage(body)
+	case m.view == viewWhatIf:
+		b = m.renderWhatIf(body)
+	}
+	if len(b) > body {
+		b = b[:body]
+	}
+	for len(b) < body {
+		b = append(b, "")
+	}
+	lines = append(lines, b...)
+	lines = append(lines, m.footer())
+	if len(lines) > m.height {
+		lines = lines[len(lines)-m.height:]
+	}
+	for i, l := range lines {
+		lines[i] = fit(l, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// header is the title, the counts, the notes and the tabs.
+func (m *Model) header() []string {
+	s, d := m.styles, m.data
+	left := s.title.Render("kubectl hami top")
+	if d.Context != "" {
+		left += " · context " + d.Context
+	}
+	left += " · " + d.Source
+	state := "static"
+	if d.Live {
+		state = s.live.Render("● live")
+	}
+	right := state + " · updated " + d.Updated.Format("15:04:05")
+	title := spread(left, right, m.width)
+
+	t := d.Totals
+	counts := fmt.Sprintf("%d nodes · %d GPUs · %d GPU pods · ", t.Nodes, t.GPUs, t.Pods)
+	pend := fmt.Sprintf("%d pending", t.Pending)
+	if t.Pending > 0 {
+		pend = s.warn.Render(pend)
+	}
+	counts += pend + " │ mem " + s.pctText(t.UsedMem, t.Mem) + " · cores " + s.pctText(t.UsedCores, t.Cores) +
+		fmt.Sprintf(" · slots %d/%d", t.UsedSlots, t.Slots)
+	if m.width >= 120 {
+		counts += fmt.Sprintf(" · %s of %s GPU memory allocated", mib(t.UsedMem), mib(t.Mem))
+	}
+
+	var notes []string
+	if m.liveErr != "" {
+		notes = append(notes, s.errText.Render("live updates stopped: "+m.liveErr))
+	}
+	if d.ConfigErr != "" {
+		notes = append(notes, s.warn.Render("⚠ "+d.ConfigErr))
+	}
+	if n := len(d.Problems); n > 0 {
+		word := "problems"
+		if n == 1 {
+			word = "problem"
+		}
+		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s", n, word))+": "+d.Problems[0].String())
+	}
+	switch {
+	case m.metrics == nil:
+		notes = append(notes, s.dim.Render("live GPU usage: n/a (no agent metrics)"))
+	case m.metrics.Note != "":
+		notes = append(notes, s.dim.Render(m.metrics.Note))
+	}
+	return []string{title, counts, strings.Join(notes, " · "), m.tabs()}
+}
+
+// spread puts right at the right edge when both fit.
+func spread(left, right string, width int) string {
+	gap := width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 2 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func (m *Model) tabs() string {
+	s := m.styles
+	var b strings.Builder
+	cur := m.tabOf(m.view)
+	for i, name := range viewNames {
+		label := fmt.Sprintf("%d %s", i+1, name)
+		if viewID(i) == cur {
+			b.WriteString(s.tabActive.Render("[" + label + "]"))
+		} else {
+			b.WriteString(s.tab.Render(" " + label + " "))
+		}
+	}
+	var info []string
+	if t := m.tableOf(m.view); t != nil && !m.showHelp {
+		info = append(info, "sort "+t.sortName())
+		if t.filter != "" {
+			info = append(info, fmt.Sprintf("/%s %d of %d", t.filter, len(t.order), len(t.rows)))
+		} else {
+			info = append(info, fmt.Sprintf("%d", len(t.rows)))
+		}
+	}
+	return spread(b.String(), m.styles.dim.Render(strings.Join(info, " · ")), m.width)
+}
+
+func (m *Model) footer() string {
+	switch {
+	case m.mode == modeFilter:
+		return "/" + m.input.View()
+	case m.mode == modeCommand:
+		return ":" + m.input.View()
+	case m.status != "":
+		return m.styles.warn.Render(m.status)
+	}
+	return m.help.ShortHelpView(m.keys.ShortHelp())
+}
+
+func (m *Model) renderHelp() []string {
+	s := m.styles
+	lines := []string{s.title.Render("Keys") + s.dim.Render("  (esc or ? closes)"), ""}
+	lines = append(lines, splitLines(m.help.FullHelpView(m.keys.FullHelp()))...)
+	lines = append(lines, "",
+		s.bold.Render("Views")+"  1 Nodes: per-GPU bars  2 Node: its GPUs and pods  3 Quotas  4 Pending  5 What-if",
+		s.bold.Render("Jump")+"   :nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :q",
+		s.bold.Render("Drill")+"  enter on a node: its pods; on a pending pod: why; on a quota: its pending pods",
+		s.bold.Render("Form")+"   what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key",
+		s.bold.Render("Bars")+"   allocated of total; "+s.ok.Render("ok")+" "+s.warn.Render("≥70% warn")+" "+s.crit.Render("≥90% critical")+
+			"; █ used ▒ allocated unused when live usage is known",
+		s.bold.Render("State")+"  nN NUMA node · unhealthy · cordoned · MIG; read-only: nothing is ever written to the cluster")
+	return lines
+}
+
+// wrapProse wraps the prose lines of a CLI text to the width and leaves its tables (lines with runs of
+// spaces between columns) as they are, to be scrolled sideways. Continuation lines get a hanging indent.
+func wrapProse(text string, width int) string {
+	if width < 20 {
+		return text
+	}
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(l, " ")
+		indent := len(l) - len(trimmed)
+		if ansi.StringWidth(l) <= width || strings.Contains(trimmed, "   ") || indent > width/2 {
+			out = append(out, l)
+			continue
+		}
+		for i, w := range strings.Split(ansi.Wrap(trimmed, width-indent-2, ""), "\n") {
+			pad := indent
+			if i > 0 {
+				pad += 2
+			}
+			out = append(out, strings.Repeat(" ", pad)+w)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

@@ -1,0 +1,308 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+)
+
+// The what-if form's fields.
+const (
+	fieldGPUs = iota
+	fieldMemory
+	fieldCores
+	fieldNamespace
+	fieldAnnotations
+)
+
+type formField struct {
+	label, hint string
+	input       textinput.Model
+}
+
+// whatIfForm asks for a hypothetical pod; the answer is recomputed on every change.
+type whatIfForm struct {
+	fields  []formField
+	focused int
+	editing bool
+	answer  viewport.Model
+	text    string // the answer, unwrapped
+	last    string // the data generation and values the answer is for
+	err     string
+	running bool // an answer is being computed
+	dirty   bool // and the values changed since it started
+}
+
+func newWhatIfForm(namespace string) whatIfForm {
+	mk := func(label, value, hint string) formField {
+		in := textinput.New()
+		in.Prompt = ""
+		in.SetWidth(20)
+		in.SetValue(value)
+		return formField{label: label, hint: hint, input: in}
+	}
+	return whatIfForm{
+		fields: []formField{
+			mk("GPUs", "1", "GPUs per pod"),
+			mk("Memory", "8000", "MiB per GPU, or a percentage (50%); empty: HAMi's default"),
+			mk("Cores", "30", "percent of each GPU's cores; empty: HAMi's default"),
+			mk("Namespace", namespace, "its GPU quota applies"),
+			mk("Annotations", "", "k=v, comma separated (nvidia.com/use-gputype=A100)"),
+		},
+		answer: newPager(),
+	}
+}
+
+func (f *whatIfForm) focus() tea.Cmd {
+	f.editing = true
+	return f.fields[f.focused].input.Focus()
+}
+
+func (f *whatIfForm) blur() {
+	f.editing = false
+	f.fields[f.focused].input.Blur()
+}
+
+func (f *whatIfForm) move(delta int) tea.Cmd {
+	f.fields[f.focused].input.Blur()
+	f.focused = (f.focused + delta + len(f.fields)) % len(f.fields)
+	return f.fields[f.focused].input.Focus()
+}
+
+// update passes non-key messages (cursor blinks) to the focused input.
+func (f *whatIfForm) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	f.fields[f.focused].input, cmd = f.fields[f.focused].input.Update(msg)
+	return cmd
+}
+
+func (f *whatIfForm) values() []string {
+	out := make([]string, len(f.fields))
+	for i := range f.fields {
+		out[i] = strings.TrimSpace(f.fields[i].input.Value())
+	}
+	return out
+}
+
+// pod builds the hypothetical pod the way `kubectl hami what-if` does from its flags.
+func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
+	v := f.values()
+	gpus, err := strconv.ParseInt(v[fieldGPUs], 10, 64)
+	if err != nil || gpus < 1 {
+		return nil, fmt.Errorf("GPUs %q: want a whole number, at least 1", v[fieldGPUs])
+	}
+	limits := corev1.ResourceList{corev1.ResourceName(cfg.ResourceCountName): *resource.NewQuantity(gpus, resource.DecimalSI)}
+	if mem := v[fieldMemory]; mem != "" {
+		if p, ok := strings.CutSuffix(mem, "%"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+			if err != nil || n < 1 || n > 100 {
+				return nil, fmt.Errorf("Memory %q: want a percentage from 1%% to 100%%", mem)
+			}
+			limits[corev1.ResourceName(cfg.ResourceMemoryPercentageName)] = *resource.NewQuantity(n, resource.DecimalSI)
+		} else {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(mem, "MiB")), " "), 10, 64)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("Memory %q: want MiB above 0, or a percentage such as 50%%", mem)
+			}
+			limits[corev1.ResourceName(cfg.ResourceMemoryName)] = *resource.NewQuantity(n, resource.DecimalSI)
+		}
+	}
+	if c := strings.TrimSuffix(v[fieldCores], "%"); c != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
+		if err != nil || n < 0 || n > 100 {
+			return nil, fmt.Errorf("Cores %q: want a percentage from 0 to 100", v[fieldCores])
+		}
+		limits[corev1.ResourceName(cfg.ResourceCoreName)] = *resource.NewQuantity(n, resource.DecimalSI)
+	}
+	ns := v[fieldNamespace]
+	if ns == "" {
+		return nil, fmt.Errorf("Namespace: empty")
+	}
+	annos := map[string]string{}
+	for _, kv := range strings.Split(v[fieldAnnotations], ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("Annotations %q: want key=value", kv)
+		}
+		annos[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "what-if"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: limits}}}}}
+	if len(annos) > 0 {
+		pod.Annotations = annos
+	}
+	return pod, nil
+}
+
+// formKey handles a key while the form is being edited.
+func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
+	f := &m.form
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, m.keys.Back):
+		f.blur()
+		return nil
+	case msg.String() == "enter":
+		if f.focused == len(f.fields)-1 {
+			f.blur()
+			return nil
+		}
+		cmd = f.move(1)
+	case key.Matches(msg, m.keys.NextField):
+		cmd = f.move(1)
+	case key.Matches(msg, m.keys.PrevField):
+		cmd = f.move(-1)
+	case key.Matches(msg, m.keys.PageUp, m.keys.PageDown):
+		f.answer, cmd = f.answer.Update(msg)
+	default:
+		f.fields[f.focused].input, cmd = f.fields[f.focused].input.Update(msg)
+		return tea.Batch(cmd, m.askWhatIf())
+	}
+	return cmd
+}
+
+// whatIfMsg is an answer computed off the UI goroutine (5,000 nodes take a noticeable moment).
+type whatIfMsg struct {
+	key    string
+	answer whatIfAnswer
+}
+
+// askWhatIf starts answering for the form's values, unless that answer is shown already. One answer is
+// computed at a time; keys typed meanwhile are answered together when it is done.
+func (m *Model) askWhatIf() tea.Cmd {
+	f := &m.form
+	key := fmt.Sprintf("%d\x00%s", m.data.Gen, strings.Join(f.values(), "\x00"))
+	if key == f.last {
+		return nil
+	}
+	if f.running {
+		f.dirty = true
+		return nil
+	}
+	f.last = key
+	pod, err := f.pod(m.world.config())
+	if err != nil {
+		f.err = err.Error()
+		f.text = m.styles.errText.Render(f.err)
+		f.answer.SetContent(wrapProse(f.text, m.width))
+		return nil
+	}
+	f.err = ""
+	f.running = true
+	w := m.world
+	return func() tea.Msg { return whatIfMsg{key: key, answer: w.whatIf(pod)} }
+}
+
+// showWhatIf renders an answer: where it lands, how many copies fit, and the what-if command's explanation.
+func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
+	f := &m.form
+	f.running = false
+	if msg.key == f.last {
+		a := msg.answer
+		var b strings.Builder
+		s := m.styles
+		v := a.Verdict
+		switch {
+		case v.NoGPURequest:
+			b.WriteString(v.Summary + "\n")
+		case v.Fits:
+			fmt.Fprintf(&b, "%s %s\n", s.ok.Render("✓ lands on "+v.Placement.Node), placementText(v.Placement))
+		default:
+			fmt.Fprintf(&b, "%s %s\n", s.crit.Render("✗ does not fit now:"), render.OneLine(v))
+		}
+		if !v.NoGPURequest {
+			b.WriteString(s.bold.Render(copiesText(a.Capacity)) + "\n")
+		}
+		for _, ch := range a.Changes {
+			fmt.Fprintf(&b, "HAMi's webhook would set: %s\n", ch)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "What if %s/%s were created now?\n", a.Pod.Namespace, a.Pod.Name)
+		if err := renderVerdict(&b, a.Input); err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		}
+		f.text = strings.TrimRight(b.String(), "\n")
+		f.answer.SetContent(wrapProse(f.text, m.width))
+		f.answer.GotoTop()
+	}
+	if f.dirty {
+		f.dirty = false
+		return m.askWhatIf()
+	}
+	return nil
+}
+
+// placementText lists the GPUs a placement takes: "GPU 0 (8000 MiB, 30%)".
+func placementText(p *engine.Placement) string {
+	var parts []string
+	for _, c := range p.Containers {
+		for _, d := range c.Devices {
+			parts = append(parts, fmt.Sprintf("GPU %d (%d MiB, %d%%)", d.Index, d.MemMiB, d.Cores))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// copiesText says how many copies fit now and where, the busiest nodes first (as the what-if command).
+func copiesText(cp engine.Capacity) string {
+	total := fmt.Sprint(cp.Copies)
+	if cp.Capped {
+		total = fmt.Sprintf("at least %d", cp.Copies)
+	}
+	nodes := append([]engine.NodeCopies(nil), cp.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Copies > nodes[j].Copies })
+	var where []string
+	for i, n := range nodes {
+		if i == 5 {
+			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
+			break
+		}
+		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))
+	}
+	line := fmt.Sprintf("Copies: %s fit now", total)
+	if len(where) > 0 {
+		line += " (" + strings.Join(where, ", ") + ")"
+	}
+	return line + "."
+}
+
+func (m *Model) renderWhatIf(height int) []string {
+	s := m.styles
+	f := &m.form
+	hint := "enter: edit the form · pgup/pgdn: scroll the answer"
+	if f.editing {
+		hint = "↑↓/tab: field · esc: done · pgup/pgdn: scroll the answer"
+	}
+	if f.running {
+		hint = "answering… · " + hint
+	}
+	lines := []string{s.title.Render("What if a pod like this were created now?") + "  " + s.dim.Render(hint)}
+	for i := range f.fields {
+		fl := &f.fields[i]
+		label := padRight(fl.label, 12)
+		marker := "  "
+		if f.editing && i == f.focused {
+			marker = "▸ "
+			label = s.selected.Render(label)
+		}
+		lines = append(lines, marker+label+" ["+padRight(fl.input.View(), 22)+"] "+s.dim.Render(fl.hint))
+	}
+	return append(lines, splitLines(f.answer.View())...)
+}

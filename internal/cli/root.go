@@ -47,7 +47,10 @@ pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespa
 		newTopCommand(read, streams, now),
 		newSnapshotCommand(read, streams),
 		newServeExtenderCommand(config, streams),
+		newAgentCommand(config, streams),
+		newCompletionCommand(streams),
 	)
+	registerCompletions(root, read)
 	return root
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -216,34 +215,13 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// copiesLine says how many copies fit now and where.
+// copiesLine says how many copies fit now and where, and whether all that are wanted fit.
 func copiesLine(cp engine.Capacity, wanted int) string {
-	total := fmt.Sprint(cp.Copies)
-	if cp.Capped {
-		total = fmt.Sprintf("at least %d", cp.Copies)
+	line := render.Copies(cp)
+	if cp.Copies >= wanted {
+		return line + fmt.Sprintf("; all %d wanted fit.", wanted)
 	}
-	// The nodes taking the most copies, at most five, so the line stays readable on big clusters.
-	nodes := append([]engine.NodeCopies(nil), cp.Nodes...)
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Copies > nodes[j].Copies })
-	var where []string
-	for i, n := range nodes {
-		if i == 5 {
-			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
-			break
-		}
-		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))
-	}
-	line := fmt.Sprintf("Copies: %s fit now", total)
-	if len(where) > 0 {
-		line += " (" + strings.Join(where, ", ") + ")"
-	}
-	switch {
-	case cp.Copies >= wanted:
-		line += fmt.Sprintf("; all %d wanted fit.", wanted)
-	default:
-		line += fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
-	}
-	return line
+	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
 }
 
 // podFromManifest reads a Pod or a workload whose pod template is used, with its replica count.

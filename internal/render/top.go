@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -149,4 +150,28 @@ func Pending(w io.Writer, rows []PendingRow) error {
 		t.Row(r.Namespace, r.Name, fmt.Sprint(r.Verdict.Request.TotalGPUs()), orDash(r.Age), OneLine(r.Verdict))
 	}
 	return t.Flush()
+}
+
+// Copies says how many copies of a pod fit now and where, the busiest nodes first (at most five named):
+// "Copies: 7 fit now (gpu-a100-01: 4, gpu-h100-01: 3)".
+func Copies(cp engine.Capacity) string {
+	total := fmt.Sprint(cp.Copies)
+	if cp.Capped {
+		total = fmt.Sprintf("at least %d", cp.Copies)
+	}
+	nodes := append([]engine.NodeCopies(nil), cp.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Copies > nodes[j].Copies })
+	var where []string
+	for i, n := range nodes {
+		if i == 5 {
+			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
+			break
+		}
+		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))
+	}
+	line := fmt.Sprintf("Copies: %s fit now", total)
+	if len(where) > 0 {
+		line += " (" + strings.Join(where, ", ") + ")"
+	}
+	return line
 }

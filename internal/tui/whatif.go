@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -260,28 +259,8 @@ func placementText(p *engine.Placement) string {
 	return strings.Join(parts, ", ")
 }
 
-// copiesText says how many copies fit now and where, the busiest nodes first (as the what-if command).
-func copiesText(cp engine.Capacity) string {
-	total := fmt.Sprint(cp.Copies)
-	if cp.Capped {
-		total = fmt.Sprintf("at least %d", cp.Copies)
-	}
-	nodes := append([]engine.NodeCopies(nil), cp.Nodes...)
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Copies > nodes[j].Copies })
-	var where []string
-	for i, n := range nodes {
-		if i == 5 {
-			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
-			break
-		}
-		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))
-	}
-	line := fmt.Sprintf("Copies: %s fit now", total)
-	if len(where) > 0 {
-		line += " (" + strings.Join(where, ", ") + ")"
-	}
-	return line + "."
-}
+// copiesText says how many copies fit now and where, as the what-if command does.
+func copiesText(cp engine.Capacity) string { return render.Copies(cp) + "." }
 
 func (m *Model) renderWhatIf(height int) []string {
 	s := m.styles

@@ -77,8 +77,11 @@ krew-manifest: dist
 test-release: tools
 	GO='$(GO)' bash hack/test-release.sh
 
-# completion: the completion scripts of the current build into bin/completion (bash, zsh, fish, powershell).
-completion: build
+# completion: the shell completion scripts of kubectl-hami into bin/completion (bash, zsh, fish, powershell);
+# `kubectl hami <TAB>` uses hack/kubectl_complete-hami instead (docs/install.md).
+completion:
 	@mkdir -p bin/completion
-	@for sh in bash zsh fish powershell; do $(BIN) completion $$sh > bin/completion/kubectl-hami.$$sh || exit 1; done
+	CGO_ENABLED=0 $(GO) build -o bin/completion/.kubectl-hami ./cmd/kubectl-hami
+	@for sh in bash zsh fish powershell; do bin/completion/.kubectl-hami completion $$sh > bin/completion/kubectl-hami.$$sh || exit 1; done
+	@rm -f bin/completion/.kubectl-hami
 	@ls bin/completion

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/agent"
 )
 
 const (
@@ -243,6 +245,9 @@ var imageSpecs = []imageSpec{
 				t.Errorf("ENV NVIDIA_DRIVER_CAPABILITIES=%q lacks utility (NVML)", env["NVIDIA_DRIVER_CAPABILITIES"])
 			}
 			run := buildRun(t, build)
+			if !strings.Contains(run.Args, "-tags "+agent.BuildTags+" ") {
+				t.Errorf("the build lacks -tags %s (agent.BuildTags): the image's agent would have no NVML", agent.BuildTags)
+			}
 			if !strings.Contains(run.Args, "-extldflags=-Wl,-z,lazy") {
 				t.Error("the cgo build lacks -extldflags=-Wl,-z,lazy: the binary would not start where NVML's symbols are unresolved")
 			}
@@ -432,6 +437,17 @@ func checkImage(t *testing.T, spec imageSpec) image {
 func TestDockerfiles(t *testing.T) {
 	for _, spec := range imageSpecs {
 		t.Run(spec.file, func(t *testing.T) { checkImage(t, spec) })
+	}
+}
+
+// TestDistBuildsTheAgentWithNVML: make dist's cgo build (hack/dist.sh) uses the build tags that put NVML in.
+func TestDistBuildsTheAgentWithNVML(t *testing.T) {
+	b, err := os.ReadFile("../hack/dist.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nNVML_TAGS=" + agent.BuildTags + "\n"; !strings.Contains(string(b), want) {
+		t.Errorf("hack/dist.sh does not set NVML_TAGS=%s (agent.BuildTags): the linux/amd64 archive's agent would have no NVML", agent.BuildTags)
 	}
 }
 

@@ -6,10 +6,10 @@
 #   SHA256SUMS                                  (sha256sum -c SHA256SUMS checks them)
 #   hami.yaml                                   the krew manifest for these archives, when VERSION is vX.Y.Z
 #
-# linux/amd64 is built with cgo (the node agent reads GPUs through NVML, which needs cgo); every other
-# platform with CGO_ENABLED=0, so their `agent` command only says it runs on Linux GPU nodes. linux/arm64 with
-# cgo would need a cross C compiler: build that one natively (or in build/Dockerfile.agent) when the agent is
-# wanted on arm64 nodes. Building linux/amd64 on another host needs CC_LINUX_AMD64 (a C cross compiler for
+# linux/amd64 is built with cgo and NVML's build tags (the node agent reads GPUs through NVML, which needs
+# cgo); every other platform with CGO_ENABLED=0, so their `agent` command only says it runs on Linux GPU nodes.
+# linux/arm64 with cgo would need a cross C compiler: build that one natively (or with build/Dockerfile.agent)
+# when the agent is wanted on arm64 nodes. Building linux/amd64 on another host needs CC_LINUX_AMD64 (a C cross compiler for
 # x86_64-linux-gnu), or DIST_CGO_LINUX_AMD64=0 to give the agent up.
 #
 # The archives depend only on the binaries: entries sorted, owned by root, mtime SOURCE_DATE_EPOCH (default:
@@ -30,6 +30,8 @@ LDFLAGS=${LDFLAGS:-}
 DIST_DIR=${DIST_DIR:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+# agent.BuildTags (internal/agent/source.go); build/dockerfile_test.go checks that both agree.
+NVML_TAGS=nvml,kustomize_disable_go_plugin_support
 
 log() { printf '[dist %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -67,24 +69,30 @@ for platform in $PLATFORMS; do
 		fi
 	fi
 
-	# -z lazy: go-nvml leaves NVML's symbols unresolved until NVML is loaded with dlopen, but the binary also
-	# links Go's plugin package (k8s.io/cli-runtime -> kustomize), which makes the linker bind every symbol at
-	# startup; without it the cgo binary dies with "undefined symbol: nvml..." on any host without the driver.
-	# go-nvml's header marks many calls deprecated: keep gcc's warnings about them out of the log.
-	extld=
+	# The cgo build puts NVML in (internal/agent/withnvml) with the build tags of agent.BuildTags: nvml, and
+	# kustomize_disable_go_plugin_support, which keeps Go's plugin package out (k8s.io/cli-runtime -> kustomize);
+	# with it the linker binds every symbol at start, and go-nvml's NVML symbols exist only once libnvidia-ml.so.1
+	# is loaded. -z lazy keeps it so should the plugin package come back another way. go-nvml's header marks
+	# many calls deprecated: keep gcc's warnings about them out of the log.
+	extld= tags=()
 	if [[ $cgo == 1 ]]; then
 		extld=-extldflags=-Wl,-z,lazy
+		tags=(-tags "$NVML_TAGS")
 		cc+=(CGO_CFLAGS="${CGO_CFLAGS:-"-O2 -g"} -Wno-deprecated-declarations")
 	fi
 	t=$SECONDS
 	env "${cc[@]}" CGO_ENABLED=$cgo GOOS="$goos" GOARCH="$goarch" \
-		"$GO" build -trimpath -ldflags "-s -w $extld $LDFLAGS" -o "$dir/$bin" ./cmd/kubectl-hami
+		"$GO" build -trimpath "${tags[@]}" -ldflags "-s -w $extld $LDFLAGS" -o "$dir/$bin" ./cmd/kubectl-hami
 	if [[ $platform == "$host" ]]; then
 		"$dir/$bin" version >/dev/null || { log "$platform: the binary does not start"; exit 1; }
 	fi
-	if [[ $cgo == 1 ]] && ! "$GO" version -m "$dir/$bin" | grep -q 'CGO_ENABLED=1'; then
-		log "$platform: the binary was not built with cgo"
-		exit 1
+	if [[ $cgo == 1 ]]; then
+		info=$("$GO" version -m "$dir/$bin")
+		if ! grep -q 'CGO_ENABLED=1' <<<"$info" || ! grep -q "tags=$NVML_TAGS" <<<"$info" ||
+			! grep -q 'github.com/NVIDIA/go-nvml' <<<"$info"; then
+			log "$platform: the binary was not built with cgo, -tags $NVML_TAGS and go-nvml: the agent would have no NVML"
+			exit 1
+		fi
 	fi
 
 	entries=("$bin=$dir/$bin" "LICENSE=LICENSE")

@@ -123,16 +123,17 @@ type Agent struct {
 
 	kick chan struct{}
 
-	mu        sync.Mutex
-	gpus      []GPU // last scan, with lost GPUs filled from earlier scans
-	settings  Settings
-	devices   []codec.DeviceInfo
-	value     string
-	scanned   bool
-	unhealthy map[string]XIDEvent // sticky until restart
-	allLost   *XIDEvent
-	cmWarned  string
-	subs      []chan []codec.DeviceInfo
+	mu          sync.Mutex
+	gpus        []GPU // last scan, with lost GPUs filled from earlier scans
+	settings    Settings
+	devices     []codec.DeviceInfo
+	value       string
+	scanned     bool
+	unhealthy   map[string]XIDEvent // sticky until restart
+	allLost     *XIDEvent
+	cmWarned    string
+	noGPUWarned bool
+	subs        []chan []codec.DeviceInfo
 
 	usageMu sync.Mutex
 	usageAt time.Time
@@ -397,7 +398,10 @@ func (a *Agent) RegisterOnce(ctx context.Context) (bool, error) {
 	a.mu.Unlock()
 	if gpus == 0 {
 		// Nothing was found (or NVML is not there): writing "[]" would wipe another component's registration.
-		a.log.Warn("no GPUs found; not registering")
+		if !a.noGPUWarned {
+			a.noGPUWarned = true
+			a.log.Warn("no GPUs found; not registering")
+		}
 		a.metrics.registrations.WithLabelValues("skipped").Inc()
 		return false, nil
 	}

@@ -74,7 +74,7 @@ func (a *Agent) Usage() (*UsageReport, error) {
 	for _, u := range us {
 		g := GPUUsage{
 			Index: u.Index, UUID: u.UUID, MemoryUsedBytes: u.MemoryUsedBytes, MemoryTotalBytes: u.MemoryTotalBytes,
-			Healthy: u.Err == nil && a.healthyLocked(u.UUID), Processes: make([]ProcessUsage, 0, len(u.Processes)),
+			Healthy: a.healthyLocked(u.UUID), Processes: make([]ProcessUsage, 0, len(u.Processes)),
 		}
 		if gi, ok := info[u.UUID]; ok {
 			g.Type = TypeName(gi.Name, legacy)

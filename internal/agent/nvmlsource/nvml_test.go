@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
@@ -242,4 +243,44 @@ func newObserveAgent(t *testing.T, src agent.GPUSource) *agent.Agent {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestRealNVML reads this machine's GPUs through the real NVML; it skips where libnvidia-ml.so.1 is missing (run
+// it on a GPU node: go test ./internal/agent/nvmlsource -run TestRealNVML -v).
+func TestRealNVML(t *testing.T) {
+	src, err := New(agent.NVMLOptions{Log: agenttest.Logger(t)})
+	if errors.Is(err, agent.ErrLibraryNotFound) {
+		t.Skip("no libnvidia-ml.so.1 on this machine")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	gs, err := src.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		t.Logf("GPU %d %s %q %d MiB bus %s NUMA %d MIG %v (%d profiles) err %v", g.Index, g.UUID, g.Name, g.MemoryMiB, g.BusID, g.NUMA, g.MIG, len(g.MigProfiles), g.Err)
+		if g.Err != nil || !strings.HasPrefix(g.UUID, "GPU-") || g.Name == "" || g.MemoryMiB <= 0 {
+			t.Errorf("GPU %d read badly: %+v", g.Index, g)
+		}
+	}
+	us, err := src.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range us {
+		t.Logf("GPU %d used %d of %d bytes, utilisation %v (%v), %d processes, err %v", u.Index, u.MemoryUsedBytes, u.MemoryTotalBytes, u.Utilization, u.UtilizationKnown, len(u.Processes), u.Err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	events, err := src.Events(ctx)
+	if err != nil {
+		t.Logf("XID events: %v", err)
+		return
+	}
+	for ev := range events {
+		t.Logf("event %+v", ev)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -72,6 +73,10 @@ type Options struct {
 	PodLookup bool
 	// UsageMaxAge is how long one usage reading serves scrapes and /usage before NVML is asked again.
 	UsageMaxAge time.Duration
+	// DevicePlugin, when set, also serves kubelet's device-plugin API (replacing HAMi's device plugin): GPUs as
+	// split-count virtual devices, Allocate from the pods' hami.io/vgpu-devices-to-allocate. NodeName and Log are
+	// filled in from these options. Needs full mode.
+	DevicePlugin *deviceplugin.Options
 	// Log receives the agent's log; nil discards it.
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -110,7 +115,26 @@ func (o Options) Validate() error {
 	if o.ConfigMap != "" && !strings.Contains(o.ConfigMap, "/") {
 		return fmt.Errorf("--configmap %q: want namespace/name", o.ConfigMap)
 	}
+	if o.DevicePlugin != nil {
+		if o.Mode != RunFull {
+			return fmt.Errorf("--device-plugin needs --mode=%s: in %s mode HAMi's own device plugin serves kubelet", RunFull, o.Mode)
+		}
+		dp := o.devicePluginOptions(nil)
+		if err := dp.Validate(); err != nil {
+			return err
+		}
+	}
 	return o.Settings.Validate()
+}
+
+// devicePluginOptions are the device plugin's options with the agent's node name and log.
+func (o Options) devicePluginOptions(log *slog.Logger) deviceplugin.Options {
+	dp := *o.DevicePlugin
+	dp.NodeName = o.NodeName
+	if dp.Log == nil {
+		dp.Log = log
+	}
+	return dp
 }
 
 // Agent scans the node's GPUs, registers them on its Node, tracks their health and serves their usage.
@@ -198,7 +222,18 @@ func (a *Agent) Run(ctx context.Context) error {
 			}
 		})
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	if a.opts.DevicePlugin != nil {
+		dp, err := deviceplugin.New(a, a.client, a.opts.devicePluginOptions(a.log))
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			if err := dp.Run(ctx); err != nil {
+				errc <- err
+			}
+		})
+	}
 	var srv *http.Server
 	if ln != nil {
 		srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -510,6 +545,14 @@ func (a *Agent) Subscribe() <-chan []codec.DeviceInfo {
 	}
 	a.mu.Unlock()
 	return ch
+}
+
+// MemoryScaling is the memory scaling of the last scan's effective settings (flags, then the ConfigMap's entry for
+// the node).
+func (a *Agent) MemoryScaling() float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.settings.MemoryScaling
 }
 
 // Ready reports whether a scan has succeeded.

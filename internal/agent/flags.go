@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 )
 
 // EnvPrefix prefixes the environment variable of every flag: --device-split-count is HAMI_AGENT_DEVICE_SPLIT_COUNT.
@@ -41,12 +43,17 @@ type CommandFlags struct {
 	FailOnInitError  bool
 	LogLevel         string
 
+	DevicePlugin         bool
+	DevicePluginDir      string
+	DevicePluginResource string
+	HamiCoreDir          string
+
 	fs *pflag.FlagSet
 }
 
 // NewCommandFlags declares the flags with their defaults.
 func NewCommandFlags() *CommandFlags {
-	d, s := DefaultOptions(), DefaultSettings()
+	d, s, dp := DefaultOptions(), DefaultSettings(), deviceplugin.DefaultOptions()
 	c := &CommandFlags{fs: pflag.NewFlagSet("agent", pflag.ContinueOnError)}
 	f := c.fs
 	f.StringVar(&c.NodeName, "node-name", "", "the Node this agent runs on and the only one it patches (else $NODE_NAME)")
@@ -70,6 +77,10 @@ func NewCommandFlags() *CommandFlags {
 	f.DurationVar(&c.UsageMaxAge, "usage-max-age", d.UsageMaxAge, "how long one NVML usage reading serves scrapes and /usage")
 	f.BoolVar(&c.FailOnInitError, "fail-on-init-error", true, "exit when NVML cannot start; false runs with no GPUs (serves empty usage, never registers)")
 	f.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&c.DevicePlugin, "device-plugin", false, "also be kubelet's device plugin for the GPUs (instead of HAMi's): split-count virtual devices, Allocate in HAMi-core's contract; needs --mode=full")
+	f.StringVar(&c.DevicePluginDir, "device-plugin-dir", dp.SocketDir, "kubelet's device-plugin folder (kubelet.sock and the plugin's socket)")
+	f.StringVar(&c.DevicePluginResource, "device-plugin-resource", dp.ResourceName, "extended resource the device plugin registers (HAMi's resourceCountName)")
+	f.StringVar(&c.HamiCoreDir, "hami-core-dir", dp.HamiCoreDir, "host folder of HAMi-core (libvgpu.so, ld.so.preload) mounted into GPU containers; also holds their cache folders")
 	return c
 }
 
@@ -142,6 +153,11 @@ func (c *CommandFlags) Options(dpDisable string) (Options, NVMLOptions, error) {
 		return o, NVMLOptions{}, err
 	}
 	o.Settings = s
+	if c.DevicePlugin {
+		dp := deviceplugin.DefaultOptions()
+		dp.SocketDir, dp.ResourceName, dp.HamiCoreDir = c.DevicePluginDir, c.DevicePluginResource, c.HamiCoreDir
+		o.DevicePlugin = &dp
+	}
 	if err := o.Validate(); err != nil {
 		return o, NVMLOptions{}, err
 	}

@@ -2,8 +2,11 @@ package agent
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 )
 
 func TestCommandFlagsPrecedence(t *testing.T) {
@@ -77,5 +80,60 @@ func TestOptionsValidate(t *testing.T) {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("accepted %+v", bad)
 		}
+	}
+}
+
+func TestDevicePluginFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    *deviceplugin.Options // nil: the device plugin is off
+		wantErr string
+	}{
+		{name: "off by default", args: nil, want: nil},
+		{name: "on with defaults", args: []string{"--device-plugin"}, want: &deviceplugin.Options{
+			SocketDir: "/var/lib/kubelet/device-plugins/", ResourceName: "nvidia.com/gpu", HamiCoreDir: "/usr/local/vgpu"}},
+		{name: "from the environment", env: map[string]string{
+			"HAMI_AGENT_DEVICE_PLUGIN": "true", "HAMI_AGENT_DEVICE_PLUGIN_DIR": "/k/dp", "HAMI_AGENT_DEVICE_PLUGIN_RESOURCE": "example.com/vgpu",
+			"HAMI_AGENT_HAMI_CORE_DIR": "/opt/hami"},
+			want: &deviceplugin.Options{SocketDir: "/k/dp", ResourceName: "example.com/vgpu", HamiCoreDir: "/opt/hami"}},
+		{name: "observe mode has no device plugin", args: []string{"--device-plugin", "--mode=observe"}, wantErr: "--device-plugin needs --mode=full"},
+		{name: "relative folder", args: []string{"--device-plugin", "--device-plugin-dir=dp"}, wantErr: "--device-plugin-dir"},
+		{name: "resource without a domain", args: []string{"--device-plugin", "--device-plugin-resource=gpu"}, wantErr: "--device-plugin-resource"},
+		{name: "kubernetes.io resource", args: []string{"--device-plugin", "--device-plugin-resource=kubernetes.io/gpu"}, wantErr: "--device-plugin-resource"},
+		{name: "relative HAMi-core folder", args: []string{"--device-plugin", "--hami-core-dir=vgpu"}, wantErr: "--hami-core-dir"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCommandFlags()
+			if err := c.FlagSet().Parse(append([]string{"--node-name=n"}, tc.args...)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }); err != nil {
+				t.Fatal(err)
+			}
+			o, _, err := c.Options("")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (o.DevicePlugin == nil) != (tc.want == nil) {
+				t.Fatalf("device plugin %+v, want %+v", o.DevicePlugin, tc.want)
+			}
+			if tc.want == nil {
+				return
+			}
+			got := o.DevicePlugin
+			if got.SocketDir != tc.want.SocketDir || got.ResourceName != tc.want.ResourceName || got.HamiCoreDir != tc.want.HamiCoreDir ||
+				got.PollInterval <= 0 || got.RetryInterval <= 0 || got.SocketName == "" {
+				t.Errorf("device plugin %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

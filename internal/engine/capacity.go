@@ -29,10 +29,13 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	}
 	f := newFitter(c, req, nil, false)
 	f.build = true
+	// Each copy also takes cards from the pod's queue (Volcano card quota); card is this run's own copy.
+	f.card, _ = c.cardStatus(pod)
 	nodes := append([]*Node(nil), c.nodeList...)
 	cloned := make([]bool, len(nodes))
 	fits := make([]bool, len(nodes))
 	scores := make([]float64, len(nodes))
+	ranks := make([]int, len(nodes))
 	copies := make([]int, len(nodes))
 	maxGPUs := 0
 	for _, n := range nodes {
@@ -42,6 +45,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	refit := func(i int) nodeFit {
 		res := f.fitNode(nodes[i], st[:len(nodes[i].GPUs)], nil)
 		fits[i], scores[i] = res.ok, NodeScore(nodes[i])
+		_, ranks[i] = f.card.gate(nodes[i])
 		return res
 	}
 	for i := range nodes {
@@ -51,7 +55,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	for out.Copies < limit {
 		best := -1
 		for i := range nodes {
-			if fits[i] && (best < 0 || better(req.NodePolicy, scores[i], scores[best])) {
+			if fits[i] && (best < 0 || ranks[i] < ranks[best] || ranks[i] == ranks[best] && better(req.NodePolicy, scores[i], scores[best])) {
 				best = i
 			}
 		}
@@ -72,6 +76,16 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		copies[best]++
 		out.Copies++
 		refit(best)
+		if f.card != nil && f.card.Enforced {
+			f.card.consume(ranks[best])
+			for i := range nodes {
+				if fits[i] {
+					if chk, _ := f.card.gate(nodes[i]); chk != nil {
+						fits[i] = false
+					}
+				}
+			}
+		}
 	}
 	out.Capped = out.Copies == limit
 	for i, n := range nodes {

@@ -30,7 +30,17 @@ type Config struct {
 	// HandshakeGrace is how long a node whose device plugin has not reported yet still counts as healthy
 	// after the scheduler's first Requesting_ stamp.
 	HandshakeGrace time.Duration `json:"handshakeGrace"`
+
+	// CardQuota switches the Volcano card-model quota gate: CardQuotaEnforce (the default) or CardQuotaOff
+	// (numbers still shown, nodes not filtered).
+	CardQuota string `json:"cardQuota,omitempty"`
 }
+
+// Card quota switch values.
+const (
+	CardQuotaEnforce = "enforce"
+	CardQuotaOff     = "off"
+)
 
 // Scheduling policies HAMi understands.
 const (

@@ -31,6 +31,11 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
 	v.Problems = append(probs, c.problems["Pod/"+key]...)
+	v.Card, _ = c.cardStatus(pod)
+	v.Enqueue = c.podEnqueue(pod)
+	if !req.WantsGPU() && v.Card != nil {
+		return c.evaluateCards(v, opts)
+	}
 	if !req.WantsGPU() {
 		v.NoGPURequest, v.Fits = true, true
 		v.Summary = "the pod asks for no GPU resources that HAMi manages (" + c.cfg.ResourceCountName + ")"
@@ -38,6 +43,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	}
 	self := c.pods[key]
 	f := newFitter(c, req, self, false)
+	f.card = v.Card
 	v.Quota = withoutSelf(v.Quota, self)
 	var now nowFunc
 	if !opts.Now.IsZero() {
@@ -63,6 +69,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			wf := f
 			if w > 0 {
 				wf = newFitter(c, req, self, false)
+				wf.card = v.Card
 			}
 			wg.Add(1)
 			go func() {
@@ -89,10 +96,11 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
 		slices.SortStableFunc(feasible, func(a, b int) int {
-			switch sa, sb := v.Nodes[a].Score, v.Nodes[b].Score; {
-			case sa == sb:
+			na, nb := &v.Nodes[a], &v.Nodes[b]
+			switch {
+			case na.CardRank == nb.CardRank && na.Score == nb.Score:
 				return 0
-			case better(req.NodePolicy, sa, sb):
+			case betterNode(req.NodePolicy, na, nb):
 				return -1
 			}
 			return 1
@@ -105,6 +113,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		return v
 	}
 	v.Summary = summaryLine(len(nodes), v.Reasons)
+	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	v.Hints = c.hints(v, &agg)
 	return v
@@ -123,7 +132,7 @@ type rangeResult struct {
 
 // merge adds the result of the range that follows r.
 func (r *rangeResult) merge(next rangeResult, v *Verdict, policy string) {
-	if next.best >= 0 && (r.best < 0 || better(policy, v.Nodes[next.best].Score, v.Nodes[r.best].Score)) {
+	if next.best >= 0 && (r.best < 0 || betterNode(policy, &v.Nodes[next.best], &v.Nodes[r.best])) {
 		r.best = next.best
 	}
 	r.feasible = append(r.feasible, next.feasible...)
@@ -154,8 +163,11 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		}
 		if res.ok {
 			ns.Fits, ns.Score = true, nodeScore(n, self)
+			if _, rank := f.card.gate(n); rank > 0 {
+				ns.CardRank = rank
+			}
 			r.feasible = append(r.feasible, i)
-			if r.best < 0 || better(req.NodePolicy, ns.Score, v.Nodes[r.best].Score) {
+			if r.best < 0 || betterNode(req.NodePolicy, ns, &v.Nodes[r.best]) {
 				r.best = i
 			}
 			continue
@@ -195,6 +207,15 @@ func withoutSelf(q QuotaStatus, self *PodAllocation) QuotaStatus {
 		q.Cores = &k
 	}
 	return q
+}
+
+// betterNode orders feasible nodes: the card alternative preferred by volcano.sh/card.name first, then the
+// node policy's score.
+func betterNode(policy string, a, b *NodeStatus) bool {
+	if a.CardRank != b.CardRank {
+		return a.CardRank < b.CardRank
+	}
+	return better(policy, a.Score, b.Score)
 }
 
 // better reports whether score a beats score b under the node policy; equal scores keep the earlier

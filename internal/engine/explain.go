@@ -37,6 +37,7 @@ type aggregate struct {
 	memFitCount int
 	filtered    [numCodes][]string // GPUs that only a filter or cordon excludes
 	free        []int64
+	card        *CardStatus
 }
 
 // add records a failed node. st is the node's GPU results for the failing container.
@@ -208,6 +209,18 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[codeIndex(c)], ", ")
 	case NodeDevicesNotReady:
 		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[codeIndex(c)], ", ")
+	case CardModelNotRequested:
+		alts := ""
+		if a.card != nil {
+			var names []string
+			for _, x := range a.card.Alternatives {
+				names = append(names, x.Card)
+			}
+			alts = strings.Join(names, "|")
+		}
+		return prefix + fmt.Sprintf("the pod names %s in volcano.sh/card.name; these nodes have other cards: %s", alts, strings.Join(a.nodes[codeIndex(c)], ", "))
+	case QueueCardQuotaNotFit:
+		return prefix + strings.Join(a.card.Lines(), "; ")
 	case NodeInsufficientDevice:
 		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; the largest node has %d", e.need, a.maxGPU)
 	case CardNotHealth:
@@ -269,6 +282,7 @@ func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 				q.Namespace, q.Cores.Free(), q.Cores.Resource, q.Cores.Used, q.Cores.Limit, q.Cores.Source))
 		}
 	}
+	out = append(out, v.Card.hints()...)
 	what := map[Code]string{CardCordoned: "a cordon (hami.io/device-cordon)", CardTypeMismatch: "the pod's type or mode filter", CardUUIDMismatch: "the pod's UUID filter"}
 	for _, code := range []Code{CardCordoned, CardTypeMismatch, CardUUIDMismatch} {
 		list := a.filtered[codeIndex(code)]

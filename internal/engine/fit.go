@@ -23,6 +23,8 @@ type fitter struct {
 	req   *PodRequest
 	self  *PodAllocation // the pod's own counted usage, left out of every number
 	quota quotaView
+	// card is the Volcano card quota's status for the pod; nil when no card quota concerns it.
+	card *CardStatus
 	// detail asks for every gate's result per GPU, not only the first failure.
 	detail bool
 	// build asks fitNode to return the placement; without it only the yes/no and the statuses are kept.
@@ -185,6 +187,9 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 			return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
 				Detail: "container " + r.Name}
 		}
+	}
+	if chk, _ := f.card.gate(n); chk != nil {
+		return chk
 	}
 	return nil
 }

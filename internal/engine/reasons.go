@@ -9,6 +9,9 @@ const (
 	NodeUnregistered       Code = "NodeUnregistered"       // no or unreadable hami.io/node-nvidia-register
 	NodeDevicesNotReady    Code = "NodeDevicesNotReady"    // allocatable GPU count is 0: the device plugin is not serving
 	NodeInsufficientDevice Code = "NodeInsufficientDevice" // fewer GPUs than one container asks for
+	// Card-model quota (Volcano's capacity-card): kubectl-hami's names, HAMi has none.
+	CardModelNotRequested Code = "CardModelNotRequested" // the node has none of the cards the pod names in volcano.sh/card.name
+	QueueCardQuotaNotFit  Code = "QueueCardQuotaNotFit"  // the pod's queue has no card quota left for the node's card
 )
 
 // GPU-level codes, in HAMi v2.10's gate order.
@@ -43,6 +46,8 @@ var Gates = []GateInfo{
 	{"registered", NodeUnregistered, "node", "the node component has registered GPUs in hami.io/node-nvidia-register", "the parse error, if any"},
 	{"devices-ready", NodeDevicesNotReady, "node", "the node's allocatable GPU count is above 0 (or within the handshake grace)", "allocatable count"},
 	{"device-count", NodeInsufficientDevice, "node", "the node has at least as many GPUs as one container asks for", "GPUs asked, GPUs on the node"},
+	{"card-model", CardModelNotRequested, "node", "with volcano.sh/card.name, the node has one of the named card models", "the node's cards, the pod's"},
+	{"card-quota", QueueCardQuotaNotFit, "node", "the pod's Volcano queue has card quota (volcano.sh/card.quota) left for the node's card", "cards used of quota, cards asked"},
 	{"health", CardNotHealth, "gpu", "the GPU is registered healthy", "-"},
 	{"cordon", CardCordoned, "gpu", "the GPU is not listed in hami.io/device-cordon", "-"},
 	{"type", CardTypeMismatch, "gpu", "the GPU type passes use-gputype/nouse-gputype and its mode matches vgpu-mode", "the GPU's type and mode, the filter"},
@@ -60,7 +65,7 @@ var Gates = []GateInfo{
 }
 
 // allCodes lists every code; codeIndex maps a code to its position, the last slot holding unknown codes.
-var allCodes = [...]Code{NodeUnregistered, NodeDevicesNotReady, NodeInsufficientDevice, CardNotHealth, CardCordoned,
+var allCodes = [...]Code{NodeUnregistered, NodeDevicesNotReady, NodeInsufficientDevice, CardModelNotRequested, QueueCardQuotaNotFit, CardNotHealth, CardCordoned,
 	CardTypeMismatch, NumaNotFit, CardUUIDMismatch, CardTimeSlicingExhausted, ExclusiveDeviceAllocateConflict,
 	ResourceQuotaNotFit, CardInsufficientMemory, CardInsufficientCore, CardComputeUnitsExhausted,
 	CardMigTopologyInfeasible, CardNotFoundCustomFilterRule, AllocatedCardsInsufficientRequest}

@@ -44,6 +44,11 @@ type Node struct {
 	Lock            *codec.NodeLock           `json:"lock,omitempty"`
 	GPUs            []GPU                     `json:"gpus"`
 	Pairs           map[string]map[string]int `json:"pairs,omitempty"`
+	// CardProduct and Cards are the node's card models as Volcano's card quota names them; CardSlots is the
+	// allocatable split-count figure the quota would wrongly count as cards on a HAMi node (0 when none).
+	CardProduct string     `json:"cardProduct,omitempty"`
+	Cards       []NodeCard `json:"cards,omitempty"`
+	CardSlots   int64      `json:"cardSlots,omitempty"`
 
 	uuidIndex map[string]int
 }
@@ -110,18 +115,26 @@ type Cluster struct {
 	quotas    map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
 	nsUsed    map[string]*usage
 	problems  map[string][]Problem // object key -> problems found when it was last set
+	// Volcano's card quota: queues, PodGroups and the pods that name a card.
+	queues    map[string]*Queue
+	podGroups map[string]*PodGroup
+	cardPods  map[string]*cardPod
+	volcano   bool
 }
 
 // NewCluster returns an empty cluster model.
 func NewCluster(cfg Config) *Cluster {
 	return &Cluster{
-		cfg:      cfg.normalized(),
-		nodes:    map[string]*Node{},
-		pods:     map[string]*PodAllocation{},
-		byNode:   map[string]map[string]*PodAllocation{},
-		quotas:   map[string]map[string]quotaLimits{},
-		nsUsed:   map[string]*usage{},
-		problems: map[string][]Problem{},
+		cfg:       cfg.normalized(),
+		nodes:     map[string]*Node{},
+		pods:      map[string]*PodAllocation{},
+		byNode:    map[string]map[string]*PodAllocation{},
+		quotas:    map[string]map[string]quotaLimits{},
+		nsUsed:    map[string]*usage{},
+		problems:  map[string][]Problem{},
+		queues:    map[string]*Queue{},
+		podGroups: map[string]*PodGroup{},
+		cardPods:  map[string]*cardPod{},
 	}
 }
 
@@ -278,6 +291,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		}
 		node.Handshake = hs
 	}
+	node.CardProduct, node.Cards, node.CardSlots = nodeCards(n, len(node.GPUs), c.cfg)
 	if v, ok := annos[codec.NodeLockAnnotation]; ok && strings.TrimSpace(v) != "" {
 		l, err := codec.ParseNodeLock(v)
 		if err != nil {
@@ -294,6 +308,11 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
 	alloc, probs := podAllocation(pod, c.cfg)
+	cp, cardProbs := readCardPod(pod)
+	probs = append(probs, cardProbs...)
+	if cp != nil {
+		c.cardPods[key] = cp
+	}
 	if alloc != nil {
 		c.pods[key] = alloc
 		if c.byNode[alloc.Node] == nil {
@@ -313,6 +332,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 func (c *Cluster) RemovePod(namespace, name string) {
 	key := namespace + "/" + name
 	delete(c.problems, "Pod/"+key)
+	delete(c.cardPods, key)
 	old, ok := c.pods[key]
 	if !ok {
 		return

@@ -44,6 +44,8 @@ type NodeStatus struct {
 	// Reason is HAMi's FailedNodes text: "%d/%d %s" per GPU reason, sorted, joined with ", ".
 	Reason string `json:"reason,omitempty"`
 	Check  *Check `json:"check,omitempty"` // numbers of a node-level failure
+	// CardRank is the index of the pod's volcano.sh/card.name alternative this node offers; lower ranks first.
+	CardRank int `json:"cardRank,omitempty"`
 	// Example is the GPU that shows the deciding code with the most headroom (GPU-level failures).
 	Example *GPUStatus `json:"example,omitempty"`
 	// GPUs is every GPU's result, filled for nodes asked for in detail (EvalOptions.DetailNodes/DetailAll).
@@ -87,19 +89,21 @@ type ReasonCount struct {
 
 // Verdict is the engine's whole answer for one pod. Every surface renders it; none recomputes it.
 type Verdict struct {
-	Pod          string        `json:"pod"`
-	Request      *PodRequest   `json:"request"`
-	NoGPURequest bool          `json:"noGPURequest,omitempty"`
-	Fits         bool          `json:"fits"`
-	Placement    *Placement    `json:"placement,omitempty"`
-	Feasible     []string      `json:"feasible,omitempty"` // feasible nodes, best first
-	Summary      string        `json:"summary"`
-	Explanation  []string      `json:"explanation,omitempty"`
-	Reasons      []ReasonCount `json:"reasons,omitempty"`
-	Nodes        []NodeStatus  `json:"nodes"`
-	Quota        QuotaStatus   `json:"quota"`
-	Hints        []string      `json:"hints,omitempty"`
-	Problems     []Problem     `json:"problems,omitempty"`
+	Pod          string         `json:"pod"`
+	Request      *PodRequest    `json:"request"`
+	NoGPURequest bool           `json:"noGPURequest,omitempty"`
+	Fits         bool           `json:"fits"`
+	Placement    *Placement     `json:"placement,omitempty"`
+	Feasible     []string       `json:"feasible,omitempty"` // feasible nodes, best first
+	Summary      string         `json:"summary"`
+	Explanation  []string       `json:"explanation,omitempty"`
+	Reasons      []ReasonCount  `json:"reasons,omitempty"`
+	Nodes        []NodeStatus   `json:"nodes"`
+	Quota        QuotaStatus    `json:"quota"`
+	Card         *CardStatus    `json:"card,omitempty"`    // Volcano card-model quota, when the pod names a card and a queue
+	Enqueue      *EnqueueStatus `json:"enqueue,omitempty"` // the job-level enqueue check, when the pod's PodGroup waits for it
+	Hints        []string       `json:"hints,omitempty"`
+	Problems     []Problem      `json:"problems,omitempty"`
 }
 
 // NodeStatus returns the status of the named node, or nil.

@@ -29,6 +29,9 @@ plugin), marks GPUs unhealthy on critical XID events, and serves live usage on -
   /metrics   Prometheus (hami_host_gpu_memory_used_bytes, hami_host_gpu_utilization_ratio, ...)
   /usage     JSON per GPU, with processes mapped to pods
   /devices   the registration it builds; /healthz, /readyz
+With --device-plugin it is also kubelet's device plugin for nvidia.com/gpu, replacing HAMi's: split-count
+virtual devices per GPU with their XID health, and Allocate hands each container the GPUs the scheduler
+extender wrote in hami.io/vgpu-devices-to-allocate, with HAMi-core's environment and mounts (--hami-core-dir).
 Every flag can also be set with HAMI_AGENT_<FLAG> (--device-split-count: HAMI_AGENT_DEVICE_SPLIT_COUNT); the
 node name defaults to $NODE_NAME. The entry for this node in --configmap (HAMi's hami-device-plugin format)
 overrides the flags. The agent runs on Linux GPU nodes only.`,

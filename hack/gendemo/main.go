@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -104,6 +105,39 @@ func quota(ns, name string, hard ...string) *corev1.ResourceQuota {
 	return q
 }
 
+// Card names as Volcano's card quota reads them from GPU-feature-discovery labels.
+const (
+	cardA100 = "NVIDIA-A100-SXM4-80GB"
+	cardH100 = "NVIDIA-H100-80GB-HBM3"
+)
+
+// gfd is the labels NVIDIA's GPU feature discovery puts on a node, which name its card model.
+func gfd(model string, m gpuModel, count int) map[string]string {
+	product := map[string]string{"A100": cardA100, "H100": cardH100}[model]
+	return map[string]string{"gpu.vendor/model": model, "nvidia.com/gpu.product": product,
+		"nvidia.com/gpu.count": fmt.Sprint(count), "nvidia.com/gpu.memory": fmt.Sprint(m.memMB)}
+}
+
+func volcanoQueue(name string, quota map[string]int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+		"metadata": map[string]any{"name": name, "creationTimestamp": created.UTC().Format(time.RFC3339),
+			"annotations": map[string]any{codec.CardQuotaAnnotation: codec.FormatCardCounts(quota)}},
+		"spec":   map[string]any{"weight": int64(1), "reclaimable": false, "capability": map[string]any{"cpu": "256", "memory": "2Ti"}},
+		"status": map[string]any{"state": "Open"},
+	}}
+}
+
+func podGroup(ns, name, queue string, minMember int64, phase string, request map[string]int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+		"metadata": map[string]any{"namespace": ns, "name": name, "creationTimestamp": created.UTC().Format(time.RFC3339),
+			"annotations": map[string]any{codec.CardRequestAnnotation: codec.FormatCardCounts(request)}},
+		"spec":   map[string]any{"queue": queue, "minMember": minMember},
+		"status": map[string]any{"phase": phase},
+	}}
+}
+
 func main() {
 	if err := generate(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "gendemo:", err)
@@ -133,10 +167,10 @@ func generate(w io.Writer) error {
 	t4Legacy.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("16")
 	s.Nodes = []*corev1.Node{
 		node("cpu-01", nil, nil),
-		node("gpu-a100-01", devices("gpu-a100-01", a100, 8, 10), map[string]string{"gpu.vendor/model": "A100"}),
-		node("gpu-a100-02", a2, map[string]string{"gpu.vendor/model": "A100"}, codec.NodeCordonAnnotation, "GPU-gpu-a100-02-5"),
-		node("gpu-h100-01", devices("gpu-h100-01", h100, 8, 10), map[string]string{"gpu.vendor/model": "H100"}),
-		node("gpu-h100-mig", migDevs, map[string]string{"gpu.vendor/model": "H100"}),
+		node("gpu-a100-01", devices("gpu-a100-01", a100, 8, 10), gfd("A100", a100, 8)),
+		node("gpu-a100-02", a2, gfd("A100", a100, 8), codec.NodeCordonAnnotation, "GPU-gpu-a100-02-5"),
+		node("gpu-h100-01", devices("gpu-h100-01", h100, 8, 10), gfd("H100", h100, 8)),
+		node("gpu-h100-mig", migDevs, gfd("H100", h100, 2)),
 		node("gpu-t4-01", devices("gpu-t4-01", t4, 4, 4), map[string]string{"gpu.vendor/model": "T4"}),
 		node("gpu-t4-02", devices("gpu-t4-02", t4, 4, 4), map[string]string{"gpu.vendor/model": "T4"}),
 		t4Legacy,
@@ -152,14 +186,14 @@ func generate(w io.Writer) error {
 		Data:       map[string]string{snapshot.DeviceConfigKey: "nvidia:\n  resourceCountName: nvidia.com/gpu\n  resourceMemoryName: nvidia.com/gpumem\n  resourceMemoryPercentageName: nvidia.com/gpumem-percentage\n  resourceCoreName: nvidia.com/gpucores\n  defaultMemory: 0\n  defaultCores: 0\n  defaultGPUNum: 1\n  deviceSplitCount: 10\n"}}}
 
 	running := []*corev1.Pod{
-		gpuPod("ml-research", "pretrain-0", 4, 70000, 0, 80, engine.AnnoGPUPolicy, "binpack"),
-		gpuPod("ml-research", "pretrain-1", 4, 70000, 0, 80, engine.AnnoGPUPolicy, "binpack"),
+		gpuPod("ml-research", "pretrain-0", 4, 70000, 0, 80, engine.AnnoGPUPolicy, "binpack", codec.CardNameAnnotation, cardA100, codec.QueueNameAnnotation, "research"),
+		gpuPod("ml-research", "pretrain-1", 4, 70000, 0, 80, engine.AnnoGPUPolicy, "binpack", codec.CardNameAnnotation, cardA100, codec.QueueNameAnnotation, "research"),
 		gpuPod("ml-research", "finetune-a", 2, 40000, 0, 50),
 		gpuPod("ml-research", "finetune-b", 2, 40000, 0, 50),
 		gpuPod("ml-research", "notebook-alice", 1, 12000, 0, 20),
 		gpuPod("ml-research", "notebook-bob", 1, 12000, 0, 20),
-		gpuPod("inference", "llm-serve-0", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100"),
-		gpuPod("inference", "llm-serve-1", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100"),
+		gpuPod("inference", "llm-serve-0", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100", codec.CardNameAnnotation, cardH100, codec.QueueNameAnnotation, "serving"),
+		gpuPod("inference", "llm-serve-1", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100", codec.CardNameAnnotation, cardH100, codec.QueueNameAnnotation, "serving"),
 		gpuPod("inference", "embedder-0", 1, 0, 15, 10, engine.AnnoUseGPUType, "A100"),
 		gpuPod("team-vision", "detector-0", 1, 10000, 0, 40, engine.AnnoUseGPUType, "T4"),
 		gpuPod("team-vision", "detector-1", 1, 10000, 0, 40, engine.AnnoUseGPUType, "T4"),
@@ -175,6 +209,16 @@ func generate(w io.Writer) error {
 		gpuPod("ml-research", "whole-card-eval", 2, -1, 0, -1, engine.AnnoUseGPUType, "A100"),
 		gpuPod("default", "numa-allreduce", 5, 30000, 0, 50, engine.AnnoNumaBind, "true"),
 		gpuPod("team-vision", "mig-large", 1, 70000, 0, -1, engine.AnnoVGPUMode, "mig"),
+		gpuPod("inference", "reranker-0", 1, 8000, 0, 10, codec.CardNameAnnotation, cardH100, codec.QueueNameAnnotation, "serving"),
+	}
+	// Volcano queues with card-model quotas (volcano.sh/card.quota) and a job waiting to enter its queue.
+	s.Volcano = true
+	s.Queues = []*unstructured.Unstructured{
+		volcanoQueue("research", map[string]int64{cardA100: 12, cardH100: 2}),
+		volcanoQueue("serving", map[string]int64{cardH100: 2, cardA100: 1}),
+	}
+	s.PodGroups = []*unstructured.Unstructured{
+		podGroup("ml-research", "train-llm", "research", 2, "Pending", map[string]int64{cardA100 + "|" + cardH100: 8}),
 	}
 	cfg, _ := s.Config(snapshot.DefaultDeviceConfigMap)
 	c, _ := s.Cluster(cfg)

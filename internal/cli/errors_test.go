@@ -116,12 +116,12 @@ func TestTopJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var top Top
+	var top Top // Queues included
 	if err := json.Unmarshal([]byte(out), &top); err != nil {
 		t.Fatal(err)
 	}
 	// default has GPU usage but no quota: it is listed too, unlimited.
-	if top.Kind != "Top" || len(top.Nodes) != 9 || len(top.Pending) != 6 || len(top.Quotas) != 4 {
+	if top.Kind != "Top" || len(top.Nodes) != 9 || len(top.Pending) != 7 || len(top.Quotas) != 4 || len(top.Queues) != 2 {
 		t.Fatalf("top JSON: %d nodes, %d pending, %d quotas", len(top.Nodes), len(top.Pending), len(top.Quotas))
 	}
 }

@@ -24,7 +24,8 @@ func TestLiveCluster(t *testing.T) {
 	env := testenv.Start(t)
 	began := time.Now()
 	counts := loadDemo(t, env.Client)
-	t.Logf("loaded the demo cluster (%s) in %s", counts, time.Since(began).Round(time.Millisecond))
+	queues, groups := loadDemoVolcano(t, env)
+	t.Logf("loaded the demo cluster (%s, %d Volcano queues, %d PodGroups) in %s", counts, queues, groups, time.Since(began).Round(time.Millisecond))
 
 	kc := env.Kubeconfig
 	server := env.APIServerURL
@@ -59,7 +60,7 @@ func TestLiveCluster(t *testing.T) {
 		if g, w := afterSource(firstLine(got)), afterSource(firstLine(want)); g != w {
 			t.Errorf("header counts differ:\n live: %s\n demo: %s", g, w)
 		}
-		for _, sec := range []string{"NODES", "NAMESPACE QUOTAS"} {
+		for _, sec := range []string{"NODES", "NAMESPACE QUOTAS", "QUEUE CARD QUOTAS"} {
 			g, w := section(got, sec), section(want, sec)
 			if g == "" {
 				t.Fatalf("live top has no %s table:\n%s", sec, got)
@@ -96,8 +97,8 @@ func TestLiveCluster(t *testing.T) {
 		if top.Kind != "Top" || top.Source != "cluster "+server {
 			t.Errorf("kind %q source %q, want Top and cluster %s", top.Kind, top.Source, server)
 		}
-		if len(top.Nodes) != 9 || len(top.Pending) != 6 {
-			t.Errorf("got %d nodes and %d pending pods, want 9 and 6", len(top.Nodes), len(top.Pending))
+		if len(top.Nodes) != 9 || len(top.Pending) != 7 {
+			t.Errorf("got %d nodes and %d pending pods, want 9 and 7", len(top.Nodes), len(top.Pending))
 		}
 		var names []string
 		for _, p := range top.Pending {
@@ -127,6 +128,42 @@ func TestLiveCluster(t *testing.T) {
 			}
 		}
 		if want := demo(t, "why-pending", "llm-serve-2", "-n", "inference"); got != want {
+			t.Errorf("live answer differs from the demo's: %s", diff(want, got))
+		}
+	})
+
+	t.Run("why-pending card quota from live Volcano queues", func(t *testing.T) {
+		got := live(t, "why-pending", "reranker-0", "-n", "inference")
+		for _, w := range []string{
+			"0/9 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 QueueCardQuotaNotFit, 5 CardModelNotRequested.",
+			"QueueCardQuotaNotFit    2       gpu-h100-01: queue serving: NVIDIA-H100-80GB-HBM3 2 of 2 used, the pod needs 1",
+			"Card quota (Volcano queue serving, volcano.sh/card.quota), in whole cards:",
+			"queue serving needs 1 more NVIDIA-H100-80GB-HBM3 (2 of 2 used): raise its volcano.sh/card.quota to 3",
+		} {
+			if !strings.Contains(got, w) {
+				t.Errorf("why-pending reranker-0 lacks %q:\n%s", w, got)
+			}
+		}
+		// Events are stamped differently live; everything above them is the demo's answer.
+		cut := func(s string) string { before, _, _ := strings.Cut(s, "Recent events:"); return before }
+		if want := demo(t, "why-pending", "reranker-0", "-n", "inference"); cut(got) != cut(want) {
+			t.Errorf("live answer differs from the demo's: %s", diff(cut(want), cut(got)))
+		}
+	})
+
+	t.Run("what-if with a card alternative and a queue", func(t *testing.T) {
+		args := []string{"what-if", "-n", "inference", "--gpus", "1", "--gpumem", "3000", "--card", "NVIDIA-H100-80GB-HBM3|NVIDIA-A100-SXM4-80GB", "--queue", "serving", "--count", "3"}
+		got := live(t, args...)
+		for _, w := range []string{
+			"best: gpu-a100-01",
+			"NVIDIA-A100-SXM4-80GB   nvidia.com/gpu   0      1       1           2       fits",
+			"Copies: 1 fit now (gpu-a100-01: 1); 3 wanted: 2 would wait.",
+		} {
+			if !strings.Contains(got, w) {
+				t.Errorf("what-if --card lacks %q:\n%s", w, got)
+			}
+		}
+		if want := demo(t, args...); got != want {
 			t.Errorf("live answer differs from the demo's: %s", diff(want, got))
 		}
 	})

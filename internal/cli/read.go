@@ -11,6 +11,7 @@ import (
 	"github.com/sahilm/fuzzy"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -69,7 +70,18 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
 	r.client = cs
-	return snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
+	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
+	}
+	if err := snapshot.LiveVolcano(ctx, dyn, s, rc.Host); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // namespace is -n, else the kubeconfig's namespace for a live cluster, else "default".

@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/tui"
@@ -71,6 +72,7 @@ type Top struct {
 	Source     string               `json:"source"`
 	Nodes      []*engine.Node       `json:"nodes"`
 	Quotas     []engine.QuotaStatus `json:"quotas"`
+	Queues     []engine.QueueUsage  `json:"queues,omitempty"`
 	Pending    []PendingPod         `json:"pending"`
 	Problems   []engine.Problem     `json:"problems,omitempty"`
 }
@@ -103,6 +105,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		for _, ns := range c.QuotaNamespaces() {
 			out.Quotas = append(out.Quotas, c.Quota(ns))
 		}
+		out.Queues = c.QueueUsages()
 		for _, r := range rows {
 			out.Pending = append(out.Pending, PendingPod{Namespace: r.Namespace, Name: r.Name, GPUs: r.Verdict.Request.TotalGPUs(),
 				Reason: render.OneLine(r.Verdict), Summary: r.Verdict.Summary})
@@ -132,6 +135,14 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(w, "none")
 	} else if err := render.Quotas(w, c, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
 		return err
+	}
+	if c.Volcano() {
+		fmt.Fprintln(w, "\nQUEUE CARD QUOTAS (Volcano volcano.sh/card.quota, in whole cards)")
+		if len(c.Queues()) == 0 {
+			fmt.Fprintln(w, "none")
+		} else if err := render.Queues(w, c); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(w, "\nPENDING GPU PODS")
 	if len(rows) == 0 {
@@ -169,7 +180,7 @@ func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now
 		if p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
 			continue
 		}
-		if req, _ := engine.ParseRequest(p, cfg); !req.WantsGPU() {
+		if req, _ := engine.ParseRequest(p, cfg); !req.WantsGPU() && p.Annotations[codec.CardNameAnnotation] == "" {
 			continue
 		}
 		age := ""

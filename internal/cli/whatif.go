@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
@@ -39,6 +40,8 @@ type WhatIfOptions struct {
 	GPUMemPct   int64
 	GPUCores    int64
 	Annotations []string
+	Card        string
+	Queue       string
 	Count       int
 	Nodes       []string
 
@@ -75,6 +78,8 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 	f.Int64Var(&o.GPUMemPct, "gpumem-percentage", 0, "GPU memory per GPU in percent (nvidia.com/gpumem-percentage)")
 	f.Int64Var(&o.GPUCores, "gpucores", -1, "GPU cores per GPU in percent (nvidia.com/gpucores)")
 	f.StringArrayVar(&o.Annotations, "annotation", nil, "pod annotation key=value (repeatable), e.g. nvidia.com/use-gputype=A100")
+	f.StringVar(&o.Card, "card", "", "Volcano card model(s) the pod may use, preferred first: \"NVIDIA-H200\" or \"NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D\" (volcano.sh/card.name)")
+	f.StringVar(&o.Queue, "queue", "", "Volcano queue whose card quota the pod draws on (scheduling.volcano.sh/queue-name)")
 	f.IntVar(&o.Count, "count", 0, "copies wanted (default: the manifest's replicas, else 1)")
 	f.StringSliceVar(&o.Nodes, "node", nil, "show every gate for every GPU of these nodes")
 	return cmd
@@ -112,6 +117,15 @@ func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
 		}
 		o.pod.Annotations[k] = v
 	}
+	for k, v := range map[string]string{codec.CardNameAnnotation: o.Card, codec.QueueNameAnnotation: o.Queue} {
+		if v == "" {
+			continue
+		}
+		if o.pod.Annotations == nil {
+			o.pod.Annotations = map[string]string{}
+		}
+		o.pod.Annotations[k] = v
+	}
 	return nil
 }
 
@@ -134,6 +148,11 @@ func (o *WhatIfOptions) Validate() error {
 		return fmt.Errorf("--gpucores %d: want 0-100", o.GPUCores)
 	case o.Count < 0:
 		return fmt.Errorf("--count %d: want at least 1", o.Count)
+	}
+	if o.Card != "" {
+		if _, err := codec.ParseCardName(o.Card); err != nil {
+			return fmt.Errorf("--card %q: %w", o.Card, err)
+		}
 	}
 	return nil
 }

@@ -32,9 +32,12 @@ type VerdictInput struct {
 func Verdict(w io.Writer, in VerdictInput) error {
 	v := in.Verdict
 	p := &printer{w: w}
-	if v.NoGPURequest {
+	if v.NoGPURequest && v.Card == nil {
 		p.line("%s", v.Summary)
 		return p.err
+	}
+	if v.NoGPURequest {
+		return cardOnly(p, in)
 	}
 	p.line("%s", v.Summary)
 	if kubeSummary := kubefit.Summary(in.Kube); kubeSummary != "" {
@@ -79,6 +82,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		}
 	}
 	quota(p, v.Quota, in.KubeQuotaUsed)
+	cardQuota(p, v)
 	if len(v.Hints) > 0 {
 		p.blank()
 		p.line("What would make it fit:")

@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -241,7 +242,7 @@ func decodeObject(js []byte) (any, error) {
 			stripNoise(pod)
 			return pod, nil
 		}
-		tm.Kind = pod.Kind
+		tm.Kind, tm.APIVersion = pod.Kind, pod.APIVersion
 	} else if err := unmarshal(js, &tm); err != nil {
 		return nil, err
 	}
@@ -257,6 +258,21 @@ func decodeObject(js []byte) (any, error) {
 		obj = &corev1.ConfigMap{}
 	case "Event":
 		obj = &corev1.Event{}
+	case "Queue", "PodGroup":
+		if tm.APIVersion == "" {
+			if err := unmarshal(js, &tm); err != nil {
+				return nil, err
+			}
+		}
+		if !isVolcano(tm.APIVersion, tm.Kind) {
+			return skipped{}, nil
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, fmt.Errorf("%s: %w", tm.Kind, err)
+		}
+		u.SetManagedFields(nil)
+		return u, nil
 	case "":
 		return nil, errors.New("object without kind")
 	default:
@@ -281,6 +297,12 @@ func (s *Snapshot) add(obj any) {
 		s.ConfigMaps = append(s.ConfigMaps, o)
 	case *corev1.Event:
 		s.Events = append(s.Events, o)
+	case *unstructured.Unstructured:
+		if o.GetKind() == "Queue" {
+			s.Queues = append(s.Queues, o)
+		} else {
+			s.PodGroups = append(s.PodGroups, o)
+		}
 	default:
 		s.Skipped++
 	}
@@ -325,6 +347,9 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	}
 	for _, e := range s.Events {
 		add("Event", e)
+	}
+	for _, u := range append(append([]*unstructured.Unstructured(nil), s.Queues...), s.PodGroups...) {
+		list.Items = append(list.Items, u.Object) // keeps its own apiVersion and kind
 	}
 	js, err := json.Marshal(list)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -17,6 +18,10 @@ type Snapshot struct {
 	Quotas     []*corev1.ResourceQuota
 	ConfigMaps []*corev1.ConfigMap // the HAMi device ConfigMap, when there is one
 	Events     []*corev1.Event     // FailedScheduling events, when read
+	// Volcano's queues and PodGroups (card-model quota); Volcano is true when its Queue CRD was found.
+	Queues    []*unstructured.Unstructured
+	PodGroups []*unstructured.Unstructured
+	Volcano   bool
 	// Source says where the snapshot came from, for headers and errors ("file demo.yaml", "context kind-gpu").
 	Source string
 	// Skipped counts objects of other kinds found in a file.
@@ -34,6 +39,13 @@ func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem
 	}
 	for _, q := range s.Quotas {
 		c.SetQuota(q)
+	}
+	c.SetVolcano(s.Volcano || len(s.Queues) > 0)
+	for _, u := range s.Queues {
+		c.SetQueue(EngineQueue(u))
+	}
+	for _, u := range s.PodGroups {
+		c.SetPodGroup(EnginePodGroup(u))
 	}
 	return c, c.Problems()
 }

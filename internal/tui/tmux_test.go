@@ -40,7 +40,7 @@ func TestBinaryInTmux(t *testing.T) {
 
 	t.Run("demo", func(t *testing.T) {
 		tm := startTmux(t, 100, 30, bin, "top", "--demo")
-		tm.waitFor("the first frame", "gpu-a100-01", "6 pending", "[1 Nodes]")
+		tm.waitFor("the first frame", "gpu-a100-01", "7 pending", "[1 Nodes]")
 		tm.keys("/")
 		tm.text("a100")
 		tm.keys("Enter")
@@ -75,13 +75,13 @@ func TestBinaryInTmux(t *testing.T) {
 		defer cancel()
 		loadDemoInto(t, ctx, env.Client)
 		tm := startTmux(t, 120, 40, bin, "top", "--kubeconfig", env.Kubeconfig)
-		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "15 GPU pods", "6 pending", "gpu-h100-01")
+		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "15 GPU pods", "7 pending", "gpu-h100-01")
 
 		// A new pending GPU pod appears in the counts and in the Pending view.
 		if _, err := env.Client.CoreV1().Pods("team-vision").Create(ctx, gpuPod("team-vision", "tmux-waiter", "", "", 8000, 10), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		tm.waitFor("the new pending pod in the header", "7 pending")
+		tm.waitFor("the new pending pod in the header", "8 pending")
 		tm.keys("4")
 		tm.waitFor("the new pending pod in the list", "tmux-waiter")
 

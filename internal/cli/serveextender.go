@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -36,6 +37,7 @@ type ServeExtenderOptions struct {
 	LeaderLease     string
 	EventInterval   time.Duration
 	MaxBodyBytes    int64
+	CardQuota       string
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -68,6 +70,7 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
 	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
+	f.StringVar(&o.CardQuota, "card-quota", engine.CardQuotaEnforce, "Volcano card-model quota (volcano.sh/card.quota) for pods naming volcano.sh/card.name and a queue: enforce or off")
 	return cmd
 }
 
@@ -75,6 +78,9 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 func (o *ServeExtenderOptions) Validate() error {
 	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
 		return fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if o.CardQuota != engine.CardQuotaEnforce && o.CardQuota != engine.CardQuotaOff {
+		return fmt.Errorf("--card-quota %q: want enforce or off", o.CardQuota)
 	}
 	if !strings.Contains(o.LeaderLease, "/") {
 		return fmt.Errorf("--leader-elect-lease %q: want namespace/name", o.LeaderLease)
@@ -101,6 +107,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
+	cfg.CardQuota = o.CardQuota
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()
 	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes
@@ -115,6 +122,15 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	if _, err := extender.StartInformers(ctx, cs, state, time.Now); err != nil {
 		return fmt.Errorf("cannot watch the cluster at %s: %w", rc.Host, err)
 	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	volcano, err := extender.StartVolcanoInformers(ctx, dyn, state, log)
+	if err != nil {
+		return fmt.Errorf("cannot watch Volcano queues at %s: %w", rc.Host, err)
+	}
+	log.Info("card quota", "mode", o.CardQuota, "volcano", volcano)
 	log.Info("serving", "listen", o.Listen, "tls", o.TLSCertFile != "", "cluster", rc.Host, "schedulerName", o.SchedulerName)
 	return srv.Serve(ctx, o.Listen, o.TLSCertFile, o.TLSKeyFile)
 }

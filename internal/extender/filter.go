@@ -121,6 +121,9 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 		for i := range v.Nodes {
 			if ns := &v.Nodes[i]; ns.Fits {
 				score[ns.Node] = extenderScore(v.Request.NodePolicy, ns.Score)
+				if v.Card != nil && v.Card.Enforced && len(v.Card.Alternatives) > 1 {
+					score[ns.Node] = cardBand(ns.CardRank, score[ns.Node])
+				}
 			}
 		}
 	}
@@ -128,6 +131,18 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 		out = append(out, extenderv1.HostPriority{Host: n, Score: score[n]})
 	}
 	writeJSON(w, out)
+}
+
+// cardBand puts the card alternative preferred by volcano.sh/card.name ahead of the node policy: the first
+// alternative's nodes score 6-10, the second's 3-5, later ones 0-2; the policy orders nodes within a band.
+func cardBand(rank int, policyScore int64) int64 {
+	switch rank {
+	case 0:
+		return 6 + policyScore*4/extenderv1.MaxExtenderPriority
+	case 1:
+		return 3 + policyScore*2/extenderv1.MaxExtenderPriority
+	}
+	return policyScore * 2 / extenderv1.MaxExtenderPriority
 }
 
 // extenderScore maps an engine node score (0..30) to 0..MaxExtenderPriority.

@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
@@ -35,6 +36,7 @@ import (
 type xtLiveExtender struct {
 	t      testing.TB
 	client kubernetes.Interface
+	dyn    dynamic.Interface // set: Volcano queues and PodGroups are watched too
 	opts   extender.Options
 	http   *httptest.Server
 
@@ -89,6 +91,12 @@ func (x *xtLiveExtender) start() {
 	if err != nil {
 		cancel()
 		x.t.Fatalf("extender informers: %v", err)
+	}
+	if x.dyn != nil {
+		if on, err := extender.StartVolcanoInformers(ctx, x.dyn, state, log); err != nil || !on {
+			cancel()
+			x.t.Fatalf("extender Volcano informers: on %v, %v", on, err)
+		}
 	}
 	x.handler, x.state, x.cancel, x.factory = srv.Handler(), state, cancel, f
 }

@@ -3,9 +3,9 @@ package extender_test
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"

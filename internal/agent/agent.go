@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -76,7 +75,7 @@ type Options struct {
 	// DevicePlugin, when set, also serves kubelet's device-plugin API (replacing HAMi's device plugin): GPUs as
 	// split-count virtual devices, Allocate from the pods' hami.io/vgpu-devices-to-allocate. NodeName and Log are
 	// filled in from these options. Needs full mode.
-	DevicePlugin *deviceplugin.Options
+	DevicePlugin *DevicePluginOptions
 	// Log receives the agent's log; nil discards it.
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -128,7 +127,7 @@ func (o Options) Validate() error {
 }
 
 // devicePluginOptions are the device plugin's options with the agent's node name and log.
-func (o Options) devicePluginOptions(log *slog.Logger) deviceplugin.Options {
+func (o Options) devicePluginOptions(log *slog.Logger) DevicePluginOptions {
 	dp := *o.DevicePlugin
 	dp.NodeName = o.NodeName
 	if dp.Log == nil {
@@ -224,7 +223,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	errc := make(chan error, 2)
 	if a.opts.DevicePlugin != nil {
-		dp, err := deviceplugin.New(a, a.client, a.opts.devicePluginOptions(a.log))
+		if devicePluginFactory == nil {
+			return errNoDevicePlugin
+		}
+		dp, err := devicePluginFactory(a, a.client, a.opts.devicePluginOptions(a.log))
 		if err != nil {
 			return err
 		}

@@ -1,25 +1,14 @@
 package agent
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
-	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
 
 var devicePluginDeployDir = filepath.Join(deployDir, "device-plugin")
@@ -117,88 +106,4 @@ func grants(role *unstructured.Unstructured, resource string, verbs ...string) b
 		}
 	}
 	return true
-}
-
-// TestDeployDevicePluginRBACOnAPIServer applies the overlay and allocates a bound pod with the ServiceAccount token
-// of the agent's pod: the RBAC covers everything Allocate does (read the lock and the pod, consume the entry, set
-// bind-phase, release the lock).
-func TestDeployDevicePluginRBACOnAPIServer(t *testing.T) {
-	env := testenv.Start(t)
-	ctx := context.Background()
-	waitNamespace(t, env.Client, "kube-system")
-	dyn, mapper := applier(t, env.Config)
-	for _, u := range kustomize(t, devicePluginDeployDir) {
-		if err := apply(ctx, dyn, mapper, u); err != nil {
-			t.Fatalf("apply %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
-	}
-	createNode(t, env, "gpu-a", nil)
-	agentPod, err := env.Client.CoreV1().Pods("kube-system").Create(ctx, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kubectl-hami-agent-a"},
-		Spec: corev1.PodSpec{NodeName: "gpu-a", ServiceAccountName: "kubectl-hami-agent",
-			Containers: []corev1.Container{{Name: "agent", Image: "example.invalid/agent"}}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := env.Client.CoreV1().ServiceAccounts("kube-system").CreateToken(ctx, "kubectl-hami-agent", &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
-			Kind: "Pod", APIVersion: "v1", Name: agentPod.Name, UID: agentPod.UID}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.BearerToken = tok.Status.Token
-	sa, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	o := DefaultOptions()
-	o.NodeName, o.Listen, o.ConfigMap, o.PodLookup, o.Log = "gpu-a", "", "", false, testLogger(t)
-	a, err := New(twoT4s(), sa, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.RegisterOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
-	dpOpts := deviceplugin.DefaultOptions()
-	dpOpts.NodeName, dpOpts.HamiCoreDir, dpOpts.Log = "gpu-a", t.TempDir(), testLogger(t)
-	p, err := deviceplugin.New(a, sa, dpOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// A pod as the extender leaves it after bind: annotations, spec.nodeName, and the node lock.
-	pod := createPod(t, env, "default", "job", "gpu-a")
-	annos := map[string]string{
-		codec.PodNodeAnnotation: "gpu-a", codec.PodBindPhaseAnnotation: "allocating",
-		codec.PodToAllocateAnnotation: "GPU-t4-0,NVIDIA,3000,25:;", codec.PodAllocatedAnnotation: "GPU-t4-0,NVIDIA,3000,25:;",
-	}
-	pod.Annotations = annos
-	if _, err := env.Client.CoreV1().Pods("default").Update(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	patchAnnotations(t, env, "gpu-a", map[string]string{codec.NodeLockAnnotation: codec.FormatNodeLock(codec.NodeLock{
-		Time: time.Now().UTC().Truncate(time.Second), Namespace: "default", Pod: "job"})})
-
-	resp, err := p.Allocate(ctx, &pluginapi.AllocateRequest{ContainerRequests: []*pluginapi.ContainerAllocateRequest{{DevicesIds: []string{"GPU-t4-0-3"}}}})
-	if err != nil {
-		t.Fatalf("Allocate with the overlay's RBAC: %v", err)
-	}
-	if got := resp.ContainerResponses[0].Envs["CUDA_DEVICE_MEMORY_LIMIT_0"]; got != "3000m" {
-		t.Errorf("memory limit %q", got)
-	}
-	after, err := env.Client.CoreV1().Pods("default").Get(ctx, "job", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.Annotations[codec.PodBindPhaseAnnotation] != "success" || after.Annotations[codec.PodToAllocateAnnotation] != ";" {
-		t.Errorf("pod annotations after Allocate: %v", after.Annotations)
-	}
-	if l, ok := getNode(t, env, "gpu-a").Annotations[codec.NodeLockAnnotation]; ok {
-		t.Errorf("the node lock %q was not released", l)
-	}
 }

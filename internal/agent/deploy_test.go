@@ -14,47 +14,26 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
 
 const deployDir = "../../deploy/agent"
 
-// kustomize builds dir the way `kubectl apply -k` does.
-func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
-	}
-	var out []*unstructured.Unstructured
-	for _, r := range res.Resources() {
-		j, err := r.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(j); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, u)
-	}
-	return out
-}
+var (
+	kustomize     = agenttest.Kustomize
+	waitNamespace = agenttest.WaitNamespace
+	applier       = agenttest.Applier
+	apply         = agenttest.Apply
+)
 
 func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
 	for _, o := range objs {
@@ -275,53 +254,6 @@ func registrationOf(t *testing.T, n *corev1.Node) []codec.DeviceInfo {
 		t.Fatal(err)
 	}
 	return devs
-}
-
-func waitNamespace(t *testing.T, c kubernetes.Interface, name string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := c.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("namespace %s: %v", name, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func applier(t *testing.T, cfg *rest.Config) (dynamic.Interface, meta.RESTMapper) {
-	t.Helper()
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-}
-
-// apply sends u with server-side apply and strict field validation.
-func apply(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
-	gvk := u.GroupVersionKind()
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return err
-	}
-	var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		ri = dyn.Resource(m.Resource).Namespace(u.GetNamespace())
-	}
-	data, err := u.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	_, err = ri.Patch(ctx, u.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: "agent-test", FieldValidation: metav1.FieldValidationStrict})
-	return err
 }
 
 func readYAMLDocs(t *testing.T, path string) []*unstructured.Unstructured {

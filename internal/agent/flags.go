@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 )
 
 // EnvPrefix prefixes the environment variable of every flag: --device-split-count is HAMI_AGENT_DEVICE_SPLIT_COUNT.
@@ -53,7 +51,7 @@ type CommandFlags struct {
 
 // NewCommandFlags declares the flags with their defaults.
 func NewCommandFlags() *CommandFlags {
-	d, s, dp := DefaultOptions(), DefaultSettings(), deviceplugin.DefaultOptions()
+	d, s, dp := DefaultOptions(), DefaultSettings(), DefaultDevicePluginOptions()
 	c := &CommandFlags{fs: pflag.NewFlagSet("agent", pflag.ContinueOnError)}
 	f := c.fs
 	f.StringVar(&c.NodeName, "node-name", "", "the Node this agent runs on and the only one it patches (else $NODE_NAME)")
@@ -154,7 +152,7 @@ func (c *CommandFlags) Options(dpDisable string) (Options, NVMLOptions, error) {
 	}
 	o.Settings = s
 	if c.DevicePlugin {
-		dp := deviceplugin.DefaultOptions()
+		dp := DefaultDevicePluginOptions()
 		dp.SocketDir, dp.ResourceName, dp.HamiCoreDir = c.DevicePluginDir, c.DevicePluginResource, c.HamiCoreDir
 		o.DevicePlugin = &dp
 	}

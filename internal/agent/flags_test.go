@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 )
 
 func TestCommandFlagsPrecedence(t *testing.T) {
@@ -88,16 +86,16 @@ func TestDevicePluginFlags(t *testing.T) {
 		name    string
 		args    []string
 		env     map[string]string
-		want    *deviceplugin.Options // nil: the device plugin is off
+		want    *DevicePluginOptions // nil: the device plugin is off
 		wantErr string
 	}{
 		{name: "off by default", args: nil, want: nil},
-		{name: "on with defaults", args: []string{"--device-plugin"}, want: &deviceplugin.Options{
+		{name: "on with defaults", args: []string{"--device-plugin"}, want: &DevicePluginOptions{
 			SocketDir: "/var/lib/kubelet/device-plugins/", ResourceName: "nvidia.com/gpu", HamiCoreDir: "/usr/local/vgpu"}},
 		{name: "from the environment", env: map[string]string{
 			"HAMI_AGENT_DEVICE_PLUGIN": "true", "HAMI_AGENT_DEVICE_PLUGIN_DIR": "/k/dp", "HAMI_AGENT_DEVICE_PLUGIN_RESOURCE": "example.com/vgpu",
 			"HAMI_AGENT_HAMI_CORE_DIR": "/opt/hami"},
-			want: &deviceplugin.Options{SocketDir: "/k/dp", ResourceName: "example.com/vgpu", HamiCoreDir: "/opt/hami"}},
+			want: &DevicePluginOptions{SocketDir: "/k/dp", ResourceName: "example.com/vgpu", HamiCoreDir: "/opt/hami"}},
 		{name: "observe mode has no device plugin", args: []string{"--device-plugin", "--mode=observe"}, wantErr: "--device-plugin needs --mode=full"},
 		{name: "relative folder", args: []string{"--device-plugin", "--device-plugin-dir=dp"}, wantErr: "--device-plugin-dir"},
 		{name: "resource without a domain", args: []string{"--device-plugin", "--device-plugin-resource=gpu"}, wantErr: "--device-plugin-resource"},

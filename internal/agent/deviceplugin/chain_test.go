@@ -31,6 +31,9 @@ import (
 
 const testNamespace = "default"
 
+// The agent binary registers the device plugin in internal/agent/withnvml; the tests run without NVML.
+func init() { agent.RegisterDevicePlugin(deviceplugin.ForAgent) }
+
 // gpuSource is an agent.GPUSource with fixed GPUs whose XID events the test sends.
 type gpuSource struct {
 	gpus   []agent.GPU

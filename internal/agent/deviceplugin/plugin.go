@@ -108,7 +108,7 @@ func (p *Plugin) snapshot() ([]*pluginapi.Device, <-chan struct{}) {
 
 // serveOnce serves the socket and registers, then returns when kubelet restarted (nil) or ctx ended (nil).
 func (p *Plugin) serveOnce(ctx context.Context) error {
-	sock := p.opts.pluginSocket()
+	sock := pluginSocket(p.opts)
 	if err := os.MkdirAll(p.opts.SocketDir, 0o750); err != nil {
 		return fmt.Errorf("device plugin: %w", err)
 	}
@@ -166,20 +166,20 @@ func (p *Plugin) serveOnce(ctx context.Context) error {
 // registered, or false when ctx ended or the plugin's own socket was removed meanwhile.
 func (p *Plugin) registerUntilDone(ctx context.Context, own os.FileInfo) (os.FileInfo, bool) {
 	for {
-		kubelet, err := os.Stat(p.opts.kubeletSocket())
+		kubelet, err := os.Stat(kubeletSocket(p.opts))
 		if err == nil {
 			if err = p.register(ctx); err == nil {
 				return kubelet, true
 			}
 		}
-		p.log.Warn("cannot register with kubelet; retrying", "socket", p.opts.kubeletSocket(), "err", err,
+		p.log.Warn("cannot register with kubelet; retrying", "socket", kubeletSocket(p.opts), "err", err,
 			"in", p.opts.RetryInterval.String())
 		select {
 		case <-ctx.Done():
 			return nil, false
 		case <-time.After(p.opts.RetryInterval):
 		}
-		if cur, err := os.Stat(p.opts.pluginSocket()); err != nil || !os.SameFile(cur, own) {
+		if cur, err := os.Stat(pluginSocket(p.opts)); err != nil || !os.SameFile(cur, own) {
 			return nil, false // kubelet cleaned the folder: serve a fresh socket
 		}
 	}
@@ -187,7 +187,7 @@ func (p *Plugin) registerUntilDone(ctx context.Context, own os.FileInfo) (os.Fil
 
 // register calls kubelet's Registration service once.
 func (p *Plugin) register(ctx context.Context) error {
-	conn, err := grpc.NewClient("unix://"+p.opts.kubeletSocket(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("unix://"+kubeletSocket(p.opts), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return err
 	}
@@ -206,10 +206,10 @@ func (p *Plugin) register(ctx context.Context) error {
 // restartReason says why the plugin must serve and register again, or "" while all is well: kubelet recreates
 // kubelet.sock when it restarts and deletes the plugins' sockets.
 func (p *Plugin) restartReason(kubelet, own os.FileInfo) string {
-	if cur, err := os.Stat(p.opts.pluginSocket()); err != nil || !os.SameFile(cur, own) {
+	if cur, err := os.Stat(pluginSocket(p.opts)); err != nil || !os.SameFile(cur, own) {
 		return "the plugin's socket was removed (kubelet restarted)"
 	}
-	if cur, err := os.Stat(p.opts.kubeletSocket()); err != nil || !os.SameFile(cur, kubelet) {
+	if cur, err := os.Stat(kubeletSocket(p.opts)); err != nil || !os.SameFile(cur, kubelet) {
 		return "kubelet.sock was recreated (kubelet restarted)"
 	}
 	return ""

@@ -1,6 +1,7 @@
 // Package withnvml puts NVML into the binary that imports it, when built with
 // `-tags nvml,kustomize_disable_go_plugin_support` on linux with cgo (agent.BuildTags): it registers
-// internal/agent/nvmlsource with agent.RegisterNVML. Without the tags it is empty, and `kubectl hami agent`
+// internal/agent/nvmlsource with agent.RegisterNVML, and the kubelet device plugin (internal/agent/deviceplugin,
+// which links gRPC) with agent.RegisterDevicePlugin. Without the tags it is empty, and `kubectl hami agent`
 // explains how to get a binary with NVML.
 //
 // Why a tag: go-nvml leaves NVML's symbols undefined until libnvidia-ml.so.1 is loaded, which needs lazy symbol

@@ -4,7 +4,11 @@ package withnvml
 
 import (
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/nvmlsource"
 )
 
-func init() { agent.RegisterNVML(nvmlsource.New) }
+func init() {
+	agent.RegisterNVML(nvmlsource.New)
+	agent.RegisterDevicePlugin(deviceplugin.ForAgent)
+}

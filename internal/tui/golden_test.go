@@ -40,7 +40,10 @@ var goldenViews = []struct {
 	{"pending", []string{"4"}},
 	{"why-pending", []string{"4", "down", "enter"}},
 	{"what-if", []string{"5"}},
-	{"what-if-edited", []string{"5", "enter", "tab", "ctrl+u", "9000", "tab", "tab", "ctrl+u", "team-vision", "tab", "nvidia.com/vgpu-mode=mig"}},
+	{"what-if-edited", []string{"5", "enter", "tab", "ctrl+u", "9000", "tab", "tab", "ctrl+u", "team-vision", "tab", "tab", "tab", "nvidia.com/vgpu-mode=mig"}},
+	{"what-if-card", []string{"5", "enter", "tab", "tab", "tab", "tab", "NVIDIA-H100-80GB-HBM3|NVIDIA-A100-SXM4-80GB", "tab", "serving"}},
+	{"queues", []string{"6"}},
+	{"why-pending-card", []string{":", "pending reranker", "enter", "enter"}},
 	{"help", []string{"?"}},
 }
 

@@ -214,19 +214,23 @@ func TestCommandsTabsAndSort(t *testing.T) {
 	if !strings.Contains(screen(m), `node "nosuch" not found`) {
 		t.Errorf("unknown node not reported:\n%s", screen(m))
 	}
-	// tab cycles through the five views and wraps; shift+tab goes back.
+	// tab cycles through the six views and wraps; shift+tab goes back.
 	press(m, "1")
 	var seen []viewID
-	for range 5 {
+	for range 6 {
 		press(m, "tab")
 		seen = append(seen, m.view)
 	}
-	if want := []viewID{viewNode, viewQuotas, viewPending, viewWhatIf, viewNodes}; !equalViews(seen, want) {
+	if want := []viewID{viewNode, viewQuotas, viewPending, viewWhatIf, viewQueues, viewNodes}; !equalViews(seen, want) {
 		t.Errorf("tab went through %v, want %v", seen, want)
 	}
 	press(m, "shift+tab")
-	if m.view != viewWhatIf {
-		t.Errorf("shift+tab from Nodes: %v, want What-if", m.view)
+	if m.view != viewQueues {
+		t.Errorf("shift+tab from Nodes: %v, want Queues", m.view)
+	}
+	press(m, ":", "queues", "enter")
+	if m.view != viewQueues {
+		t.Errorf(":queues -> view %v, want Queues", m.view)
 	}
 	// s cycles the sort column; S reverses it.
 	press(m, "1", "s")

@@ -28,7 +28,7 @@ func newKeyMap() keyMap {
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		NextView:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
 		PrevView:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
-		Views:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "view")),
+		Views:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "view")),
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
 		Reverse:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Compact:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact/full")),

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -36,8 +38,18 @@ func (q *queue) put(c change) {
 	q.notify()
 }
 
+// putResync queues a resync; one not yet drained is merged with it (each informer group sends its own).
 func (q *queue) putResync(rs *resync) {
 	q.mu.Lock()
+	if old := q.resync; old != nil {
+		for _, m := range []struct{ dst, src *map[string]bool }{
+			{&rs.nodes, &old.nodes}, {&rs.pods, &old.pods}, {&rs.quotas, &old.quotas}, {&rs.queues, &old.queues}, {&rs.podGroups, &old.podGroups},
+		} {
+			if *m.dst == nil {
+				*m.dst = *m.src
+			}
+		}
+	}
 	q.resync = rs
 	q.mu.Unlock()
 	q.notify()
@@ -73,48 +85,12 @@ func watch(ctx context.Context, cs kubernetes.Interface, cmName string, q *queue
 	nodes := f.Core().V1().Nodes().Informer()
 	pods := f.Core().V1().Pods().Informer()
 	quotas := f.Core().V1().ResourceQuotas().Informer()
-	handlers := func(kind int, key func(any) (string, bool)) cache.ResourceEventHandler {
-		put := func(o any) {
-			if k, ok := key(o); ok {
-				q.put(change{kind: kind, key: k, obj: o})
-			}
-		}
-		return cache.ResourceEventHandlerFuncs{
-			AddFunc:    put,
-			UpdateFunc: func(_, o any) { put(o) },
-			DeleteFunc: func(o any) {
-				if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
-					o = d.Obj
-				}
-				if k, ok := key(o); ok {
-					q.put(change{kind: kind, key: k})
-				}
-			},
-		}
-	}
-	nsName := func(o any) (string, bool) {
-		m, ok := o.(metav1.Object)
-		if !ok {
-			return "", false
-		}
-		if m.GetNamespace() == "" {
-			return m.GetName(), true
-		}
-		return m.GetNamespace() + "/" + m.GetName(), true
-	}
-	// Watch errors go to the header instead of klog's stderr (which would scribble over the screen); the
-	// informers retry by themselves.
-	report := func(_ *cache.Reflector, err error) {
-		select {
-		case errc <- err:
-		default:
-		}
-	}
+	report := reporter(errc)
 	for _, reg := range []struct {
 		inf  cache.SharedIndexInformer
 		kind int
 	}{{nodes, kindNode}, {pods, kindPod}, {quotas, kindQuota}} {
-		if _, err := reg.inf.AddEventHandler(handlers(reg.kind, nsName)); err != nil {
+		if _, err := reg.inf.AddEventHandler(handlers(q, reg.kind)); err != nil {
 			return err
 		}
 		if err := reg.inf.SetWatchErrorHandler(report); err != nil {
@@ -128,7 +104,7 @@ func watch(ctx context.Context, cs kubernetes.Interface, cmName string, q *queue
 				o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 			}))
 		inf := cmf.Core().V1().ConfigMaps().Informer()
-		if _, err := inf.AddEventHandler(handlers(kindConfigMap, nsName)); err != nil {
+		if _, err := inf.AddEventHandler(handlers(q, kindConfigMap)); err != nil {
 			return err
 		}
 		if err := inf.SetWatchErrorHandler(report); err != nil {
@@ -150,16 +126,98 @@ func watch(ctx context.Context, cs kubernetes.Interface, cmName string, q *queue
 		}
 		// Objects of the first snapshot that were deleted before the informers started never produce an
 		// event: drop whatever the informers do not hold.
-		keys := func(inf cache.SharedIndexInformer) map[string]bool {
-			out := map[string]bool{}
-			for _, k := range inf.GetStore().ListKeys() {
-				out[k] = true
-			}
-			return out
-		}
-		q.putResync(&resync{nodes: keys(nodes), pods: keys(pods), quotas: keys(quotas)})
+		q.putResync(&resync{nodes: storeKeys(nodes), pods: storeKeys(pods), quotas: storeKeys(quotas)})
 	}()
 	return nil
+}
+
+// handlers queues an informer's adds, updates and deletes of one kind of object.
+func handlers(q *queue, kind int) cache.ResourceEventHandler {
+	put := func(o any) {
+		if k, ok := objectKey(o); ok {
+			q.put(change{kind: kind, key: k, obj: o})
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    put,
+		UpdateFunc: func(_, o any) { put(o) },
+		DeleteFunc: func(o any) {
+			if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = d.Obj
+			}
+			if k, ok := objectKey(o); ok {
+				q.put(change{kind: kind, key: k})
+			}
+		},
+	}
+}
+
+// objectKey is name for a cluster-scoped object, namespace/name otherwise (the informers' store keys).
+func objectKey(o any) (string, bool) {
+	m, ok := o.(metav1.Object)
+	if !ok {
+		return "", false
+	}
+	if m.GetNamespace() == "" {
+		return m.GetName(), true
+	}
+	return m.GetNamespace() + "/" + m.GetName(), true
+}
+
+// reporter sends watch errors to the header instead of klog's stderr (which would scribble over the
+// screen), without blocking; the informers retry by themselves.
+func reporter(errc chan<- error) cache.WatchErrorHandler {
+	return func(_ *cache.Reflector, err error) {
+		select {
+		case errc <- err:
+		default:
+		}
+	}
+}
+
+// watchVolcano starts dynamic informers on Volcano's Queue and PodGroup objects, feeding q until ctx ends.
+// Call it only when the cluster serves their CRDs (the first snapshot says so): the UI does not wait for
+// Volcano to be installed. Like watch, it only lists and watches.
+func watchVolcano(ctx context.Context, dyn dynamic.Interface, q *queue, errc chan<- error) error {
+	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	queues := f.ForResource(snapshot.QueueGVR).Informer()
+	groups := f.ForResource(snapshot.PodGroupGVR).Informer()
+	for _, reg := range []struct {
+		inf  cache.SharedIndexInformer
+		kind int
+	}{{queues, kindQueue}, {groups, kindPodGroup}} {
+		if err := reg.inf.SetTransform(stripManagedFields); err != nil {
+			return err
+		}
+		if _, err := reg.inf.AddEventHandler(handlers(q, reg.kind)); err != nil {
+			return err
+		}
+		if err := reg.inf.SetWatchErrorHandler(reporter(errc)); err != nil {
+			return err
+		}
+	}
+	f.Start(ctx.Done())
+	go func() {
+		for gvr, ok := range f.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				if ctx.Err() == nil {
+					reporter(errc)(nil, fmt.Errorf("the %s informer did not sync", gvr.Resource))
+				}
+				return
+			}
+		}
+		q.putResync(&resync{queues: storeKeys(queues), podGroups: storeKeys(groups)})
+	}()
+	return nil
+}
+
+// storeKeys is the set of keys an informer holds.
+func storeKeys(inf cache.SharedIndexInformer) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range inf.GetStore().ListKeys() {
+		out[k] = true
+	}
+	return out
 }
 
 // stripManagedFields keeps the informer caches small: nothing here reads managed fields.

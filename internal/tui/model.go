@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -29,6 +30,9 @@ type Options struct {
 	// Client, when set, keeps the UI live: informers watch nodes, pods, resourcequotas and the device
 	// ConfigMap. Without it the snapshot is static.
 	Client kubernetes.Interface
+	// Dynamic, with Client, also keeps Volcano's Queue and PodGroup objects live (dynamic informers), when
+	// the snapshot found their CRDs (Snapshot.Volcano).
+	Dynamic dynamic.Interface
 	// DeviceConfigMap is namespace/name of HAMi's device ConfigMap.
 	DeviceConfigMap string
 	// Context is the kubeconfig context, shown in the header.
@@ -63,6 +67,11 @@ func Run(ctx context.Context, o Options) error {
 		if err := watch(ctx, o.Client, o.DeviceConfigMap, m.queue, m.watchErr); err != nil {
 			return err
 		}
+		if m.watchVolcano {
+			if err := watchVolcano(ctx, o.Dynamic, m.queue, m.watchErr); err != nil {
+				return err
+			}
+		}
 	}
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if o.Input != nil {
@@ -87,10 +96,12 @@ const (
 	viewQuotas
 	viewPending
 	viewWhatIf
+	viewQueues
 	viewVerdict // the why-pending page of one pod, opened from Pending
 )
 
-var viewNames = []string{"Nodes", "Node", "Quotas", "Pending", "What-if"}
+// viewNames are the tabs, in the order of their number keys.
+var viewNames = []string{"Nodes", "Node", "Quotas", "Pending", "What-if", "Queues"}
 
 type inputMode int
 
@@ -114,8 +125,9 @@ type Model struct {
 	queue  *queue // live only
 	events func(ctx context.Context, ns, name string) ([]*corev1.Event, error)
 
-	watchErr chan error
-	liveErr  string
+	watchErr     chan error
+	liveErr      string
+	watchVolcano bool // live, with a dynamic client, on a cluster that serves Volcano's CRDs
 
 	data        *Data
 	verdicts    map[string]*engine.Verdict
@@ -138,10 +150,10 @@ type Model struct {
 	compact  bool
 	status   string
 
-	nodes, node, quotas, pending *table
-	detail                       string // the node shown in the Node view
-	detailPods                   map[string][]podOnGPU
-	input                        textinput.Model
+	nodes, node, quotas, pending, queues *table
+	detail                               string // the node shown in the Node view
+	detailPods                           map[string][]podOnGPU
+	input                                textinput.Model
 
 	pager     viewport.Model
 	pagerPod  string // namespace/name shown in the pager
@@ -164,6 +176,7 @@ func New(o Options) (*Model, error) {
 	m := &Model{opts: o, now: o.Now, dark: true, keys: newKeyMap(), help: help.New(), width: 80, height: 24}
 	m.world = newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now)
 	if o.Client != nil {
+		m.watchVolcano = o.Dynamic != nil && o.Snapshot.Volcano
 		m.queue = newQueue()
 		m.watchErr = make(chan error, 1)
 		m.events = liveEvents(o.Client)
@@ -174,6 +187,7 @@ func New(o Options) (*Model, error) {
 	m.node = newTable(sortCol{"gpu", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"pods", true})
 	m.quotas = newTable(sortCol{"namespace", false}, sortCol{"memory", true}, sortCol{"cores", true})
 	m.pending = newTable(sortCol{"namespace", false}, sortCol{"gpus", true}, sortCol{"age", true}, sortCol{"reason", false})
+	m.queues = newTable(sortCol{"queue", false}, sortCol{"used", true}, sortCol{"pending", true})
 	m.input = textinput.New()
 	m.input.Prompt = ""
 	m.pager = newPager()
@@ -273,7 +287,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		resized := msg.Width != m.width
 		m.width, m.height = msg.Width, msg.Height
+		if resized {
+			m.rebuildRows(viewQueues) // its waiting jobs' lines wrap to the width
+		}
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.styles = newStyles(m.dark, m.opts.NoColor)
@@ -363,7 +381,7 @@ func (m *Model) setData(d *Data) {
 }
 
 func (m *Model) rebuildAllRows() {
-	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending} {
+	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending, viewQueues} {
 		m.rebuildRows(v)
 	}
 }
@@ -381,6 +399,8 @@ func (m *Model) rebuildRows(v viewID) {
 		m.quotas.setRows(m.quotaRows())
 	case viewPending:
 		m.pending.setRows(m.pendingRows())
+	case viewQueues:
+		m.queues.setRows(m.queueRows())
 	}
 }
 
@@ -394,6 +414,8 @@ func (m *Model) tableOf(v viewID) *table {
 		return m.quotas
 	case viewPending:
 		return m.pending
+	case viewQueues:
+		return m.queues
 	}
 	return nil
 }
@@ -412,7 +434,7 @@ func (m *Model) tableHeight(v viewID) int {
 
 // layout sizes the components to the window and keeps each cursor on screen.
 func (m *Model) layout() {
-	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending} {
+	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending, viewQueues} {
 		m.tableOf(v).scroll(m.tableHeight(v))
 	}
 	if m.pager.Width() != m.width {
@@ -462,7 +484,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Command):
 		m.mode = modeCommand
 		m.input.Reset()
-		m.input.Placeholder = "nodes, node NAME, quotas, pending, what-if, quit"
+		m.input.Placeholder = "nodes, node NAME, quotas, pending, what-if, queues, quit"
 		return m.input.Focus()
 	case key.Matches(msg, m.keys.Filter):
 		if t := m.tableOf(m.view); t != nil {
@@ -596,7 +618,8 @@ func (m *Model) back() {
 	}
 }
 
-// drill is enter: a node opens its detail, a pending pod its explanation, a quota its pending pods.
+// drill is enter: a node opens its detail, a pending pod its explanation, a quota or a queue its pending
+// pods.
 func (m *Model) drill() tea.Cmd {
 	switch m.view {
 	case viewNodes:
@@ -617,6 +640,11 @@ func (m *Model) drill() tea.Cmd {
 			ns := m.data.Quotas[i].Namespace
 			m.switchTo(viewPending)
 			m.pending.setFilter(ns + "/")
+		}
+	case viewQueues:
+		if i := m.queues.selected(); i >= 0 {
+			m.switchTo(viewPending)
+			m.pending.setFilter(queueFilter(m.data.Queues[i].Queue))
 		}
 	case viewWhatIf:
 		return m.form.focus()
@@ -678,6 +706,7 @@ var commands = []struct {
 	{[]string{"quotas", "quota", "resourcequotas", "rq", "ns", "namespaces"}, viewQuotas},
 	{[]string{"pending", "pods", "po", "pe"}, viewPending},
 	{[]string{"what-if", "whatif", "wi", "w"}, viewWhatIf},
+	{[]string{"queues", "queue", "volcano", "vq", "cards"}, viewQueues},
 }
 
 func (m *Model) runCommand(line string) tea.Cmd {
@@ -717,7 +746,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		}
 	}
 	if len(match) != 1 {
-		m.status = fmt.Sprintf("unknown view %q: try nodes, node NAME, quotas, pending, what-if", line)
+		m.status = fmt.Sprintf("unknown view %q: try nodes, node NAME, quotas, pending, what-if, queues", line)
 		return nil
 	}
 	v := match[0]
@@ -730,7 +759,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		}
 		m.detail = name
 	}
-	if (v == viewNodes || v == viewPending || v == viewQuotas) && len(fields) > 1 {
+	if (v == viewNodes || v == viewPending || v == viewQuotas || v == viewQueues) && len(fields) > 1 {
 		// ":pending inference" filters as it jumps.
 		m.switchTo(v)
 		m.tableOf(v).setFilter(strings.Join(strings.Fields(line)[1:], " "))

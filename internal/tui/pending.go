@@ -17,11 +17,17 @@ func (m *Model) pendingRows() []row {
 		if v := m.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
 			code = " " + string(v.Reasons[0].Code)
 		}
+		if p.Queue != "" {
+			code += " " + queueFilter(p.Queue) // enter on a queue filters by it
+		}
 		rows[i] = row{key: p.Key(), text: p.Key() + code,
 			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(m.data.Updated.Sub(p.Created))), str(reason)}}
 	}
 	return rows
 }
+
+// queueFilter is the filter text that selects a queue's pending pods.
+func queueFilter(queue string) string { return "queue=" + queue }
 
 // reason is the one-line reason (render.OneLine), once the verdict is in.
 func (m *Model) reason(p *PendingView) string {

@@ -39,6 +39,8 @@ func (m *Model) Render() string {
 		b = m.renderVerdictPage(body)
 	case m.view == viewWhatIf:
 		b = m.renderWhatIf(body)
+	case m.view == viewQueues:
+		b = m.renderQueues(body)
 	}
 	if len(b) > body {
 		b = b[:body]
@@ -128,16 +130,22 @@ func (m *Model) tabs() string {
 			b.WriteString(s.tab.Render(" " + label + " "))
 		}
 	}
-	var info []string
-	if t := m.tableOf(m.view); t != nil && !m.showHelp {
-		info = append(info, "sort "+t.sortName())
-		if t.filter != "" {
-			info = append(info, fmt.Sprintf("/%s %d of %d", t.filter, len(t.order), len(t.rows)))
-		} else {
-			info = append(info, fmt.Sprintf("%d", len(t.rows)))
+	t := m.tableOf(m.view)
+	if t == nil || m.showHelp {
+		return b.String()
+	}
+	count := fmt.Sprintf("%d", len(t.rows))
+	if t.filter != "" {
+		count = fmt.Sprintf("/%s %d of %d", t.filter, len(t.order), len(t.rows))
+	}
+	// On a narrow screen the sort column loses its word, then the count goes.
+	tabs := b.String()
+	for _, info := range []string{"sort " + t.sortName() + " · " + count, t.sortName() + " · " + count, count} {
+		if ansi.StringWidth(tabs)+ansi.StringWidth(info)+2 <= m.width {
+			return spread(tabs, m.styles.dim.Render(info), m.width)
 		}
 	}
-	return spread(b.String(), m.styles.dim.Render(strings.Join(info, " · ")), m.width)
+	return tabs
 }
 
 func (m *Model) footer() string {
@@ -157,10 +165,11 @@ func (m *Model) renderHelp() []string {
 	lines := []string{s.title.Render("Keys") + s.dim.Render("  (esc or ? closes)"), ""}
 	lines = append(lines, splitLines(m.help.FullHelpView(m.keys.FullHelp()))...)
 	lines = append(lines, "",
-		s.bold.Render("Views")+"  1 Nodes: per-GPU bars  2 Node: its GPUs and pods  3 Quotas  4 Pending  5 What-if",
-		s.bold.Render("Jump")+"   :nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :q",
-		s.bold.Render("Drill")+"  enter on a node: its pods; on a pending pod: why; on a quota: its pending pods",
-		s.bold.Render("Form")+"   what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key",
+		s.bold.Render("Views")+"  1 Nodes  2 Node  3 Quotas  4 Pending  5 What-if  6 Queues: card quota",
+		s.bold.Render("Jump")+"   :nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :queues  :q",
+		s.bold.Render("Drill")+"  enter on a node: its pods; on a pending pod: why; on a quota or a queue: its pending pods",
+		s.bold.Render("Form")+"   what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key; card A|B, queue",
+		s.bold.Render("Queues")+" Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs",
 		s.bold.Render("Bars")+"   allocated of total; "+s.ok.Render("ok")+" "+s.warn.Render("≥70% warn")+" "+s.crit.Render("≥90% critical")+
 			"; █ used ▒ allocated unused when live usage is known",
 		s.bold.Render("State")+"  nN NUMA node · unhealthy · cordoned · MIG; read-only: nothing is ever written to the cluster")

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
@@ -23,6 +24,8 @@ const (
 	fieldMemory
 	fieldCores
 	fieldNamespace
+	fieldCard
+	fieldQueue
 	fieldAnnotations
 )
 
@@ -58,6 +61,8 @@ func newWhatIfForm(namespace string) whatIfForm {
 			mk("Memory", "8000", "MiB per GPU, or a percentage (50%); empty: HAMi's default"),
 			mk("Cores", "30", "percent of each GPU's cores; empty: HAMi's default"),
 			mk("Namespace", namespace, "its GPU quota applies"),
+			mk("Card", "", "Volcano card model(s), preferred first: A|B (volcano.sh/card.name)"),
+			mk("Queue", "", "Volcano queue whose card quota applies (scheduling.volcano.sh/queue-name)"),
 			mk("Annotations", "", "k=v, comma separated (nvidia.com/use-gputype=A100)"),
 		},
 		answer: newPager(),
@@ -140,6 +145,16 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 			return nil, fmt.Errorf("Annotations %q: want key=value", kv)
 		}
 		annos[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	if card := v[fieldCard]; card != "" {
+		alts, err := codec.ParseCardName(card)
+		if err != nil {
+			return nil, fmt.Errorf("Card %q: %v", card, err)
+		}
+		annos[codec.CardNameAnnotation] = strings.Join(alts, "|")
+	}
+	if q := v[fieldQueue]; q != "" {
+		annos[codec.QueueNameAnnotation] = q
 	}
 	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "what-if"},

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -27,8 +29,12 @@ type Data struct {
 	Nodes     []*NodeView    // sorted by name
 	Quotas    []*QuotaView   // sorted by namespace
 	Pending   []*PendingView // sorted by namespace/name
-	Problems  []engine.Problem
-	Totals    Totals
+	// Volcano is true when the cluster runs Volcano (its Queue CRD exists, or queues were read); Queues are
+	// its queues' card quotas, by name.
+	Volcano  bool
+	Queues   []*QueueView
+	Problems []engine.Problem
+	Totals   Totals
 }
 
 // Totals are the cluster-wide sums of the header.
@@ -58,12 +64,27 @@ type QuotaView struct {
 	Kube      map[string]string // ResourceQuota status.used by resource name
 }
 
+// QueueView is a Volcano queue's card quota and use, with the jobs waiting to enter it.
+type QueueView struct {
+	engine.QueueUsage
+	// Missing is true for a queue that does not exist but that waiting jobs name.
+	Missing bool
+	Jobs    []*JobView
+}
+
+// JobView is a PodGroup in phase Pending and the card quota's enqueue check for it.
+type JobView struct {
+	Key     string // namespace/name
+	Enqueue *engine.EnqueueStatus
+}
+
 // PendingView is a GPU pod waiting for a node.
 type PendingView struct {
 	Namespace, Name string
 	Pod             *corev1.Pod
 	GPUs            int
 	Created         time.Time
+	Queue           string // its Volcano queue, when it names one (directly or through its PodGroup)
 }
 
 // Key is namespace/name.
@@ -87,6 +108,10 @@ type world struct {
 	quotas map[string]*corev1.ResourceQuota // namespace/name
 	cms    map[string]*corev1.ConfigMap     // namespace/name
 	events []*corev1.Event                  // from a snapshot file; live events are read on demand
+	// Volcano's objects: queues by name, PodGroups by namespace/name; volcano is the snapshot's Volcano.
+	queues    map[string]*unstructured.Unstructured
+	podGroups map[string]*unstructured.Unstructured
+	volcano   bool
 
 	views   map[string]*NodeView
 	pending map[string]*PendingView
@@ -101,7 +126,8 @@ type world struct {
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
 	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now,
 		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, len(s.Pods)),
-		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events}
+		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events,
+		queues: map[string]*unstructured.Unstructured{}, podGroups: map[string]*unstructured.Unstructured{}, volcano: s.Volcano}
 	for _, n := range s.Nodes {
 		w.nodes[n.Name] = n
 	}
@@ -113,6 +139,12 @@ func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func(
 	}
 	for _, cm := range s.ConfigMaps {
 		w.cms[cm.Namespace+"/"+cm.Name] = cm
+	}
+	for _, q := range s.Queues {
+		w.queues[q.GetName()] = q
+	}
+	for _, g := range s.PodGroups {
+		w.podGroups[g.GetNamespace()+"/"+g.GetName()] = g
 	}
 	// The first build follows the snapshot's order, exactly as the CLI builds its cluster.
 	w.build(s)
@@ -134,6 +166,13 @@ func (w *world) build(s *snapshot.Snapshot) {
 		}
 		for _, q := range w.quotas {
 			s.Quotas = append(s.Quotas, q)
+		}
+		s.Volcano = w.volcano
+		for _, q := range w.queues {
+			s.Queues = append(s.Queues, q)
+		}
+		for _, g := range w.podGroups {
+			s.PodGroups = append(s.PodGroups, g)
 		}
 	}
 	cfg, err := s.Config(w.cmName)
@@ -181,11 +220,27 @@ func (w *world) updatePending(key string, p *corev1.Pod) {
 		return
 	}
 	req, _ := engine.ParseRequest(p, w.cfg)
-	if !req.WantsGPU() {
+	// A pod that names a Volcano card waits on the card quota even when HAMi manages none of its GPUs (a MIG
+	// or MPS slice), as in the CLI's pending list.
+	if !req.WantsGPU() && p.Annotations[codec.CardNameAnnotation] == "" {
 		delete(w.pending, key)
 		return
 	}
-	w.pending[key] = &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time}
+	w.pending[key] = &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time,
+		Queue: w.podQueue(p)}
+}
+
+// podQueue is the Volcano queue a pod names: its queue-name annotation, else its PodGroup's queue.
+func (w *world) podQueue(p *corev1.Pod) string {
+	if q := p.Annotations[codec.QueueNameAnnotation]; q != "" {
+		return q
+	}
+	if g := p.Annotations[codec.GroupNameAnnotation]; g != "" && w.c != nil {
+		if pg := w.c.PodGroup(p.Namespace, g); pg != nil {
+			return pg.Queue
+		}
+	}
+	return ""
 }
 
 // Object kinds of a change.
@@ -194,6 +249,8 @@ const (
 	kindPod
 	kindQuota
 	kindConfigMap
+	kindQueue    // Volcano Queue (unstructured), keyed by name
+	kindPodGroup // Volcano PodGroup (unstructured), keyed by namespace/name
 )
 
 // change is the latest state of one object (obj nil: deleted).
@@ -207,6 +264,8 @@ type change struct {
 // gone by then are removed.
 type resync struct {
 	nodes, pods, quotas map[string]bool
+	// queues and podGroups are nil when Volcano's objects are not watched.
+	queues, podGroups map[string]bool
 }
 
 // apply brings the engine model up to date with the changes and returns the new Data.
@@ -284,6 +343,45 @@ func (w *world) apply(changes []change, rs *resync) *Data {
 			if old == nil || old.ResourceVersion == "" || old.ResourceVersion != q.ResourceVersion {
 				w.c.SetQuota(q)
 			}
+		case kindQueue:
+			if ch.obj == nil {
+				if _, ok := w.queues[ch.key]; ok {
+					delete(w.queues, ch.key)
+					w.c.RemoveQueue(ch.key)
+				}
+				continue
+			}
+			u, ok := ch.obj.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			old := w.queues[ch.key]
+			w.queues[ch.key] = u
+			w.volcano = true
+			w.c.SetVolcano(true)
+			if old == nil || old.GetResourceVersion() == "" || old.GetResourceVersion() != u.GetResourceVersion() {
+				w.c.SetQueue(snapshot.EngineQueue(u))
+			}
+		case kindPodGroup:
+			ns, name, _ := strings.Cut(ch.key, "/")
+			if ch.obj == nil {
+				if _, ok := w.podGroups[ch.key]; ok {
+					delete(w.podGroups, ch.key)
+					w.c.RemovePodGroup(ns, name)
+					w.requeue(ns, name)
+				}
+				continue
+			}
+			u, ok := ch.obj.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			old := w.podGroups[ch.key]
+			w.podGroups[ch.key] = u
+			if old == nil || old.GetResourceVersion() == "" || old.GetResourceVersion() != u.GetResourceVersion() {
+				w.c.SetPodGroup(snapshot.EnginePodGroup(u))
+				w.requeue(ns, name)
+			}
 		case kindConfigMap:
 			if ch.obj == nil {
 				delete(w.cms, ch.key)
@@ -307,6 +405,19 @@ func (w *world) apply(changes []change, rs *resync) *Data {
 	return w.dataLocked()
 }
 
+// requeue refreshes the queue of the pending pods of a PodGroup that changed.
+func (w *world) requeue(ns, group string) {
+	for key, pv := range w.pending {
+		if pv.Namespace == ns && pv.Pod.Annotations[codec.GroupNameAnnotation] == group {
+			if q := w.podQueue(pv.Pod); q != pv.Queue {
+				cp := *pv // the old one belongs to Data already handed out
+				cp.Queue = q
+				w.pending[key] = &cp
+			}
+		}
+	}
+}
+
 // gone lists deletions for the objects the informers do not hold.
 func (w *world) gone(rs *resync) []change {
 	var out []change
@@ -328,6 +439,20 @@ func (w *world) gone(rs *resync) []change {
 		for k := range w.quotas {
 			if !rs.quotas[k] {
 				out = append(out, change{kind: kindQuota, key: k})
+			}
+		}
+	}
+	if rs.queues != nil {
+		for k := range w.queues {
+			if !rs.queues[k] {
+				out = append(out, change{kind: kindQueue, key: k})
+			}
+		}
+	}
+	if rs.podGroups != nil {
+		for k := range w.podGroups {
+			if !rs.podGroups[k] {
+				out = append(out, change{kind: kindPodGroup, key: k})
 			}
 		}
 	}
@@ -397,7 +522,43 @@ func (w *world) dataLocked() *Data {
 		return d.Pending[i].Name < d.Pending[j].Name
 	})
 	d.Totals.Pending = len(d.Pending)
+	d.Volcano, d.Queues = w.c.Volcano(), w.queueViewsLocked()
 	return d
+}
+
+// queueViewsLocked is every queue's card rows with the PodGroups waiting to enter it (phase Pending, asking
+// for cards); a queue that waiting jobs name but that does not exist gets a row of its own.
+func (w *world) queueViewsLocked() []*QueueView {
+	usages := w.c.QueueUsages()
+	out := make([]*QueueView, 0, len(usages))
+	byName := make(map[string]*QueueView, len(usages))
+	for _, u := range usages {
+		v := &QueueView{QueueUsage: u}
+		out = append(out, v)
+		byName[u.Queue] = v
+	}
+	missing := false
+	for _, g := range w.c.PodGroups() {
+		if g.Phase != "Pending" {
+			continue
+		}
+		e := w.c.Enqueue(g.Namespace, g.Name)
+		if e == nil {
+			continue
+		}
+		v := byName[g.Queue]
+		if v == nil {
+			v = &QueueView{QueueUsage: engine.QueueUsage{Queue: g.Queue}, Missing: true}
+			byName[g.Queue] = v
+			out = append(out, v)
+			missing = true
+		}
+		v.Jobs = append(v.Jobs, &JobView{Key: g.Key(), Enqueue: e})
+	}
+	if missing {
+		sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
+	}
+	return out
 }
 
 // verdicts evaluates the pending pods (those still there) against the current model. The lock is taken

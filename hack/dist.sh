@@ -31,7 +31,7 @@ DIST_DIR=${DIST_DIR:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 # agent.BuildTags (internal/agent/source.go); build/dockerfile_test.go checks that both agree.
-NVML_TAGS=nvml,kustomize_disable_go_plugin_support
+NVML_TAGS=nvml,kustomize_disable_go_plugin_support,grpcnotrace
 
 log() { printf '[dist %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 

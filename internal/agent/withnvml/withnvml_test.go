@@ -72,6 +72,10 @@ func TestDefaultBuildHasNoNVML(t *testing.T) {
 	if slices.Contains(deps, "github.com/NVIDIA/go-nvml/pkg/nvml") {
 		t.Errorf("the default build of kubectl-hami links go-nvml")
 	}
+	// The device plugin comes with NVML: a kubectl plugin that cannot run the agent needs no gRPC.
+	if slices.Contains(deps, "google.golang.org/grpc") {
+		t.Errorf("the default build of kubectl-hami links gRPC")
+	}
 	if !slices.Contains(deps, "github.com/kubectl-hami/kubectl-hami/internal/agent/withnvml") {
 		t.Log("kubectl-hami does not import the agent command yet")
 	}
@@ -84,6 +88,14 @@ func TestBinaryWithNVML(t *testing.T) {
 	withNVML := build(t, t.TempDir(), agent.BuildTags)
 	if n := undefinedNVML(t, withNVML); n == 0 {
 		t.Errorf("the build with -tags %s links no NVML", agent.BuildTags)
+	}
+	// The device plugin's gRPC without golang.org/x/net/trace, whose html/template costs 30 MB (grpcnotrace).
+	info, err := exec.Command("go", "version", "-m", withNVML).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go version -m: %v\n%s", err, info)
+	}
+	if !strings.Contains(string(info), "google.golang.org/grpc") || !strings.Contains(string(info), "grpcnotrace") {
+		t.Errorf("the build with -tags %s lacks the device plugin's gRPC or grpcnotrace:\n%s", agent.BuildTags, tail(info))
 	}
 	if out, err := run(t, withNVML, "version"); err != nil {
 		t.Fatalf("build with NVML: version (the binary must start without libnvidia-ml.so.1): %v\n%s", err, out)

@@ -29,8 +29,9 @@ type readFlags struct {
 	snapshotPath    string
 	demo            bool
 	deviceConfigMap string
-	// client is set once load has connected to a live cluster.
-	client kubernetes.Interface
+	// client and dynamic are set once load has connected to a live cluster.
+	client  kubernetes.Interface
+	dynamic dynamic.Interface
 }
 
 func (r *readFlags) addFlags(cmd *cobra.Command) {
@@ -78,6 +79,7 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
+	r.dynamic = dyn
 	if err := snapshot.LiveVolcano(ctx, dyn, s, rc.Host); err != nil {
 		return nil, err
 	}

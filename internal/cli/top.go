@@ -35,9 +35,9 @@ func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func
 	cmd := &cobra.Command{
 		Use:   "top",
 		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
-		Long: `Show GPU allocation per node, namespace GPU quotas and pending GPU pods.
+		Long: `Show GPU allocation per node, namespace GPU quotas, Volcano queue card quotas and pending GPU pods.
 
-In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or 1-5 views, enter drill down,
+In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or 1-6 views, enter drill down,
 esc back, ? help, q quit) that follows the cluster through watches and never writes to it. When stdout is
 not a terminal, with --once or with -o, it prints the tables once.`,
 		Example: `  kubectl hami top
@@ -157,7 +157,7 @@ func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, Namespace: o.read.namespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out}
 	if o.read.client != nil {
-		opts.Client = o.read.client
+		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic
 		if c := o.read.config.Context; c != nil && *c != "" {
 			opts.Context = *c
 		} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {

@@ -45,6 +45,7 @@ pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespa
 		newWhyPendingCommand(read, streams, now),
 		newWhatIfCommand(read, streams, now),
 		newTopCommand(read, streams, now),
+		newLintCommand(read, streams),
 		newSnapshotCommand(read, streams),
 		newServeExtenderCommand(config, streams),
 		newAgentCommand(config, streams),

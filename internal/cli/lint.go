@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/lint"
+)
+
+// LintOptions are the inputs of `kubectl hami lint`.
+type LintOptions struct {
+	read    *readFlags
+	streams genericiooptions.IOStreams
+
+	Output      string
+	MinSeverity string
+}
+
+func newLintCommand(read *readFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &LintOptions{read: read, streams: streams}
+	cmd := &cobra.Command{
+		Use:   "lint",
+		Short: "Find silent misconfigurations of HAMi namespace quotas and Volcano card quotas",
+		Long: `Find the misconfigurations that Kubernetes accepts and HAMi or Volcano's capacity-card plugin then ignores
+or misreads without a word: an unreadable volcano.sh/card.quota (the plugin denies every card), card names no
+node has, A|B alternatives of different resources, HAMi nodes whose split-count slots Volcano would count as
+cards, queue quotas above the cluster's cards, pods and PodGroups naming missing queues, node card labels that
+are incomplete, and ResourceQuota keys HAMi ignores (requests.nvidia.com/gpumem, misspelled resources).
+
+Each finding names the object and the field and gives a fix. lint looks at the whole cluster (-n is ignored).
+
+Exit status: 1 when at least one finding has severity error (or lint itself fails), 0 otherwise, so that
+lint can gate a CI job or a GitOps check; warnings and infos alone exit 0.`,
+		Example: `  kubectl hami lint
+  kubectl hami lint --min-severity warning
+  kubectl hami lint --snapshot cluster.yaml -o json
+  kubectl hami lint --demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	read.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml")
+	cmd.Flags().StringVar(&o.MinSeverity, "min-severity", string(lint.Info), "show findings of this severity and worse: info, warning or error")
+	_ = cmd.RegisterFlagCompletionFunc("min-severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks flag combinations.
+func (o *LintOptions) Validate() error {
+	if err := o.read.validate(); err != nil {
+		return err
+	}
+	switch lint.Severity(o.MinSeverity) {
+	case lint.Info, lint.Warning, lint.Error:
+	default:
+		return fmt.Errorf("--min-severity %q: want info, warning or error", o.MinSeverity)
+	}
+	return validateOutput(o.Output, "", "json", "yaml")
+}
+
+// Lint is the -o json|yaml form.
+type Lint struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Source     string         `json:"source"`
+	Errors     int            `json:"errors"`
+	Warnings   int            `json:"warnings"`
+	Infos      int            `json:"infos"`
+	Findings   []lint.Finding `json:"findings"`
+}
+
+// errLintFailed is returned when an error-severity finding exists: the command exits 1.
+type errLintFailed struct{ errors int }
+
+func (e errLintFailed) Error() string {
+	return fmt.Sprintf("lint found %d %s", e.errors, plural(e.errors, "error", "errors"))
+}
+
+// Run lints the cluster and prints the findings.
+func (o *LintOptions) Run(ctx context.Context) error {
+	s, err := o.read.load(ctx)
+	if err != nil {
+		return err
+	}
+	// The engine's input problems are findings of their own here, so they are not printed twice as warnings.
+	c, cfg := cluster(s, o.read.deviceConfigMap, io.Discard)
+	all := lint.Run(s, c, cfg)
+	errs, _, _ := lint.Count(all)
+	shown := filterSeverity(all, lint.Severity(o.MinSeverity))
+	if o.Output == "json" || o.Output == "yaml" {
+		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Findings: shown}
+		if out.Findings == nil {
+			out.Findings = []lint.Finding{}
+		}
+		out.Errors, out.Warnings, out.Infos = lint.Count(shown)
+		if err := printObject(o.streams.Out, o.Output, out); err != nil {
+			return err
+		}
+	} else if err := printFindings(o.streams.Out, s.Source, shown); err != nil {
+		return err
+	}
+	if errs > 0 {
+		return errLintFailed{errors: errs}
+	}
+	return nil
+}
+
+// filterSeverity keeps findings of at least the given severity.
+func filterSeverity(fs []lint.Finding, min lint.Severity) []lint.Finding {
+	rank := map[lint.Severity]int{lint.Error: 0, lint.Warning: 1, lint.Info: 2}
+	var out []lint.Finding
+	for _, f := range fs {
+		if rank[f.Severity] <= rank[min] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// printFindings writes one block per finding: a header line with the severity, the object, the field and
+// the check, then the problem and the fix, indented so that commands in fixes can be copied whole.
+func printFindings(w io.Writer, source string, fs []lint.Finding) error {
+	e, wa, in := lint.Count(fs)
+	if len(fs) == 0 {
+		_, err := fmt.Fprintf(w, "Source: %s\nNo problems found.\n", source)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "Source: %s   Findings: %d %s, %d %s, %d info\n", source,
+		e, plural(e, "error", "errors"), wa, plural(wa, "warning", "warnings"), in); err != nil {
+		return err
+	}
+	for _, f := range fs {
+		obj := f.Object.Kind + " " + f.Object.Name
+		if f.Object.Namespace != "" {
+			obj = f.Object.Kind + " " + f.Object.Namespace + "/" + f.Object.Name
+		}
+		if _, err := fmt.Fprintf(w, "\n%-7s  %s  %s  (%s)\n  problem: %s\n  fix:     %s\n",
+			strings.ToUpper(string(f.Severity)), obj, f.Field, f.Check, f.Message, f.Fix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,385 @@
+// Package lint finds the silent misconfigurations of HAMi namespace quotas and Volcano card-model quotas:
+// settings that Kubernetes accepts, that HAMi or Volcano's capacity-card plugin then ignores or misreads
+// without a word. Each finding names the object and the field and says how to fix it. The package is pure:
+// it reads a snapshot and the engine's model of it and does no I/O.
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// Severity says how bad a finding is.
+type Severity string
+
+// Severities, worst first. An error means something is denied or ignored for certain; a warning means a
+// setting probably does not do what its author meant; info is worth knowing.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+func (s Severity) rank() int {
+	switch s {
+	case Error:
+		return 0
+	case Warning:
+		return 1
+	}
+	return 2
+}
+
+// Object names the object a finding is about. Kind "Cluster" is a finding about several objects together.
+type Object struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+func (o Object) String() string {
+	if o.Namespace != "" {
+		return o.Kind + " " + o.Namespace + "/" + o.Name
+	}
+	return o.Kind + " " + o.Name
+}
+
+// Finding is one misconfiguration.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Check    string   `json:"check"` // the check that found it, e.g. card-quota-unparsable
+	Object   Object   `json:"object"`
+	Field    string   `json:"field"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix"`
+}
+
+// Check is one named lint check.
+type Check struct {
+	Name string
+	run  func(*input) []Finding
+}
+
+// Checks lists every check in the order they run.
+var Checks = []Check{
+	{"card-quota-unparsable", checkQuotaUnparsable},
+	{"card-quota-empty", checkQuotaEmpty},
+	{"card-name-unparsable", checkCardNameUnparsable},
+	{"card-request-unparsable", checkCardRequestUnparsable},
+	{"card-unknown", checkUnknownCards},
+	{"card-alternatives-mixed", checkMixedAlternatives},
+	{"card-amount-zero", checkCardAmountZero},
+	{"card-slots-counted", checkSlotsCounted},
+	{"card-labels-incomplete", checkCardLabels},
+	{"card-quota-above-physical", checkQuotaAbovePhysical},
+	{"card-not-in-queue-quota", checkCardNotInQueueQuota},
+	{"queue-missing", checkQueueMissing},
+	{"podgroup-missing", checkPodGroupMissing},
+	{"quota-key-ignored", checkQuotaKeys},
+	{"quota-zero", checkQuotaZero},
+	{"input-unreadable", checkUnreadable},
+}
+
+// Run runs every check and returns the findings sorted: errors first, then by object, field and message.
+func Run(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) []Finding {
+	if s == nil || c == nil {
+		return nil
+	}
+	in := newInput(s, c, cfg)
+	var out []Finding
+	for _, ch := range Checks {
+		for _, f := range ch.run(in) {
+			f.Check = ch.Name
+			out = append(out, f)
+		}
+	}
+	Sort(out)
+	return out
+}
+
+// Sort orders findings deterministically: severity, object kind, namespace, name, field, message.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity.rank() != b.Severity.rank() {
+			return a.Severity.rank() < b.Severity.rank()
+		}
+		if a.Object.Kind != b.Object.Kind {
+			return a.Object.Kind < b.Object.Kind
+		}
+		if a.Object.Namespace != b.Object.Namespace {
+			return a.Object.Namespace < b.Object.Namespace
+		}
+		if a.Object.Name != b.Object.Name {
+			return a.Object.Name < b.Object.Name
+		}
+		if a.Field != b.Field {
+			return a.Field < b.Field
+		}
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		return a.Message < b.Message
+	})
+}
+
+// Count returns the number of findings of each severity.
+func Count(fs []Finding) (errors, warnings, infos int) {
+	for _, f := range fs {
+		switch f.Severity {
+		case Error:
+			errors++
+		case Warning:
+			warnings++
+		default:
+			infos++
+		}
+	}
+	return
+}
+
+// cardInfo is one card model of the cluster as Volcano's capacity-card plugin names it.
+type cardInfo struct {
+	resource string
+	kind     string
+	count    int64    // physical cards (whole cards) or allocatable slices (MIG, MPS)
+	nodes    []string // nodes that have it, sorted
+}
+
+// input is what every check reads: the snapshot, the engine's model and indexes built once.
+type input struct {
+	s         *snapshot.Snapshot
+	c         *engine.Cluster
+	cfg       engine.Config
+	cards     map[string]*cardInfo
+	labelled  map[string][]string // card model -> nodes whose product label names it, though they have no card
+	cardNames []string            // sorted
+	queues    map[string]*engine.Queue
+	queueList []string // sorted
+	groups    map[string]*unstructured.Unstructured
+	pods      []*corev1.Pod // pods that still count (not Succeeded/Failed), sorted by namespace/name
+}
+
+func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input {
+	in := &input{s: s, c: c, cfg: c.Config(), cards: map[string]*cardInfo{}, queues: map[string]*engine.Queue{},
+		groups: map[string]*unstructured.Unstructured{}}
+	if in.cfg.ResourceCountName == "" {
+		in.cfg = cfg
+	}
+	for _, name := range c.NodeNames() {
+		n := c.Node(name)
+		if n == nil {
+			continue
+		}
+		for _, k := range n.Cards {
+			ci := in.cards[k.Name]
+			if ci == nil {
+				ci = &cardInfo{resource: k.Resource, kind: k.Kind}
+				in.cards[k.Name] = ci
+				in.cardNames = append(in.cardNames, k.Name)
+			}
+			ci.count += k.Count
+			ci.nodes = append(ci.nodes, name)
+		}
+	}
+	sort.Strings(in.cardNames)
+	in.labelled = map[string][]string{}
+	for _, n := range s.Nodes {
+		if n == nil {
+			continue
+		}
+		if en := c.Node(n.Name); en != nil && en.CardProduct != "" {
+			continue
+		}
+		for k, v := range n.Labels {
+			if m := productKey.FindStringSubmatch(k); m != nil && !strings.HasPrefix(m[3], "mig") && strings.TrimSpace(v) != "" {
+				in.labelled[strings.TrimSpace(v)] = append(in.labelled[strings.TrimSpace(v)], n.Name)
+				break
+			}
+		}
+	}
+	for _, nodes := range in.labelled {
+		sort.Strings(nodes)
+	}
+	for _, q := range c.Queues() {
+		in.queues[q.Name] = q
+		in.queueList = append(in.queueList, q.Name)
+	}
+	for _, g := range s.PodGroups {
+		if g != nil {
+			in.groups[g.GetNamespace()+"/"+g.GetName()] = g
+		}
+	}
+	for _, p := range s.Pods {
+		if p == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		in.pods = append(in.pods, p)
+	}
+	sort.SliceStable(in.pods, func(i, j int) bool {
+		if in.pods[i].Namespace != in.pods[j].Namespace {
+			return in.pods[i].Namespace < in.pods[j].Namespace
+		}
+		return in.pods[i].Name < in.pods[j].Name
+	})
+	return in
+}
+
+// domain is the vendor domain of the configured GPU count resource ("nvidia.com").
+func (in *input) domain() string {
+	d, _, _ := strings.Cut(in.cfg.ResourceCountName, "/")
+	return d
+}
+
+// cardResource is the resource a card maps to: the resource the nodes offer it as, else what its name's
+// shape says (MIG, MPS, else the GPU count resource), the way the engine maps it.
+func (in *input) cardResource(card string) string {
+	if ci := in.cards[card]; ci != nil {
+		return ci.resource
+	}
+	domain := in.domain()
+	if product, rest, ok := strings.Cut(card, "/"); ok && product != "" {
+		switch {
+		case strings.HasPrefix(rest, "mig-") && strings.HasSuffix(rest, "-mixed"):
+			return domain + "/mig-" + strings.TrimSuffix(strings.TrimPrefix(rest, "mig-"), "-mixed")
+		case strings.HasPrefix(rest, "mps-"):
+			return domain + "/gpu.shared"
+		}
+	}
+	return in.cfg.ResourceCountName
+}
+
+// unknownCard describes a card no node has and suggests the closest existing name.
+func (in *input) unknownCard(card string) (msg, suggestion string) {
+	if len(in.cardNames) == 0 {
+		return fmt.Sprintf("no node has card %s (no node has any card model)", card), ""
+	}
+	if nodes := in.labelled[card]; len(nodes) > 0 {
+		return fmt.Sprintf("no node has card %s: %s %s it, but without the .count and .memory labels the card quota sees no card (see card-labels-incomplete)",
+			card, listSome(nodes, 4), map[bool]string{true: "labels", false: "label"}[len(nodes) == 1]), ""
+	}
+	if best, ok := closest(card, in.cardNames); ok {
+		return fmt.Sprintf("no node has card %s (did you mean %s?)", card, best), best
+	}
+	return fmt.Sprintf("no node has card %s; the cluster has %s", card, listSome(in.cardNames, 6)), ""
+}
+
+// noCardsFix is the fix when the cluster has no card model at all.
+func (in *input) noCardsFix() string {
+	d := in.domain()
+	return fmt.Sprintf("label the GPU nodes with %s/gpu.product, %s/gpu.count and %s/gpu.memory (GPU feature discovery does), "+
+		"so that Volcano's capacity-card plugin sees their cards", d, d, d)
+}
+
+// podCounts reports whether the pod is pending (not bound to a node).
+func pending(p *corev1.Pod) bool { return p.Spec.NodeName == "" }
+
+func podObject(p *corev1.Pod) Object {
+	return Object{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}
+}
+
+func groupObject(g *engine.PodGroup) Object {
+	return Object{Kind: "PodGroup", Namespace: g.Namespace, Name: g.Name}
+}
+
+func queueObject(name string) Object { return Object{Kind: "Queue", Name: name} }
+
+func annotationField(key string) string { return "metadata.annotations[" + key + "]" }
+
+// listSome joins up to n names and says how many more there are.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// closest is the candidate nearest to name: an exact match ignoring case first, else the smallest edit
+// distance (ties alphabetically) when it is small enough to be a typo.
+func closest(name string, candidates []string) (string, bool) {
+	lname := strings.ToLower(name)
+	best, bestD := "", -1
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if lc == lname {
+			return c, true
+		}
+		d := distance(lname, lc)
+		if bestD < 0 || d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 {
+		return "", false
+	}
+	limit := max(2, len([]rune(name))/3)
+	if bestD <= limit {
+		return best, true
+	}
+	// A name that contains the other (a missing prefix or suffix) is close too: "H100" and "NVIDIA-H100".
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc)) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// distance is the Levenshtein distance between a and b, over runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// checkUnreadable turns the engine's input problems (values it could not read and worked around) into
+// findings, leaving out the ones the card checks report with more detail.
+func checkUnreadable(in *input) []Finding {
+	covered := map[string]string{
+		"Queue":    annotationField(codec.CardQuotaAnnotation),
+		"PodGroup": annotationField(codec.CardRequestAnnotation),
+		"Pod":      annotationField(codec.CardNameAnnotation),
+	}
+	var out []Finding
+	for _, p := range in.c.Problems() {
+		if covered[p.Kind] != "" && covered[p.Kind] == p.Field {
+			continue
+		}
+		obj := Object{Kind: p.Kind, Name: p.Object}
+		if p.Kind != "Node" && p.Kind != "Queue" {
+			if ns, name, ok := strings.Cut(p.Object, "/"); ok {
+				obj.Namespace, obj.Name = ns, name
+			}
+		}
+		fix := "correct the value; until then it is read as the message says"
+		if p.Kind == "Node" {
+			fix = "the node component (HAMi's device plugin, or kubectl hami agent) writes node annotations: check its version and logs"
+		}
+		out = append(out, Finding{Severity: Warning, Object: obj, Field: p.Field, Message: p.Message, Fix: fix})
+	}
+	return out
+}

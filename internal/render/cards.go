@@ -51,7 +51,7 @@ func cardQuota(p *printer, v *engine.Verdict) {
 			if c.QuotaError != "" {
 				p.line("  the queue's volcano.sh/card.quota cannot be read, so Volcano denies every card: %s", c.QuotaError)
 			}
-			t := NewTable(p, "  CARD", "RESOURCE", "USED", "QUOTA", "POD NEEDS", "NODES", "")
+			t := NewTable(p, "  CARD", "RESOURCE", "USED", "QUOTA", "POD NEEDS", "NODES", "VERDICT")
 			for _, a := range c.Alternatives {
 				quota := fmt.Sprint(a.Quota)
 				if !a.Listed {

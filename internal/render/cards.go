@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -101,11 +102,14 @@ func Queues(w io.Writer, c *engine.Cluster) error {
 			t.Row(q.Queue, "(no card quota)", "-", "-", "-", "-", "-", "-")
 		}
 		for _, r := range q.Cards {
-			quota, left := fmt.Sprint(r.Quota), fmt.Sprint(max(r.Quota-r.Used, 0))
-			if !r.Listed {
+			quota, left, physical, free := fmt.Sprint(r.Quota), fmt.Sprint(max(r.Quota-r.Used, 0)), fmt.Sprint(r.Physical), fmt.Sprint(r.Free)
+			switch {
+			case strings.Contains(r.Card, "|"): // pending pods naming alternatives: not a quota entry of its own
+				quota, left, physical, free = "-", "-", "-", "-"
+			case !r.Listed:
 				quota, left = "none", "-"
 			}
-			t.Row(q.Queue, r.Card, quota, fmt.Sprint(r.Used), left, fmt.Sprint(r.Pending), fmt.Sprint(r.Physical), fmt.Sprint(r.Free))
+			t.Row(q.Queue, r.Card, quota, fmt.Sprint(r.Used), left, fmt.Sprint(r.Pending), physical, free)
 		}
 	}
 	if err := t.Flush(); err != nil {

@@ -106,7 +106,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		if err := printObject(o.streams.Out, o.Output, out); err != nil {
 			return err
 		}
-	} else if err := printFindings(o.streams.Out, s.Source, shown); err != nil {
+	} else if err := printFindings(o.streams.Out, s.Source, shown, len(all)-len(shown), o.MinSeverity); err != nil {
 		return err
 	}
 	if errs > 0 {
@@ -129,14 +129,18 @@ func filterSeverity(fs []lint.Finding, min lint.Severity) []lint.Finding {
 
 // printFindings writes one block per finding: a header line with the severity, the object, the field and
 // the check, then the problem and the fix, indented so that commands in fixes can be copied whole.
-func printFindings(w io.Writer, source string, fs []lint.Finding) error {
+func printFindings(w io.Writer, source string, fs []lint.Finding, hidden int, minSeverity string) error {
 	e, wa, in := lint.Count(fs)
+	more := ""
+	if hidden > 0 {
+		more = fmt.Sprintf(" (%d less severe hidden by --min-severity %s)", hidden, minSeverity)
+	}
 	if len(fs) == 0 {
-		_, err := fmt.Fprintf(w, "Source: %s\nNo problems found.\n", source)
+		_, err := fmt.Fprintf(w, "Source: %s\nNo problems found%s.\n", source, more)
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "Source: %s   Findings: %d %s, %d %s, %d info\n", source,
-		e, plural(e, "error", "errors"), wa, plural(wa, "warning", "warnings"), in); err != nil {
+	if _, err := fmt.Fprintf(w, "Source: %s   Findings: %d %s, %d %s, %d info%s\n", source,
+		e, plural(e, "error", "errors"), wa, plural(wa, "warning", "warnings"), in, more); err != nil {
 		return err
 	}
 	for _, f := range fs {

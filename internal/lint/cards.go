@@ -46,6 +46,9 @@ func checkQuotaUnparsable(in *input) []Finding {
 // repairCardCounts reads a card quota leniently (YAML flow style, single quotes, counts as strings) and
 // returns the JSON Volcano would read, when every entry is then a single card with a whole count.
 func repairCardCounts(raw string) (string, bool) {
+	if t := strings.TrimSpace(raw); !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
+		return "", false // only a whole object is repaired: nothing of the value may be dropped
+	}
 	js, err := yaml.YAMLToJSON([]byte(raw))
 	if err != nil {
 		return "", false

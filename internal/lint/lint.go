@@ -302,36 +302,73 @@ func listSome(names []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
-// closest is the candidate nearest to name: an exact match ignoring case first, else the smallest edit
-// distance (ties alphabetically) when it is small enough to be a typo.
+// closest is the candidate nearest to name when name looks like a typo of it: the same ignoring case,
+// spaces, dashes and a letter O for a zero; else a small edit distance (ties alphabetically); else one
+// name containing the other ("H100-80GB" in "NVIDIA-H100-80GB"). A candidate whose numbers differ is a
+// different model or queue (NVIDIA-H20 is not NVIDIA-H200, team-1 is not team-2) and never suggested.
 func closest(name string, candidates []string) (string, bool) {
-	lname := strings.ToLower(name)
+	lname, norm := strings.ToLower(name), normalizeName(name)
 	best, bestD := "", -1
 	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if lc == lname {
+		if normalizeName(c) == norm {
 			return c, true
 		}
-		d := distance(lname, lc)
+	}
+	nums := digitRuns(name)
+	var same []string
+	for _, c := range candidates {
+		if digitRuns(c) == nums {
+			same = append(same, c)
+		}
+	}
+	for _, c := range same {
+		d := distance(lname, strings.ToLower(c))
 		if bestD < 0 || d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
 	}
-	if bestD < 0 {
-		return "", false
-	}
-	limit := max(2, len([]rune(name))/3)
-	if bestD <= limit {
+	if bestD >= 0 && bestD <= max(2, len([]rune(name))/3) {
 		return best, true
 	}
-	// A name that contains the other (a missing prefix or suffix) is close too: "H100" and "NVIDIA-H100".
-	for _, c := range candidates {
+	for _, c := range same {
 		lc := strings.ToLower(c)
 		if len(lname) >= 3 && (strings.Contains(lc, lname) || strings.Contains(lname, lc)) {
 			return c, true
 		}
 	}
 	return "", false
+}
+
+// normalizeName folds what a typist confuses: case, separators, a letter O typed for a zero.
+func normalizeName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch r {
+		case ' ', '-', '_':
+			continue
+		case 'o':
+			r = '0'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// digitRuns lists the numbers in a name: "NVIDIA-H200/mig-1g.18gb-mixed" gives "200,1,18".
+func digitRuns(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		isDigit := r >= '0' && r <= '9'
+		if isDigit {
+			if !in && b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(r)
+		}
+		in = isDigit
+	}
+	return b.String()
 }
 
 // distance is the Levenshtein distance between a and b, over runes.

@@ -142,8 +142,18 @@ func jsonPointer(key string) string {
 
 // suggestResource is mem or cores when res looks like a misspelling of one of them, else "".
 func suggestResource(res, mem, cores string) string {
-	if best, ok := closest(res, []string{mem, cores}); ok {
-		return best
+	// Compare the names without their domain, so that a long shared "nvidia.com/" does not make any name close.
+	short := func(r string) string {
+		if _, n, ok := strings.Cut(r, "/"); ok {
+			return n
+		}
+		return r
+	}
+	if best, ok := closest(short(res), []string{short(mem), short(cores)}); ok {
+		if best == short(mem) {
+			return mem
+		}
+		return cores
 	}
 	_, name, _ := strings.Cut(strings.ToLower(res), "/")
 	switch {

@@ -22,7 +22,7 @@ func TestLintGolden(t *testing.T) {
 		{"lint-cluster-errors.txt", []string{"lint", "--snapshot", "testdata/lint-cluster.yaml", "--min-severity", "error"}, 8},
 		{"lint-cluster.json", []string{"lint", "--snapshot", "testdata/lint-cluster.yaml", "-o", "json"}, 8},
 		{"lint-clean.txt", []string{"lint", "--snapshot", "testdata/lint-clean.yaml"}, 0},
-		{"lint-clean.yaml", []string{"lint", "--snapshot", "testdata/lint-clean.yaml", "-o", "yaml"}, 0},
+		{"lint-clean-out.yaml", []string{"lint", "--snapshot", "testdata/lint-clean.yaml", "-o", "yaml"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -78,6 +78,21 @@ func TestLintFixture(t *testing.T) {
 		if !seen[c] {
 			t.Errorf("the fixture has no %s finding", c)
 		}
+	}
+}
+
+// TestLintCleanFixture guards the clean fixture itself: it must hold a cluster, not a golden output.
+func TestLintCleanFixture(t *testing.T) {
+	out, _, err := run(t, "lint", "--snapshot", "testdata/lint-clean.yaml", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"findings": []`) {
+		t.Errorf("findings on the clean fixture:\n%s", out)
+	}
+	data, err := os.ReadFile("testdata/lint-clean.yaml")
+	if err != nil || !strings.Contains(string(data), "kind: Queue") || !strings.Contains(string(data), "kind: ResourceQuota") {
+		t.Errorf("testdata/lint-clean.yaml is not the clean cluster fixture (%v)", err)
 	}
 }
 

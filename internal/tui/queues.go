@@ -45,12 +45,13 @@ type queueLayout struct {
 func (m *Model) queueLayout() queueLayout {
 	w := m.width - 2
 	var l queueLayout
-	if w >= 110 {
+	// Wide: full card names (MIG profiles are long) and a bar of at least 20 cells.
+	if w >= 130 {
 		l = queueLayout{wide: true, queue: 16, card: 40}
-		l.bar = min(max(w-(l.queue+l.card+4+6+6+6+8+9+6+9), 10), 40)
+		l.bar = min(w-(l.queue+l.card+4+6+6+6+8+9+6+9), 40)
 	} else {
 		l = queueLayout{queue: 10, card: 14}
-		l.bar = max(w-(l.queue+l.card+4+5+4+4+4+4+4+9), 6)
+		l.bar = min(max(w-(l.queue+l.card+4+5+4+4+4+4+4+9), 6), 40)
 	}
 	l.note = max(w-l.queue-1, 20)
 	return l

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
 
@@ -74,6 +75,9 @@ func TestBinaryInTmux(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		loadDemoInto(t, ctx, env.Client)
+		env.InstallVolcanoCRDs(t)
+		dyn := env.Dynamic(t)
+		loadVolcanoInto(t, ctx, dyn)
 		tm := startTmux(t, 120, 40, bin, "top", "--kubeconfig", env.Kubeconfig)
 		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "15 GPU pods", "7 pending", "gpu-h100-01")
 
@@ -102,6 +106,23 @@ func TestBinaryInTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 		tm.waitFor("the deleted pod gone", "gpu-t4-02 · 4 GPUs · 0 pods", "15 GPU pods")
+
+		// Volcano's queues are watched too: raising serving's card quota moves reranker-0 past the card gate.
+		tm.keys("6")
+		tm.waitFor("the Queues view", "[6 Queues]", "serving", "waiting: job ml-research/train-llm")
+		qi := dyn.Resource(snapshot.QueueGVR)
+		serving, err := qi.Get(ctx, "serving", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setCardQuota(serving, `{"NVIDIA-A100-SXM4-80GB":1,"NVIDIA-H100-80GB-HBM3":3}`)
+		if _, err := qi.Update(ctx, serving, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		tm.keys(":")
+		tm.text("pending reranker")
+		tm.keys("Enter")
+		tm.waitFor("reranker-0 past the card quota", "/reranker 1 of", "ResourceQuotaNotFit")
 		tm.keys("q")
 		tm.waitExit()
 	})

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest/manifests"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
@@ -29,10 +29,10 @@ import (
 const deployDir = "../../deploy/agent"
 
 var (
-	kustomize     = agenttest.Kustomize
-	waitNamespace = agenttest.WaitNamespace
-	applier       = agenttest.Applier
-	apply         = agenttest.Apply
+	kustomize     = manifests.Kustomize
+	waitNamespace = manifests.WaitNamespace
+	applier       = manifests.Applier
+	apply         = manifests.Apply
 )
 
 func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {

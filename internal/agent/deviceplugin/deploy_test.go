@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest/manifests"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
@@ -25,10 +26,10 @@ import (
 func TestDeployDevicePluginRBACOnAPIServer(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
-	agenttest.WaitNamespace(t, env.Client, "kube-system")
-	dyn, mapper := agenttest.Applier(t, env.Config)
-	for _, u := range agenttest.Kustomize(t, "../../../deploy/agent/device-plugin") {
-		if err := agenttest.Apply(ctx, dyn, mapper, u); err != nil {
+	manifests.WaitNamespace(t, env.Client, "kube-system")
+	dyn, mapper := manifests.Applier(t, env.Config)
+	for _, u := range manifests.Kustomize(t, "../../../deploy/agent/device-plugin") {
+		if err := manifests.Apply(ctx, dyn, mapper, u); err != nil {
 			t.Fatalf("apply %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}

@@ -1,4 +1,7 @@
-package agenttest
+// Package manifests holds the deploy tests' helpers: kustomize builds and server-side apply against
+// internal/testenv. It is apart from agenttest because kustomize links Go's plugin package, which makes the linker
+// bind every symbol at start: the NVML tests (go-nvml's symbols resolve only once NVML is loaded) must not link it.
+package manifests
 
 import (
 	"context"

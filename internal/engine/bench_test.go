@@ -91,3 +91,45 @@ func BenchmarkPlace5000Nodes100kPods(b *testing.B) { benchPlace(b, 5000, 100000)
 func BenchmarkEvaluatePending500Nodes500Pods(b *testing.B) {
 	benchEvaluate(b, 500, 500, pendingPod(), false)
 }
+
+// benchCardCluster is benchCluster with GPU-feature-discovery labels (half the nodes H200, half H800), every
+// fifth running pod naming a card and queue q1, and the queue's quota set so that the H200 quota is full.
+func benchCardCluster(b *testing.B, nodes, pods int) *Cluster {
+	c := benchCluster(b, nodes, pods/nodes)
+	used := map[string]int64{}
+	for i, name := range c.NodeNames() {
+		product := []string{"NVIDIA-H200", "NVIDIA-H800"}[i%2]
+		n := mkNode(name, gpus(name, 8, 81920))
+		n.Labels = map[string]string{"nvidia.com/gpu.product": product, "nvidia.com/gpu.count": "8", "nvidia.com/gpu.memory": "81920"}
+		c.SetNode(n)
+		for j, p := range c.PodsOn(name) {
+			if j%5 != 0 {
+				continue
+			}
+			pod := placedOn(withAnno(mkPod(p.Namespace, p.Name, ctr("c", 1, p.QuotaMem, -1, p.QuotaCores)),
+				"volcano.sh/card.name", product, "scheduling.volcano.sh/queue-name", "q1"), name, "")
+			pod.Annotations["hami.io/vgpu-devices-allocated"] = fmt.Sprintf("%s,NVIDIA,%d,%d:;", p.Uses[0].UUID, p.QuotaMem, p.QuotaCores)
+			c.SetPod(pod)
+			used[product]++
+		}
+	}
+	q, probs := NewQueue("q1", "Open", map[string]string{"volcano.sh/card.quota": fmt.Sprintf(`{"NVIDIA-H200":%d,"NVIDIA-H800":%d}`, used["NVIDIA-H200"], used["NVIDIA-H800"]+1000)})
+	c.SetQueue(q, probs)
+	return c
+}
+
+// BenchmarkEvaluateCardQuota5000Nodes100kPods: a pod naming "H200|H800" in a queue whose H200 quota is full,
+// with 20,000 card pods counted: half the nodes fail the card gate, the other half are fitted.
+func BenchmarkEvaluateCardQuota5000Nodes100kPods(b *testing.B) {
+	c := benchCardCluster(b, 5000, 100000)
+	pod := withAnno(fittingPod(), "volcano.sh/card.name", "NVIDIA-H200|NVIDIA-H800", "scheduling.volcano.sh/queue-name", "q1")
+	v := c.Evaluate(pod, EvalOptions{})
+	if !v.Fits || v.Card == nil || v.Card.Alternatives[0].Fits || !v.Card.Alternatives[1].Fits {
+		b.Fatalf("fits=%v card %+v: %s", v.Fits, v.Card, v.Summary)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c.Evaluate(pod, EvalOptions{})
+	}
+}

@@ -32,6 +32,12 @@ type CardStatus struct {
 	Enforced bool `json:"enforced"`
 	// Note explains a status that is not enforced for a reason other than the switch.
 	Note string `json:"note,omitempty"`
+
+	// Built once per evaluation, shared by every node: the names in order, each alternative's failing check,
+	// and the card-model check per distinct set of node cards.
+	alts      []string
+	failed    []*Check
+	noneCheck map[string]*Check
 }
 
 // Lines describes the status, one line per alternative: "queue q1: NVIDIA-H200 3 of 3 used, the pod needs 1".
@@ -82,6 +88,9 @@ type cardContext struct {
 	physical  map[string]int64  // card name -> cards in the cluster
 }
 
+// cardContext is the cached card context of the cluster.
+func (c *Cluster) cardContext() *cardContext { return c.cardState().ctx }
+
 func (c *Cluster) newCardContext() *cardContext {
 	cc := &cardContext{resources: map[string]string{}, nodes: map[string]int{}, physical: map[string]int64{}}
 	for _, n := range c.nodeList {
@@ -124,14 +133,14 @@ func (c *Cluster) actualCard(p *cardPod) string {
 }
 
 // queueUsed is the cards of each model the queue's allocated pods hold, leaving out the pod named skip.
-func (c *Cluster) queueUsed(cc *cardContext, queue, skip string) map[string]int64 {
-	used := map[string]int64{}
-	for key, p := range c.cardPods {
-		if p.node == "" || key == skip || c.podQueue(p) != queue {
-			continue
-		}
-		card := c.actualCard(p)
-		used[card] += p.amounts[c.cardResource(cc, card)]
+func (c *Cluster) queueUsed(queue, skip string) map[string]int64 {
+	st := c.cardState()
+	used := make(map[string]int64, len(st.used[queue]))
+	for card, n := range st.used[queue] {
+		used[card] = n
+	}
+	if p := c.cardPods[skip]; p != nil && p.contrib.queue == queue {
+		used[p.contrib.card] -= p.contrib.amount
 	}
 	return used
 }
@@ -147,7 +156,7 @@ func (c *Cluster) cardStatus(pod *corev1.Pod) (*CardStatus, *cardContext) {
 	if queue == "" {
 		return nil, nil
 	}
-	cc := c.newCardContext()
+	cc := c.cardContext()
 	s := &CardStatus{Queue: queue, Enforced: c.cfg.CardQuota != CardQuotaOff}
 	if !c.Volcano() {
 		s.Note = fmt.Sprintf("queue %s: no Volcano Queue objects were read, so the card quota is not checked", queue)
@@ -159,7 +168,7 @@ func (c *Cluster) cardStatus(pod *corev1.Pod) (*CardStatus, *cardContext) {
 	var used map[string]int64
 	if q != nil {
 		s.QuotaError = q.QuotaError
-		used = c.queueUsed(cc, queue, pod.Namespace+"/"+pod.Name)
+		used = c.queueUsed(queue, pod.Namespace+"/"+pod.Name)
 	}
 	for _, alt := range p.alts {
 		res := c.cardResource(cc, alt)
@@ -183,17 +192,34 @@ func (s *CardStatus) gate(n *Node) (*Check, int) {
 	if !s.QueueFound {
 		return &Check{Gate: "card-quota", Code: QueueCardQuotaNotFit, Detail: fmt.Sprintf("queue %s does not exist", s.Queue)}, -1
 	}
-	alts := make([]string, len(s.Alternatives))
-	for i, a := range s.Alternatives {
-		alts[i] = a.Card
+	if len(s.alts) != len(s.Alternatives) {
+		s.prepare()
 	}
-	i := n.cardChoice(alts)
+	i := n.cardChoice(s.alts)
 	if i < 0 {
-		return &Check{Gate: "card-model", Code: CardModelNotRequested,
-			Detail: fmt.Sprintf("node has %s; the pod asks for %s", n.cardNames(), strings.Join(alts, "|"))}, -1
+		names := n.cardNames()
+		chk := s.noneCheck[names]
+		if chk == nil {
+			chk = &Check{Gate: "card-model", Code: CardModelNotRequested,
+				Detail: fmt.Sprintf("node has %s; the pod asks for %s", names, strings.Join(s.alts, "|"))}
+			s.noneCheck[names] = chk
+		}
+		return chk, -1
 	}
-	a := &s.Alternatives[i]
-	if !a.Fits {
+	return s.failed[i], i
+}
+
+// prepare builds what gate shares between nodes. Checks are shared read-only by every NodeStatus.
+func (s *CardStatus) prepare() {
+	s.alts = make([]string, len(s.Alternatives))
+	s.failed = make([]*Check, len(s.Alternatives))
+	s.noneCheck = map[string]*Check{}
+	for i := range s.Alternatives {
+		a := &s.Alternatives[i]
+		s.alts[i] = a.Card
+		if a.Fits {
+			continue
+		}
 		detail := fmt.Sprintf("queue %s: %s %d of %d used, the pod needs %d", s.Queue, a.Card, a.Used, a.Quota, a.Need)
 		switch {
 		case s.QuotaError != "":
@@ -201,10 +227,9 @@ func (s *CardStatus) gate(n *Node) (*Check, int) {
 		case !a.Listed:
 			detail = fmt.Sprintf("queue %s has no quota for %s", s.Queue, a.Card)
 		}
-		return &Check{Gate: "card-quota", Code: QueueCardQuotaNotFit, Need: a.Need, Have: max(a.Quota-a.Used, 0), Total: a.Quota,
-			Unit: "cards", Detail: detail}, i
+		s.failed[i] = &Check{Gate: "card-quota", Code: QueueCardQuotaNotFit, Need: a.Need, Have: max(a.Quota-a.Used, 0), Total: a.Quota,
+			Unit: "cards", Detail: detail}
 	}
-	return nil, i
 }
 
 // consume records that one more copy of the pod took an alternative (capacity counting).
@@ -219,6 +244,7 @@ func (s *CardStatus) consume(i int) {
 	for _, x := range s.Alternatives {
 		s.Fits = s.Fits || x.Fits
 	}
+	s.prepare() // the failing checks carry the new numbers
 }
 
 // QueueCard is one card row of a queue: its quota, what the queue's pods hold and wait for, and the cluster's
@@ -244,12 +270,11 @@ type QueueUsage struct {
 
 // QueueUsages lists every queue's card rows, queues by name and cards by name.
 func (c *Cluster) QueueUsages() []QueueUsage {
-	cc := c.newCardContext()
+	cc := c.cardContext()
 	usedAll := map[string]int64{}
-	for _, p := range c.cardPods {
-		if p.node != "" {
-			card := c.actualCard(p)
-			usedAll[card] += p.amounts[c.cardResource(cc, card)]
+	for _, byCard := range c.cardState().used {
+		for card, n := range byCard {
+			usedAll[card] += n
 		}
 	}
 	var out []QueueUsage
@@ -268,7 +293,7 @@ func (c *Cluster) QueueUsages() []QueueUsage {
 		for card := range q.CardQuota {
 			row(card)
 		}
-		for card, n := range c.queueUsed(cc, q.Name, "") {
+		for card, n := range c.queueUsed(q.Name, "") {
 			row(card).Used += n
 		}
 		for _, p := range c.cardPods {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -264,5 +266,48 @@ func TestEnqueue(t *testing.T) {
 	}
 	if _, probs := NewPodGroup("team", "bad", "q1", 1, "Pending", map[string]string{codec.CardRequestAnnotation: `{"A|":1}`}); len(probs) != 1 || probs[0].Object != "team/bad" {
 		t.Errorf("bad request problems %+v", probs)
+	}
+}
+
+// TestCardCacheMatchesRebuild: after random pod, node and PodGroup changes, the incrementally kept card
+// usage equals a rebuild from scratch.
+func TestCardCacheMatchesRebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	products := []string{"NVIDIA-H200", "NVIDIA-H800", "NVIDIA-A100"}
+	c := NewCluster(DefaultConfig())
+	for i := 0; i < 6; i++ {
+		c.SetNode(cardNode(fmt.Sprintf("n%d", i), products[i%3], 4, 80000))
+	}
+	setQueue(t, c, "q1", `{"NVIDIA-H200":50,"NVIDIA-H800":50}`)
+	setQueue(t, c, "q2", `{"NVIDIA-A100":50}`)
+	for step := 0; step < 400; step++ {
+		name := fmt.Sprintf("p%d", rng.IntN(40))
+		switch op := rng.IntN(10); {
+		case op < 5:
+			card := []string{"NVIDIA-H200", "NVIDIA-H800|NVIDIA-H200", "NVIDIA-A100"}[rng.IntN(3)]
+			p := cardPodOf(name, card, []string{"q1", "q2", ""}[rng.IntN(3)], int64(1+rng.IntN(2)))
+			if rng.IntN(3) == 0 {
+				withAnno(p, codec.GroupNameAnnotation, "g1")
+			}
+			if rng.IntN(4) > 0 {
+				bound(p, fmt.Sprintf("n%d", rng.IntN(6)))
+			}
+			c.SetPod(p)
+		case op < 7:
+			c.RemovePod("team", name)
+		case op < 8:
+			i := rng.IntN(6)
+			c.SetNode(cardNode(fmt.Sprintf("n%d", i), products[rng.IntN(3)], 4, 80000))
+		case op < 9:
+			g, probs := NewPodGroup("team", "g1", []string{"q1", "q2"}[rng.IntN(2)], 1, "Running", nil)
+			c.SetPodGroup(g, probs)
+		default:
+			c.RemovePodGroup("team", "g1")
+		}
+		got := c.QueueUsages()
+		c.invalidateCards()
+		if want := c.QueueUsages(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: incremental %+v, rebuilt %+v", step, got, want)
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 	if g == nil || g.Queue == "" {
 		return nil
 	}
-	cc := c.newCardContext()
+	cc := c.cardContext()
 	s := &EnqueueStatus{PodGroup: g.Key(), Queue: g.Queue, Phase: g.Phase}
 	request := c.groupPodCards(cc, g, false)
 	if len(request) > 0 {
@@ -101,7 +101,7 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 		s.Note = fmt.Sprintf("job %s: queue %s: volcano.sh/card.quota cannot be read (%s): every card is denied", g.Key(), g.Queue, q.QuotaError)
 		return s
 	}
-	used := c.queueUsed(cc, g.Queue, "")
+	used := c.queueUsed(g.Queue, "")
 	inqueue, elastic := map[string]int64{}, map[string]int64{}
 	for _, other := range c.podGroups {
 		if other == g || other.Queue != g.Queue {

@@ -80,6 +80,7 @@ type cardPod struct {
 	group           string // scheduling.k8s.io/group-name
 	amounts         map[string]int64
 	node            string // bound or assumed node; empty while pending
+	contrib         contribution
 }
 
 // readCardPod reads the card quota's view of a pod; nil when the pod names no card or no longer counts.
@@ -179,12 +180,18 @@ func (c *Cluster) Queues() []*Queue {
 
 // SetPodGroup adds or replaces a PodGroup.
 func (c *Cluster) SetPodGroup(g PodGroup, probs []Problem) {
+	if old := c.podGroups[g.Key()]; old == nil || old.Queue != g.Queue {
+		c.invalidateCards() // its pods may change queue
+	}
 	c.podGroups[g.Key()] = &g
 	c.setProblems("PodGroup/"+g.Key(), probs)
 }
 
 // RemovePodGroup forgets a PodGroup.
 func (c *Cluster) RemovePodGroup(namespace, name string) {
+	if _, ok := c.podGroups[namespace+"/"+name]; ok {
+		c.invalidateCards()
+	}
 	delete(c.podGroups, namespace+"/"+name)
 	delete(c.problems, "PodGroup/"+namespace+"/"+name)
 }

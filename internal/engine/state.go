@@ -120,6 +120,7 @@ type Cluster struct {
 	podGroups map[string]*PodGroup
 	cardPods  map[string]*cardPod
 	volcano   bool
+	cards     cardCache
 }
 
 // NewCluster returns an empty cluster model.
@@ -189,7 +190,13 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	if old, ok := c.nodes[n.Name]; ok {
 		c.gpuCount -= len(old.GPUs)
 		c.nodeList[i] = node
+		if !sameCards(old, node) {
+			c.invalidateCards()
+		}
 	} else {
+		if len(node.Cards) > 0 {
+			c.invalidateCards()
+		}
 		c.nodeNames = append(c.nodeNames, "")
 		copy(c.nodeNames[i+1:], c.nodeNames[i:])
 		c.nodeNames[i] = n.Name
@@ -214,6 +221,9 @@ func (c *Cluster) RemoveNode(name string) {
 	}
 	delete(c.nodes, name)
 	c.gpuCount -= len(old.GPUs)
+	if len(old.Cards) > 0 {
+		c.invalidateCards()
+	}
 	i := sort.SearchStrings(c.nodeNames, name)
 	c.nodeNames = append(c.nodeNames[:i], c.nodeNames[i+1:]...)
 	c.nodeList = append(c.nodeList[:i], c.nodeList[i+1:]...)
@@ -312,6 +322,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	probs = append(probs, cardProbs...)
 	if cp != nil {
 		c.cardPods[key] = cp
+		c.trackCardPod(cp, +1)
 	}
 	if alloc != nil {
 		c.pods[key] = alloc
@@ -332,7 +343,10 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 func (c *Cluster) RemovePod(namespace, name string) {
 	key := namespace + "/" + name
 	delete(c.problems, "Pod/"+key)
-	delete(c.cardPods, key)
+	if cp := c.cardPods[key]; cp != nil {
+		c.trackCardPod(cp, -1)
+		delete(c.cardPods, key)
+	}
 	old, ok := c.pods[key]
 	if !ok {
 		return

@@ -80,6 +80,12 @@ func (l *eventLimiter) pending(_ context.Context, s *Server, pod *corev1.Pod, v 
 func eventMessage(v *engine.Verdict) string {
 	parts := append([]string{v.Summary}, v.Explanation...)
 	parts = append(parts, v.Hints...)
+	// One sentence per line of the explanation, so the event reads as text in `kubectl describe pod`.
+	for i, p := range parts {
+		if p != "" && !strings.HasSuffix(p, ".") {
+			parts[i] = p + "."
+		}
+	}
 	msg := strings.Join(parts, " ")
 	if len(msg) > 1024 {
 		msg = msg[:1021] + "..."

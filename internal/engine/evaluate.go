@@ -176,7 +176,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
 		} else {
 			ns.Container = req.Containers[res.container].Name
-			ns.Code, ns.Reason = gpuReasons(st)
+			ns.Code, ns.Reason = f.gpuReasons(st)
 			if ex := exampleGPU(st, ns.Code); ex >= 0 {
 				if examples == nil {
 					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
@@ -251,6 +251,52 @@ func containsName(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// reasonKey identifies a node's FailedNodes text: the GPU count and up to four (code, count) pairs. Most failed
+// nodes of a cluster share a handful of texts ("8/8 CardInsufficientMemory"), so each is built once.
+type reasonKey struct {
+	gpus, k int
+	codes   [4]Code
+	counts  [4]int
+}
+
+// gpuReasons is gpuReasons through the fitter's cache of texts.
+func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
+	var key reasonKey
+	key.gpus = len(st)
+	for i := range st {
+		code := st[i].Result.Code
+		if code == "" {
+			continue
+		}
+		j := 0
+		for j < key.k && key.codes[j] != code {
+			j++
+		}
+		if j == key.k {
+			if key.k == len(key.codes) {
+				return gpuReasons(st) // rare: more distinct codes than the key holds
+			}
+			key.codes[j] = code
+			key.k++
+		}
+		key.counts[j]++
+	}
+	if r, ok := f.reasonCache[key]; ok {
+		return r.code, r.text
+	}
+	code, text := gpuReasons(st)
+	if f.reasonCache == nil {
+		f.reasonCache = map[reasonKey]cachedReason{}
+	}
+	f.reasonCache[key] = cachedReason{code, text}
+	return code, text
+}
+
+type cachedReason struct {
+	code Code
+	text string
 }
 
 // gpuReasons is HAMi's FailedNodes text for a node ("1/8 CardNotHealth, 7/8 CardInsufficientMemory") and

@@ -32,6 +32,7 @@ type fitter struct {
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
 
+	reasonCache                    map[reasonKey]cachedReason
 	order                          []int
 	extra                          []extraUse
 	sel                            []int

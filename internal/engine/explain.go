@@ -75,8 +75,9 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		if code == "" {
 			continue
 		}
-		a.gpus[codeIndex(code)]++
-		a.ex(code).offer(n.Name, g.Index, g.Result)
+		k := codeIndex(code)
+		a.gpus[k]++
+		a.best[k].offer(n.Name, g.Index, g.Result)
 		switch code {
 		case CardTypeMismatch:
 			if len(a.types) < 6 && !contains(a.types, g.Type) {

@@ -10,10 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
@@ -185,36 +182,16 @@ func (n demoCounts) String() string {
 // card quotas) and PodGroups, status included.
 func loadDemoVolcano(t testing.TB, env *testenv.Env) (queues, groups int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	env.InstallVolcanoCRDs(t)
 	s, err := snapshot.Parse(examples.DemoCluster, "demo-cluster.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dyn := env.Dynamic(t)
-	create := func(gvr schema.GroupVersionResource, want *unstructured.Unstructured) {
-		obj := want.DeepCopy()
-		obj.SetResourceVersion("")
-		obj.SetCreationTimestamp(metav1.Time{})
-		var ri dynamic.ResourceInterface = dyn.Resource(gvr)
-		if ns := obj.GetNamespace(); ns != "" {
-			ri = dyn.Resource(gvr).Namespace(ns)
-		}
-		created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatalf("create %s %s: %v", want.GetKind(), want.GetName(), err)
-		}
-		created.Object["status"] = want.Object["status"]
-		if _, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			t.Fatalf("update status of %s %s: %v", want.GetKind(), want.GetName(), err)
-		}
-	}
 	for _, q := range s.Queues {
-		create(snapshot.QueueGVR, q)
+		env.CreateWithStatus(t, snapshot.QueueGVR, q)
 	}
 	for _, g := range s.PodGroups {
-		create(snapshot.PodGroupGVR, g)
+		env.CreateWithStatus(t, snapshot.PodGroupGVR, g)
 	}
 	if len(s.Queues) == 0 {
 		t.Fatal("the demo cluster has no Volcano queues")

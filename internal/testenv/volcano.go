@@ -75,3 +75,33 @@ func (e *Env) InstallVolcanoCRDs(t testing.TB) {
 		}
 	}
 }
+
+// CreateWithStatus creates a copy of obj (resourceVersion and creation time cleared) and then writes its
+// status through the status subresource, which create ignores; for objects of the CRDs installed here.
+func (e *Env) CreateWithStatus(t testing.TB, gvr schema.GroupVersionResource, want *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dyn := e.Dynamic(t)
+	obj := want.DeepCopy()
+	obj.SetResourceVersion("")
+	obj.SetCreationTimestamp(metav1.Time{})
+	var ri dynamic.ResourceInterface = dyn.Resource(gvr)
+	if ns := obj.GetNamespace(); ns != "" {
+		ri = dyn.Resource(gvr).Namespace(ns)
+	}
+	created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("testenv: create %s %s: %v", want.GetKind(), want.GetName(), err)
+	}
+	status, ok := want.Object["status"]
+	if !ok {
+		return created
+	}
+	created.Object["status"] = status
+	updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("testenv: status of %s %s: %v", want.GetKind(), want.GetName(), err)
+	}
+	return updated
+}

@@ -9,8 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
@@ -195,31 +193,14 @@ func TestQueueDrillAndCardSections(t *testing.T) {
 
 // loadVolcanoInto creates the demo's Volcano queues and PodGroups, status included, in a real apiserver
 // that serves their CRDs.
-func loadVolcanoInto(t *testing.T, ctx context.Context, dyn dynamic.Interface) {
+func loadVolcanoInto(t *testing.T, env *testenv.Env) {
 	t.Helper()
 	s := demoSnapshot(t)
-	create := func(gvr schema.GroupVersionResource, want *unstructured.Unstructured) {
-		obj := want.DeepCopy()
-		obj.SetResourceVersion("")
-		obj.SetCreationTimestamp(metav1.Time{})
-		var ri dynamic.ResourceInterface = dyn.Resource(gvr)
-		if ns := obj.GetNamespace(); ns != "" {
-			ri = dyn.Resource(gvr).Namespace(ns)
-		}
-		created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatalf("create %s %s: %v", want.GetKind(), want.GetName(), err)
-		}
-		created.Object["status"] = want.Object["status"]
-		if _, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			t.Fatalf("status of %s %s: %v", want.GetKind(), want.GetName(), err)
-		}
-	}
 	for _, q := range s.Queues {
-		create(snapshot.QueueGVR, q)
+		env.CreateWithStatus(t, snapshot.QueueGVR, q)
 	}
 	for _, g := range s.PodGroups {
-		create(snapshot.PodGroupGVR, g)
+		env.CreateWithStatus(t, snapshot.PodGroupGVR, g)
 	}
 }
 
@@ -234,7 +215,7 @@ func TestLiveVolcanoQueues(t *testing.T) {
 	defer cancel()
 	loadDemoInto(t, ctx, env.Client)
 	dyn := env.Dynamic(t)
-	loadVolcanoInto(t, ctx, dyn)
+	loadVolcanoInto(t, env)
 
 	s, err := snapshot.Live(ctx, env.Client, snapshot.LiveOptions{DeviceConfigMap: snapshot.DefaultDeviceConfigMap, Server: env.APIServerURL})
 	if err != nil {

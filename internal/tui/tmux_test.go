@@ -76,8 +76,7 @@ func TestBinaryInTmux(t *testing.T) {
 		defer cancel()
 		loadDemoInto(t, ctx, env.Client)
 		env.InstallVolcanoCRDs(t)
-		dyn := env.Dynamic(t)
-		loadVolcanoInto(t, ctx, dyn)
+		loadVolcanoInto(t, env)
 		tm := startTmux(t, 120, 40, bin, "top", "--kubeconfig", env.Kubeconfig)
 		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "15 GPU pods", "7 pending", "gpu-h100-01")
 
@@ -110,7 +109,7 @@ func TestBinaryInTmux(t *testing.T) {
 		// Volcano's queues are watched too: raising serving's card quota moves reranker-0 past the card gate.
 		tm.keys("6")
 		tm.waitFor("the Queues view", "[6 Queues]", "serving", "waiting: job ml-research/train-llm")
-		qi := dyn.Resource(snapshot.QueueGVR)
+		qi := env.Dynamic(t).Resource(snapshot.QueueGVR)
 		serving, err := qi.Get(ctx, "serving", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -133,3 +133,33 @@ func BenchmarkEvaluateCardQuota5000Nodes100kPods(b *testing.B) {
 		c.Evaluate(pod, EvalOptions{})
 	}
 }
+
+// BenchmarkEnqueue1000Groups: the job-level check of one Pending PodGroup in a queue with 1,000 other
+// PodGroups (half Inqueue, half Running) whose 20,000 pods name cards.
+func BenchmarkEnqueue1000Groups(b *testing.B) {
+	c := benchCardCluster(b, 5000, 100000)
+	i := 0
+	for _, name := range c.NodeNames() {
+		for _, p := range c.PodsOn(name) {
+			if cp := c.cardPods[p.Key()]; cp != nil {
+				cp.group = fmt.Sprintf("job-%d", i%1000) // what SetPod would read from scheduling.k8s.io/group-name
+				i++
+			}
+		}
+	}
+	for g := 0; g < 1000; g++ {
+		pg, probs := NewPodGroup("team-0", fmt.Sprintf("job-%d", g), "q1", 2, []string{"Inqueue", "Running"}[g%2], map[string]string{
+			"volcano.sh/card.request": `{"NVIDIA-H800":4}`})
+		c.SetPodGroup(pg, probs)
+	}
+	pg, probs := NewPodGroup("team-0", "waiting", "q1", 2, "Pending", map[string]string{"volcano.sh/card.request": `{"NVIDIA-H800":4}`})
+	c.SetPodGroup(pg, probs)
+	if s := c.Enqueue("team-0", "waiting"); s == nil || len(s.Cards) != 1 {
+		b.Fatalf("enqueue: %+v", s)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c.Enqueue("team-0", "waiting")
+	}
+}

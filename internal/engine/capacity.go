@@ -45,7 +45,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	refit := func(i int) nodeFit {
 		res := f.fitNode(nodes[i], st[:len(nodes[i].GPUs)], nil)
 		fits[i], scores[i] = res.ok, NodeScore(nodes[i])
-		_, ranks[i] = f.card.gate(nodes[i])
+		_, ranks[i] = f.card.gate(nodes[i], f.cardModels)
 		return res
 	}
 	for i := range nodes {
@@ -80,7 +80,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 			f.card.consume(ranks[best])
 			for i := range nodes {
 				if fits[i] {
-					if chk, _ := f.card.gate(nodes[i]); chk != nil {
+					if chk, _ := f.card.gate(nodes[i], f.cardModels); chk != nil {
 						fits[i] = false
 					}
 				}

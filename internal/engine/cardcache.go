@@ -1,12 +1,20 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // The card quota's accounting is cached: what each queue's allocated pods hold per card, and the cluster's
 // card-to-resource map. Pods update it incrementally; a change of a node's cards or of a PodGroup (which can
 // move pods between queues) drops it, and the next evaluation rebuilds it. Node status updates that leave
 // the cards alone (heartbeats) keep it.
+//
+// Evaluations run concurrently under a reader lock (the extender), so the rebuild, the one write an
+// evaluation makes, is serialised by mu; invalidation and incremental updates happen only in the writers
+// (SetPod, SetNode, ...), which the callers already serialise against every evaluation.
 type cardCache struct {
+	mu    sync.Mutex
 	ctx   *cardContext
 	used  map[string]map[string]int64 // queue -> card -> cards held
 	valid bool
@@ -22,6 +30,8 @@ func (c *Cluster) invalidateCards() { c.cards.valid = false }
 
 // cardState returns the cached context and usage, rebuilding them when dropped.
 func (c *Cluster) cardState() *cardCache {
+	c.cards.mu.Lock()
+	defer c.cards.mu.Unlock()
 	if c.cards.valid {
 		return &c.cards
 	}
@@ -58,6 +68,13 @@ func (c *Cluster) addContribution(k contribution, sign int64) {
 		c.cards.used[k.queue] = m
 	}
 	m[k.card] += sign * k.amount
+	// No zero entries: the usage must read the same whether kept incrementally or rebuilt.
+	if m[k.card] == 0 {
+		delete(m, k.card)
+		if len(m) == 0 {
+			delete(c.cards.used, k.queue)
+		}
+	}
 }
 
 // trackCardPod adds (or with sign -1 removes) a card pod's usage while the cache is valid.

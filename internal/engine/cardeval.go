@@ -15,10 +15,11 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 	agg.card = v.Card
 	best := -1
 	var feasible []int
+	models := modelChecks{}
 	for i, n := range nodes {
 		ns := &v.Nodes[i]
 		ns.Node = names[i]
-		chk, rank := v.Card.gate(n)
+		chk, rank := v.Card.gate(n, models)
 		if chk != nil {
 			ns.Code, ns.Check, ns.Reason = chk.Code, chk, string(chk.Code)
 			agg.add(nil, n, ns, nil, nodeFit{})

@@ -33,12 +33,14 @@ type CardStatus struct {
 	// Note explains a status that is not enforced for a reason other than the switch.
 	Note string `json:"note,omitempty"`
 
-	// Built once per evaluation, shared by every node: the names in order, each alternative's failing check,
-	// and the card-model check per distinct set of node cards.
-	alts      []string
-	failed    []*Check
-	noneCheck map[string]*Check
+	// Built once by prepare, before any node is checked, then only read (node ranges are checked in
+	// parallel): the names in order and each alternative's failing check.
+	alts   []string
+	failed []*Check
 }
+
+// modelChecks caches the card-model check per distinct set of node cards; one per goroutine.
+type modelChecks map[string]*Check
 
 // Lines describes the status, one line per alternative: "queue q1: NVIDIA-H200 3 of 3 used, the pod needs 1".
 func (s *CardStatus) Lines() []string {
@@ -180,29 +182,29 @@ func (c *Cluster) cardStatus(pod *corev1.Pod) (*CardStatus, *cardContext) {
 		s.Fits = s.Fits || a.Fits
 		s.Alternatives = append(s.Alternatives, a)
 	}
+	s.prepare()
 	return s, cc
 }
 
 // cardGate is the card quota's node check: the node has one of the pod's cards and the queue has quota for
 // it. It returns the failing check, or nil and the index of the alternative the node offers (-1: no card gate).
-func (s *CardStatus) gate(n *Node) (*Check, int) {
+func (s *CardStatus) gate(n *Node, cache modelChecks) (*Check, int) {
 	if s == nil || !s.Enforced {
 		return nil, -1
 	}
 	if !s.QueueFound {
 		return &Check{Gate: "card-quota", Code: QueueCardQuotaNotFit, Detail: fmt.Sprintf("queue %s does not exist", s.Queue)}, -1
 	}
-	if len(s.alts) != len(s.Alternatives) {
-		s.prepare()
-	}
 	i := n.cardChoice(s.alts)
 	if i < 0 {
 		names := n.cardNames()
-		chk := s.noneCheck[names]
+		chk := cache[names]
 		if chk == nil {
 			chk = &Check{Gate: "card-model", Code: CardModelNotRequested,
 				Detail: fmt.Sprintf("node has %s; the pod asks for %s", names, strings.Join(s.alts, "|"))}
-			s.noneCheck[names] = chk
+			if cache != nil {
+				cache[names] = chk
+			}
 		}
 		return chk, -1
 	}
@@ -213,7 +215,6 @@ func (s *CardStatus) gate(n *Node) (*Check, int) {
 func (s *CardStatus) prepare() {
 	s.alts = make([]string, len(s.Alternatives))
 	s.failed = make([]*Check, len(s.Alternatives))
-	s.noneCheck = map[string]*Check{}
 	for i := range s.Alternatives {
 		a := &s.Alternatives[i]
 		s.alts[i] = a.Card

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sync"
 	"strings"
 	"testing"
 
@@ -270,17 +271,21 @@ func TestEnqueue(t *testing.T) {
 }
 
 // TestCardCacheMatchesRebuild: after random pod, node and PodGroup changes, the incrementally kept card
-// usage equals a rebuild from scratch.
+// usage of one cluster equals that of a twin given the same changes but rebuilt from scratch every step.
 func TestCardCacheMatchesRebuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	products := []string{"NVIDIA-H200", "NVIDIA-H800", "NVIDIA-A100"}
-	c := NewCluster(DefaultConfig())
+	inc, rebuilt := NewCluster(DefaultConfig()), NewCluster(DefaultConfig())
+	both := func(f func(c *Cluster)) { f(inc); f(rebuilt) }
 	for i := 0; i < 6; i++ {
-		c.SetNode(cardNode(fmt.Sprintf("n%d", i), products[i%3], 4, 80000))
+		n := cardNode(fmt.Sprintf("n%d", i), products[i%3], 4, 80000)
+		both(func(c *Cluster) { c.SetNode(n) })
 	}
-	setQueue(t, c, "q1", `{"NVIDIA-H200":50,"NVIDIA-H800":50}`)
-	setQueue(t, c, "q2", `{"NVIDIA-A100":50}`)
-	for step := 0; step < 400; step++ {
+	both(func(c *Cluster) {
+		setQueue(t, c, "q1", `{"NVIDIA-H200":50,"NVIDIA-H800":50}`)
+		setQueue(t, c, "q2", `{"NVIDIA-A100":50}`)
+	})
+	for step := 0; step < 600; step++ {
 		name := fmt.Sprintf("p%d", rng.IntN(40))
 		switch op := rng.IntN(10); {
 		case op < 5:
@@ -292,22 +297,63 @@ func TestCardCacheMatchesRebuild(t *testing.T) {
 			if rng.IntN(4) > 0 {
 				bound(p, fmt.Sprintf("n%d", rng.IntN(6)))
 			}
-			c.SetPod(p)
+			both(func(c *Cluster) { c.SetPod(p) })
 		case op < 7:
-			c.RemovePod("team", name)
+			both(func(c *Cluster) { c.RemovePod("team", name) })
 		case op < 8:
-			i := rng.IntN(6)
-			c.SetNode(cardNode(fmt.Sprintf("n%d", i), products[rng.IntN(3)], 4, 80000))
+			n := cardNode(fmt.Sprintf("n%d", rng.IntN(6)), products[rng.IntN(3)], 4, 80000)
+			both(func(c *Cluster) { c.SetNode(n) })
 		case op < 9:
 			g, probs := NewPodGroup("team", "g1", []string{"q1", "q2"}[rng.IntN(2)], 1, "Running", nil)
-			c.SetPodGroup(g, probs)
+			both(func(c *Cluster) { c.SetPodGroup(g, probs) })
 		default:
-			c.RemovePodGroup("team", "g1")
+			both(func(c *Cluster) { c.RemovePodGroup("team", "g1") })
 		}
-		got := c.QueueUsages()
-		c.invalidateCards()
-		if want := c.QueueUsages(); !reflect.DeepEqual(got, want) {
+		got := inc.QueueUsages()
+		rebuilt.invalidateCards()
+		if want := rebuilt.QueueUsages(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("step %d: incremental %+v, rebuilt %+v", step, got, want)
+		}
+	}
+}
+
+// TestCardEvaluateConcurrent: evaluations of a card pod run in parallel node ranges and in concurrent
+// callers (the extender's filter and prioritize under a reader lock) right after the card cache was dropped;
+// every answer equals the sequential one. Run with -race to see the shared state stays read-only.
+func TestCardEvaluateConcurrent(t *testing.T) {
+	defer func(n int) { parallelMinNodes = n }(parallelMinNodes)
+	products := []string{"NVIDIA-H200", "NVIDIA-H800", "NVIDIA-A100", "NVIDIA-L4"}
+	var nodes []*corev1.Node
+	var pods []*corev1.Pod
+	for i := 0; i < 64; i++ {
+		name := fmt.Sprintf("n%02d", i)
+		nodes = append(nodes, cardNode(name, products[i%4], 4, 80000))
+		if i%4 == 0 && i < 12 {
+			pods = append(pods, bound(cardPodOf("u"+name, "NVIDIA-H200", "q1", 1), name))
+		}
+	}
+	c := newTestCluster(nodes, pods)
+	setQueue(t, c, "q1", `{"NVIDIA-H200":3,"NVIDIA-H800":1}`)
+	pod := cardPodOf("p", "NVIDIA-H200|NVIDIA-H800", "q1", 1)
+	parallelMinNodes = 1 << 30
+	want := c.Evaluate(pod, EvalOptions{})
+	if !want.Fits || want.Placement.Node != "n01" {
+		t.Fatalf("sequential verdict: %s", want.Summary)
+	}
+	parallelMinNodes = 1
+	for round := 0; round < 20; round++ {
+		c.invalidateCards()
+		got := make([]*Verdict, 4)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Add(1)
+			go func() { defer wg.Done(); got[i] = c.Evaluate(pod, EvalOptions{}) }()
+		}
+		wg.Wait()
+		for _, v := range got {
+			if !reflect.DeepEqual(v, want) {
+				t.Fatalf("round %d: concurrent verdict differs: %s vs %s", round, v.Summary, want.Summary)
+			}
 		}
 	}
 }

@@ -83,7 +83,8 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 	}
 	cc := c.cardContext()
 	s := &EnqueueStatus{PodGroup: g.Key(), Queue: g.Queue, Phase: g.Phase}
-	request := c.groupPodCards(cc, g, false)
+	groups := c.groupCards(cc, g.Queue)
+	request := groups.of(g).all
 	if len(request) > 0 {
 		s.FromPods = true
 	} else {
@@ -107,7 +108,8 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 		if other == g || other.Queue != g.Queue {
 			continue
 		}
-		allocated := c.groupPodCards(cc, other, true)
+		gc := groups.of(other)
+		allocated := gc.allocated
 		switch other.Phase {
 		case "Inqueue":
 			for key, n := range other.CardRequest {
@@ -117,7 +119,7 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 			for key, n := range allocated {
 				minReq, ok := other.CardRequest[key]
 				if !ok {
-					minReq = n / max(int64(c.groupPodCount(other, key)), 1) * int64(other.MinMember)
+					minReq = n / max(int64(gc.pods[key]), 1) * int64(other.MinMember)
 				}
 				elastic[firstCard(key)] += max(n-minReq, 0)
 			}
@@ -145,27 +147,50 @@ func (c *Cluster) Enqueue(namespace, name string) *EnqueueStatus {
 	return s
 }
 
-// groupPodCards sums a PodGroup's pods' cards by their card.name ("A|B" stays one key); allocatedOnly
-// counts only pods that hold a node.
-func (c *Cluster) groupPodCards(cc *cardContext, g *PodGroup, allocatedOnly bool) map[string]int64 {
-	out := map[string]int64{}
-	for _, p := range c.cardPods {
-		if p.namespace != g.Namespace || p.group != g.Name || allocatedOnly && p.node == "" {
-			continue
-		}
-		out[p.cardName] += p.amounts[c.cardResource(cc, p.alts[0])]
-	}
-	return out
+// groupCardSums is what one PodGroup's pods ask for and hold, by their card.name ("A|B" stays one key).
+type groupCardSums struct {
+	all, allocated map[string]int64
+	pods           map[string]int // allocated pods per key
 }
 
-func (c *Cluster) groupPodCount(g *PodGroup, key string) int {
-	n := 0
+// groupIndex is the card sums of PodGroups by namespace and name.
+type groupIndex map[groupKey]*groupCardSums
+
+type groupKey struct{ namespace, name string }
+
+// of is the sums of one PodGroup; empty when none of its pods names a card.
+func (gi groupIndex) of(g *PodGroup) *groupCardSums {
+	if s := gi[groupKey{g.Namespace, g.Name}]; s != nil {
+		return s
+	}
+	return &groupCardSums{}
+}
+
+// groupCards sums, in one pass over the card pods, the cards of every PodGroup whose queue is queue (and of
+// the groups not known yet, which may be the one asked about).
+func (c *Cluster) groupCards(cc *cardContext, queue string) groupIndex {
+	out := groupIndex{}
 	for _, p := range c.cardPods {
-		if p.namespace == g.Namespace && p.group == g.Name && p.cardName == key && p.node != "" {
-			n++
+		if p.group == "" {
+			continue
+		}
+		key := groupKey{p.namespace, p.group}
+		if g := c.podGroups[p.namespace+"/"+p.group]; g != nil && g.Queue != queue {
+			continue
+		}
+		sums := out[key]
+		if sums == nil {
+			sums = &groupCardSums{all: map[string]int64{}, allocated: map[string]int64{}, pods: map[string]int{}}
+			out[key] = sums
+		}
+		n := p.amounts[c.cardResource(cc, p.alts[0])]
+		sums.all[p.cardName] += n
+		if p.node != "" {
+			sums.allocated[p.cardName] += n
+			sums.pods[p.cardName]++
 		}
 	}
-	return n
+	return out
 }
 
 func firstCard(key string) string {

@@ -163,7 +163,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		}
 		if res.ok {
 			ns.Fits, ns.Score = true, nodeScore(n, self)
-			if _, rank := f.card.gate(n); rank > 0 {
+			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
 			}
 			r.feasible = append(r.feasible, i)

@@ -23,8 +23,10 @@ type fitter struct {
 	req   *PodRequest
 	self  *PodAllocation // the pod's own counted usage, left out of every number
 	quota quotaView
-	// card is the Volcano card quota's status for the pod; nil when no card quota concerns it.
-	card *CardStatus
+	// card is the Volcano card quota's status for the pod (shared, read-only); nil when no card quota
+	// concerns it. cardModels is this fitter's own cache of card-model checks.
+	card       *CardStatus
+	cardModels modelChecks
 	// detail asks for every gate's result per GPU, not only the first failure.
 	detail bool
 	// build asks fitNode to return the placement; without it only the yes/no and the statuses are kept.
@@ -64,7 +66,7 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 }
 
 func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
-	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self)}
+	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{}}
 	for _, t := range req.UseTypes {
 		f.lowerUseTypes = append(f.lowerUseTypes, strings.ToLower(t))
 	}
@@ -189,7 +191,7 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 				Detail: "container " + r.Name}
 		}
 	}
-	if chk, _ := f.card.gate(n); chk != nil {
+	if chk, _ := f.card.gate(n, f.cardModels); chk != nil {
 		return chk
 	}
 	return nil

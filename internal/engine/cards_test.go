@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"

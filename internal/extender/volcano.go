@@ -64,10 +64,21 @@ func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State,
 		}
 		return false, fmt.Errorf("cannot list Volcano queues: %w", err)
 	}
+	// PodGroups are probed too: an informer on a resource it cannot list would never sync and the extender
+	// would never serve. Without them the pod-level card quota still works (queues from annotations).
+	withGroups := true
+	if _, err := dyn.Resource(snapshot.PodGroupGVR).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		if !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+			return false, fmt.Errorf("cannot list Volcano PodGroups: %w", err)
+		}
+		withGroups = false
+		if log != nil {
+			log.Warn("Volcano PodGroups cannot be read: pods find their queue only through scheduling.volcano.sh/queue-name", "reason", err.Error())
+		}
+	}
 	s.SetVolcano(true)
 	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
 	queues := f.ForResource(snapshot.QueueGVR).Informer()
-	groups := f.ForResource(snapshot.PodGroupGVR).Informer()
 	setQueue := func(o any) {
 		if u, ok := o.(*unstructured.Unstructured); ok {
 			s.SetQueue(snapshot.EngineQueue(u))
@@ -89,16 +100,19 @@ func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State,
 	}); err != nil {
 		return false, err
 	}
-	if _, err := groups.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    setGroup,
-		UpdateFunc: func(_, o any) { setGroup(o) },
-		DeleteFunc: func(o any) {
-			if u, ok := tombstone[*unstructured.Unstructured](o); ok {
-				s.RemovePodGroup(u.GetNamespace(), u.GetName())
-			}
-		},
-	}); err != nil {
-		return false, err
+	if withGroups {
+		groups := f.ForResource(snapshot.PodGroupGVR).Informer()
+		if _, err := groups.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    setGroup,
+			UpdateFunc: func(_, o any) { setGroup(o) },
+			DeleteFunc: func(o any) {
+				if u, ok := tombstone[*unstructured.Unstructured](o); ok {
+					s.RemovePodGroup(u.GetNamespace(), u.GetName())
+				}
+			},
+		}); err != nil {
+			return false, err
+		}
 	}
 	f.Start(ctx.Done())
 	for gvr, ok := range f.WaitForCacheSync(ctx.Done()) {

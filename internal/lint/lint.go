@@ -199,7 +199,13 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 		if en := c.Node(n.Name); en != nil && en.CardProduct != "" {
 			continue
 		}
-		for k, v := range n.Labels {
+		keys := make([]string, 0, len(n.Labels))
+		for k := range n.Labels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the first product label in name order, as the engine reads it
+		for _, k := range keys {
+			v := n.Labels[k]
 			if m := productKey.FindStringSubmatch(k); m != nil && !strings.HasPrefix(m[3], "mig") && strings.TrimSpace(v) != "" {
 				in.labelled[strings.TrimSpace(v)] = append(in.labelled[strings.TrimSpace(v)], n.Name)
 				break

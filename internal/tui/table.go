@@ -3,6 +3,7 @@ package tui
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/sahilm/fuzzy"
 )
@@ -98,10 +99,38 @@ func (t *table) sortName() string {
 	return t.cols[t.sortIdx].name + " " + arrow
 }
 
-type rowSource struct{ t *table }
+// rowSource is the rows the fuzzy filter sees: those listed in idx.
+type rowSource struct {
+	t   *table
+	idx []int
+}
 
-func (s rowSource) String(i int) string { return s.t.rows[i].text }
-func (s rowSource) Len() int            { return len(s.t.rows) }
+func (s rowSource) String(i int) string { return s.t.rows[s.idx[i]].text }
+func (s rowSource) Len() int            { return len(s.idx) }
+
+// splitFilter separates exact key=value words ("queue=q1", from a drill-down) from the fuzzy rest: queue=q1
+// must not match the pods of q10.
+func splitFilter(f string) (exact []string, fuzzyPart string) {
+	var rest []string
+	for _, w := range strings.Fields(f) {
+		if strings.Contains(w, "=") {
+			exact = append(exact, w)
+		} else {
+			rest = append(rest, w)
+		}
+	}
+	return exact, strings.Join(rest, " ")
+}
+
+func hasWords(text string, words []string) bool {
+	fields := strings.Fields(text)
+	for _, w := range words {
+		if !slices.Contains(fields, w) {
+			return false
+		}
+	}
+	return true
+}
 
 func (t *table) refresh(sel string) {
 	t.order = t.order[:0]
@@ -110,8 +139,19 @@ func (t *table) refresh(sel string) {
 			t.order = append(t.order, i)
 		}
 	} else {
-		for _, m := range fuzzy.FindFromNoSort(t.filter, rowSource{t}) {
-			t.order = append(t.order, m.Index)
+		exact, rest := splitFilter(t.filter)
+		src := rowSource{t: t}
+		for i := range t.rows {
+			if hasWords(t.rows[i].text, exact) {
+				src.idx = append(src.idx, i)
+			}
+		}
+		if rest == "" {
+			t.order = append(t.order, src.idx...)
+		} else {
+			for _, m := range fuzzy.FindFromNoSort(rest, src) {
+				t.order = append(t.order, src.idx[m.Index])
+			}
 		}
 	}
 	if len(t.cols) > 0 {

@@ -71,6 +71,7 @@ func (p *Plugin) Run(ctx context.Context) error {
 			}
 		}
 	}()
+	go p.cleanupLoop(ctx)
 	for ctx.Err() == nil {
 		if err := p.serveOnce(ctx); err != nil {
 			return err

@@ -147,60 +147,76 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 
 // completeNamespaces completes -n with the cluster's namespaces, or those of the snapshot's pods and quotas.
 func completeNamespaces(read *readFlags) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		ctx, cancel := completionContext(cmd)
-		defer cancel()
-		seen := map[string]bool{}
-		if s, err := completionSnapshot(read); err != nil {
-			return completionError(err)
-		} else if s != nil {
+	return completeNames(read,
+		func(s *snapshot.Snapshot) []string {
+			var out []string
 			for _, p := range s.Pods {
-				seen[p.Namespace] = true
+				out = append(out, p.Namespace)
 			}
 			for _, q := range s.Quotas {
-				seen[q.Namespace] = true
+				out = append(out, q.Namespace)
 			}
-		} else {
-			cs, err := completionClient(read.config)
-			if err != nil {
-				return completionError(err)
-			}
+			return out
+		},
+		func(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
 			list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 			if err != nil {
-				return completionError(err)
+				return nil, err
 			}
-			for _, n := range list.Items {
-				seen[n.Name] = true
+			out := make([]string, len(list.Items))
+			for i, n := range list.Items {
+				out[i] = n.Name
 			}
-		}
-		return filterSorted(seen, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+			return out, nil
+		})
 }
 
 // completeNodeNames completes --node with node names (GPU nodes of the snapshot or the cluster).
 func completeNodeNames(read *readFlags) cobra.CompletionFunc {
+	return completeNames(read,
+		func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.Nodes))
+			for i, n := range s.Nodes {
+				out[i] = n.Name
+			}
+			return out
+		},
+		func(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
+			list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]string, len(list.Items))
+			for i, n := range list.Items {
+				out[i] = n.Name
+			}
+			return out, nil
+		})
+}
+
+// completeNames completes from the snapshot (--demo, --snapshot) when there is one, else from the cluster.
+func completeNames(read *readFlags, fromSnapshot func(*snapshot.Snapshot) []string,
+	fromCluster func(context.Context, kubernetes.Interface) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx, cancel := completionContext(cmd)
 		defer cancel()
-		seen := map[string]bool{}
+		var names []string
 		if s, err := completionSnapshot(read); err != nil {
 			return completionError(err)
 		} else if s != nil {
-			for _, n := range s.Nodes {
-				seen[n.Name] = true
-			}
+			names = fromSnapshot(s)
 		} else {
 			cs, err := completionClient(read.config)
 			if err != nil {
 				return completionError(err)
 			}
-			list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-			if err != nil {
+			if names, err = fromCluster(ctx, cs); err != nil {
 				return completionError(err)
 			}
-			for _, n := range list.Items {
-				seen[n.Name] = true
-			}
+		}
+		seen := make(map[string]bool, len(names))
+		for _, n := range names {
+			seen[n] = true
 		}
 		return filterSorted(seen, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}

@@ -11,16 +11,14 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest/manifests"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
@@ -171,28 +169,7 @@ func TestDeployRBACOnAPIServer(t *testing.T) {
 	for _, name := range []string{"gpu-a", "gpu-b"} {
 		createNode(t, env, name, map[string]string{"x": "y"})
 	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kubectl-hami-agent-a"},
-		Spec: corev1.PodSpec{NodeName: "gpu-a", ServiceAccountName: "kubectl-hami-agent",
-			Containers: []corev1.Container{{Name: "agent", Image: "example.invalid/agent"}}},
-	}
-	pod, err := env.Client.CoreV1().Pods("kube-system").Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := env.Client.CoreV1().ServiceAccounts("kube-system").CreateToken(ctx, "kubectl-hami-agent", &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
-			Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.BearerToken = tok.Status.Token
-	sa, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sa := agenttest.AgentPodClient(t, env, "gpu-a")
 
 	o := DefaultOptions()
 	o.NodeName, o.Listen, o.ConfigMap, o.Log = "gpu-a", "", "kube-system/hami-device-plugin", testLogger(t)

@@ -15,8 +15,11 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
@@ -160,4 +163,34 @@ func MetricValue(fams map[string]*dto.MetricFamily, name string, labels map[stri
 func JSONString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// AgentPodClient creates the agent's pod on node (ServiceAccount kubectl-hami-agent in kube-system, as the
+// DaemonSet runs it) and returns a client authenticated by a token bound to that pod: what the RBAC tests
+// need to act as the agent.
+func AgentPodClient(t testing.TB, env *testenv.Env, node string) kubernetes.Interface {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := env.Client.CoreV1().Pods("kube-system").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kubectl-hami-agent-" + strings.TrimPrefix(node, "gpu-")},
+		Spec: corev1.PodSpec{NodeName: node, ServiceAccountName: "kubectl-hami-agent",
+			Containers: []corev1.Container{{Name: "agent", Image: "example.invalid/agent"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := env.Client.CoreV1().ServiceAccounts("kube-system").CreateToken(ctx, "kubectl-hami-agent", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
+			Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.BearerToken = tok.Status.Token
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

@@ -5,11 +5,7 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
@@ -34,27 +30,7 @@ func TestDeployDevicePluginRBACOnAPIServer(t *testing.T) {
 		}
 	}
 	agenttest.CreateNode(t, env, "gpu-a", nil)
-	agentPod, err := env.Client.CoreV1().Pods("kube-system").Create(ctx, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kubectl-hami-agent-a"},
-		Spec: corev1.PodSpec{NodeName: "gpu-a", ServiceAccountName: "kubectl-hami-agent",
-			Containers: []corev1.Container{{Name: "agent", Image: "example.invalid/agent"}}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := env.Client.CoreV1().ServiceAccounts("kube-system").CreateToken(ctx, "kubectl-hami-agent", &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
-			Kind: "Pod", APIVersion: "v1", Name: agentPod.Name, UID: agentPod.UID}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.BearerToken = tok.Status.Token
-	sa, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sa := agenttest.AgentPodClient(t, env, "gpu-a")
 
 	o := agent.DefaultOptions()
 	o.NodeName, o.Listen, o.ConfigMap, o.PodLookup, o.Log = "gpu-a", "", "", false, agenttest.Logger(t)

@@ -96,16 +96,16 @@ func readCardPod(pod *corev1.Pod) (*cardPod, []Problem) {
 	}
 	p := &cardPod{namespace: pod.Namespace, name: pod.Name, alts: alts, cardName: strings.Join(alts, "|"),
 		queue: strings.TrimSpace(pod.Annotations[codec.QueueNameAnnotation]), group: pod.Annotations[codec.GroupNameAnnotation],
-		amounts: extendedAmounts(pod), node: pod.Spec.NodeName}
+		amounts: CardAmounts(pod), node: pod.Spec.NodeName}
 	if p.node == "" {
 		p.node = pod.Annotations[codec.PodNodeAnnotation]
 	}
 	return p, nil
 }
 
-// extendedAmounts is the pod's amount of each extended resource (a name with a domain): the sum of the app
-// containers' limits (else requests), or the largest init container's when that is more.
-func extendedAmounts(pod *corev1.Pod) map[string]int64 {
+// CardAmounts is the pod's amount of each extended resource (a name with a domain), as the card quota counts
+// it: the sum of the app containers' limits (else requests), or the largest init container's when that is more.
+func CardAmounts(pod *corev1.Pod) map[string]int64 {
 	out := map[string]int64{}
 	amount := func(c *corev1.Container, name corev1.ResourceName) int64 {
 		if q, ok := c.Resources.Limits[name]; ok {

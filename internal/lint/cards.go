@@ -313,45 +313,8 @@ func checkMixedAlternatives(in *input) []Finding {
 	return out
 }
 
-// amounts is a pod's amount of each extended resource: app containers' limits (else requests) summed, or the
-// largest init container's when that is more, the way the card quota counts a pod.
-func amounts(p *corev1.Pod) map[string]int64 {
-	out := map[string]int64{}
-	get := func(c *corev1.Container, n corev1.ResourceName) int64 {
-		if q, ok := c.Resources.Limits[n]; ok {
-			return q.Value()
-		}
-		if q, ok := c.Resources.Requests[n]; ok {
-			return q.Value()
-		}
-		return 0
-	}
-	names := func(c *corev1.Container) []corev1.ResourceName {
-		var l []corev1.ResourceName
-		for n := range c.Resources.Limits {
-			l = append(l, n)
-		}
-		for n := range c.Resources.Requests {
-			if _, ok := c.Resources.Limits[n]; !ok {
-				l = append(l, n)
-			}
-		}
-		return l
-	}
-	for i := range p.Spec.Containers {
-		c := &p.Spec.Containers[i]
-		for _, n := range names(c) {
-			out[string(n)] += get(c, n)
-		}
-	}
-	for i := range p.Spec.InitContainers {
-		c := &p.Spec.InitContainers[i]
-		for _, n := range names(c) {
-			out[string(n)] = max(out[string(n)], get(c, n))
-		}
-	}
-	return out
-}
+// amounts is a pod's amount of each extended resource, the way the card quota counts it.
+func amounts(p *corev1.Pod) map[string]int64 { return engine.CardAmounts(p) }
 
 // checkCardAmountZero: a pod names a card but asks for none of the resource the card maps to (a MIG card
 // name on a pod that asks for nvidia.com/gpu). The card quota counts it as 0 cards, so it never uses quota.

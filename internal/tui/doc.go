@@ -9,6 +9,7 @@
 // of a 50,000-pod engine model takes half a second; applying one pod takes microseconds). Verdicts of pending
 // pods are computed after each update in a second Cmd, so a burst of events never delays the node bars.
 //
-// The UI never writes to the cluster. Live GPU usage (memory used, utilisation) comes from MetricsMsg, which
-// the node agent will send; until then the UI shows "n/a" in those columns.
+// The UI never writes to the cluster. Live GPU usage (memory used, utilisation) comes from MetricsMsg: a live UI
+// reads the node agents' GET /usage through the API server's pod proxy (internal/usage) in a tea.Cmd every few
+// seconds (metrics.go); without agents, and for --demo and --snapshot, those columns show "n/a".
 package tui

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
 
 // Options start the UI.
@@ -48,6 +49,10 @@ type Options struct {
 	Output io.Writer
 	// ProgramOptions are extra Bubble Tea options (tests: window size).
 	ProgramOptions []tea.ProgramOption
+	// Agents, with Client, has the UI read the node agents' live GPU usage (GET /usage through the API
+	// server's pod proxy) every MetricsInterval (DefaultMetricsInterval when 0). Nil shows "n/a".
+	Agents          *usage.Options
+	MetricsInterval time.Duration
 }
 
 // Run shows the UI until the user quits or ctx ends.
@@ -134,6 +139,11 @@ type Model struct {
 	verdictsGen uint64
 	metrics     *MetricsMsg
 
+	// The agents' poll (live with Options.Agents): one reading at a time, the next one interval after.
+	fetchMetrics   func(context.Context) MetricsMsg
+	metricsEvery   time.Duration
+	metricsTimeout time.Duration
+
 	building, dirty       bool // a rebuild runs; another is due
 	evaluating, evalDirty bool // pending verdicts are computed; again when done
 
@@ -180,6 +190,19 @@ func New(o Options) (*Model, error) {
 		m.queue = newQueue()
 		m.watchErr = make(chan error, 1)
 		m.events = liveEvents(o.Client)
+		if o.Agents != nil {
+			m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
+			m.metricsEvery = o.MetricsInterval
+			if m.metricsEvery <= 0 {
+				m.metricsEvery = DefaultMetricsInterval
+			}
+			t := o.Agents.Timeout
+			if t <= 0 {
+				t = usage.DefaultTimeout
+			}
+			m.metricsTimeout = 3 * t
+			m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
+		}
 	}
 	m.styles = newStyles(m.dark, o.NoColor)
 	m.nodes = newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"slots", true},
@@ -226,10 +249,21 @@ type GPUMetrics struct {
 }
 
 // MetricsMsg overlays live GPU usage on the allocation bars (keyed by GPU UUID). Note says where the
-// numbers come from, or why there are none; a nil GPUs map means "not reachable".
+// numbers come from, or why there are none; a nil GPUs map means "not reachable". A live UI sends it itself,
+// every MetricsInterval, from the node agents (metrics.go).
 type MetricsMsg struct {
 	GPUs map[string]GPUMetrics
 	Note string
+	// Warn shows Note as a warning (an agent did not answer, or the agents could not be listed).
+	Warn bool
+	// Nodes is each node's agent, by node name; Agents and Answered count them.
+	Nodes            map[string]AgentStatus
+	Agents, Answered int
+}
+
+// AgentStatus is one node's agent: namespace/name of its pod and, when it gave no numbers, why.
+type AgentStatus struct {
+	Pod, Error string
 }
 
 // syncVerdicts is how many pending pods New evaluates before the first frame; more are evaluated by Init's
@@ -244,6 +278,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.queue != nil {
 		cmds = append(cmds, m.waitWake(), m.waitWatchErr())
+	}
+	if m.fetchMetrics != nil {
+		cmds = append(cmds, m.pollMetrics())
 	}
 	return tea.Batch(cmds...)
 }
@@ -348,6 +385,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case MetricsMsg:
 		mm := msg
 		m.metrics = &mm
+	case metricsPollMsg:
+		mm := msg.MetricsMsg
+		m.metrics = &mm
+		cmds = append(cmds, m.nextMetrics())
+	case metricsTickMsg:
+		if m.fetchMetrics != nil {
+			cmds = append(cmds, m.pollMetrics())
+		}
 	case tea.KeyPressMsg:
 		cmd := m.handleKey(msg)
 		m.layout()
@@ -757,7 +802,13 @@ func (m *Model) runCommand(line string) tea.Cmd {
 			m.status = fmt.Sprintf("node %q not found", name)
 			return nil
 		}
-		m.detail = name
+		if name != m.detail {
+			// switchTo does not rebuild when the Node view is already shown: its rows are the old node's GPUs.
+			m.detail = name
+			m.node.setFilter("")
+			m.rebuildRows(viewNode)
+			m.node.home()
+		}
 	}
 	if (v == viewNodes || v == viewPending || v == viewQuotas || v == viewQueues) && len(fields) > 1 {
 		// ":pending inference" filters as it jumps.

@@ -366,6 +366,9 @@ func (m *Model) renderNode(height int) []string {
 		hs = s.warn
 	}
 	head += "health: " + hs.Render(n.Health)
+	if a := m.agentStatus(n.Name); a != "" {
+		head += " · " + a
+	}
 	var second string
 	if !n.Node.Registered {
 		second = s.warn.Render("not registered: " + n.Node.RegisterError)
@@ -400,6 +403,9 @@ func (m *Model) renderNode(height int) []string {
 	}
 	podCols := m.podCols()
 	for _, p := range t.visible(height - 3) {
+		if t.order[p] >= len(n.Node.GPUs) {
+			continue // rows of another node; never shown, but never a panic
+		}
 		g := n.Node.GPUs[t.order[p]]
 		marker := "  "
 		if p == t.cursor {

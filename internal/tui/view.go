@@ -102,7 +102,9 @@ func (m *Model) header() []string {
 	}
 	switch {
 	case m.metrics == nil:
-		notes = append(notes, s.dim.Render("live GPU usage: n/a (no agent metrics)"))
+		notes = append(notes, s.dim.Render(noMetricsNote))
+	case m.metrics.Note != "" && m.metrics.Warn:
+		notes = append(notes, s.warn.Render(m.metrics.Note))
 	case m.metrics.Note != "":
 		notes = append(notes, s.dim.Render(m.metrics.Note))
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -275,9 +277,32 @@ func readOne(ctx context.Context, cs kubernetes.Interface, p *corev1.Pod, o Opti
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("no answer within %s", o.Timeout)
 		}
-		return nil, errors.New(oneLine(err.Error(), 200))
+		return nil, errors.New(proxyError(err, body))
 	}
 	return Decode(body)
+}
+
+// proxyError is the reason a proxied request failed. For the pod proxy client-go's message is generic ("the server
+// is currently unable to handle the request (get pods http:...)"): the body says more, as a Status from the API
+// server ("error trying to reach service: dial tcp ...: connect: connection refused") or as the agent's own text
+// ("cannot read GPU usage: ...").
+func proxyError(err error, body []byte) string {
+	msg := err.Error()
+	code := 0
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		code = int(st.Status().Code)
+	}
+	var s metav1.Status
+	if json.Unmarshal(body, &s) == nil && s.Kind == "Status" && s.Message != "" {
+		msg = s.Message
+	} else if text := strings.TrimSpace(string(body)); text != "" && code != 0 {
+		msg = text
+	}
+	if code != 0 && code != http.StatusServiceUnavailable {
+		msg = fmt.Sprintf("HTTP %d: %s", code, msg)
+	}
+	return oneLine(msg, 200)
 }
 
 // port is the port to read: the option, else the pod's container port named "metrics" (the DaemonSet's), else the

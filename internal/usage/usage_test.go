@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -172,7 +173,9 @@ func (r rawResponse) DoRaw(ctx context.Context) ([]byte, error) {
 	return r.body, r.err
 }
 
-func (r rawResponse) Stream(context.Context) (io.ReadCloser, error) { return nil, errors.New("not streamed") }
+func (r rawResponse) Stream(context.Context) (io.ReadCloser, error) {
+	return nil, errors.New("not streamed")
+}
 
 var _ restclient.ResponseWrapper = rawResponse{}
 
@@ -277,5 +280,28 @@ func TestFetchNoAgentsAndListErrors(t *testing.T) {
 	var nilResult *Result
 	if nilResult.Answered() != 0 || nilResult.Failed() != nil || len(nilResult.GPUs()) != 0 || nilResult.Summary() != "no node agents" {
 		t.Error("a nil result")
+	}
+}
+
+// TestProxyError: the pod proxy's generic client-go message gives way to what the body says.
+func TestProxyError(t *testing.T) {
+	unavailable := apierrors.NewGenericServerResponse(503, "get", corev1.Resource("pods"), "http:agent-x:9394", "unknown", 0, true)
+	forbidden := apierrors.NewGenericServerResponse(403, "get", corev1.Resource("pods"), "http:agent-x:9394", "unknown", 0, true)
+	for _, c := range []struct {
+		err  error
+		body string
+		want string
+	}{
+		{unavailable, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"error trying to reach service: dial tcp 10.0.0.4:9394: connect: connection refused","code":503}`,
+			"error trying to reach service: dial tcp 10.0.0.4:9394: connect: connection refused"},
+		{unavailable, "cannot read GPU usage: nvml: driver not loaded\n", "cannot read GPU usage: nvml: driver not loaded"},
+		{forbidden, `{"kind":"Status","message":"pods \"agent-x\" is forbidden: User \"dev\" cannot get resource \"pods/proxy\"","code":403}`,
+			`HTTP 403: pods "agent-x" is forbidden: User "dev" cannot get resource "pods/proxy"`},
+		{unavailable, "", unavailable.Error()},
+		{errors.New("net/http: TLS handshake timeout"), "", "net/http: TLS handshake timeout"},
+	} {
+		if got := proxyError(c.err, []byte(c.body)); got != c.want {
+			t.Errorf("proxyError(%v, %q) = %q, want %q", c.err, c.body, got, c.want)
+		}
 	}
 }

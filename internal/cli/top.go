@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/tui"
+	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
 
 // TopOptions are the inputs of `kubectl hami top`.
@@ -28,6 +30,10 @@ type TopOptions struct {
 
 	Output string
 	Once   bool
+	// AgentNamespace and AgentSelector find the node agents whose live GPU usage top shows (an empty selector:
+	// none is read).
+	AgentNamespace string
+	AgentSelector  string
 }
 
 func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
@@ -54,6 +60,8 @@ not a terminal, with --once or with -o, it prints the tables once.`,
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
 	cmd.Flags().BoolVar(&o.Once, "once", false, "print the tables once instead of opening the terminal UI (what top does when stdout is not a terminal)")
+	cmd.Flags().StringVar(&o.AgentNamespace, "agent-namespace", usage.DefaultNamespace, "namespace of the node agents (kubectl hami agent) whose live GPU usage top reads through the API server's pod proxy")
+	cmd.Flags().StringVar(&o.AgentSelector, "agent-selector", usage.DefaultSelector, "label selector of the node agent pods; empty reads no live usage")
 	return cmd
 }
 
@@ -62,7 +70,38 @@ func (o *TopOptions) Validate() error {
 	if err := o.read.validate(); err != nil {
 		return err
 	}
+	if o.AgentSelector != "" {
+		if err := o.agents().Validate(); err != nil {
+			return fmt.Errorf("--agent-selector: %w", err)
+		}
+	}
 	return validateOutput(o.Output, "", "wide", "json", "yaml")
+}
+
+// agents says where the node agents are; nil when live usage is not read.
+func (o *TopOptions) agents() *usage.Options {
+	if o.AgentSelector == "" {
+		return nil
+	}
+	return &usage.Options{Namespace: o.AgentNamespace, Selector: o.AgentSelector}
+}
+
+// liveUsage reads the node agents of a live cluster once; nil for the demo, a snapshot, a cluster without agents,
+// or agents that cannot be listed (a warning says why).
+func (o *TopOptions) liveUsage(ctx context.Context) *usage.Result {
+	ao := o.agents()
+	if o.read.client == nil || ao == nil {
+		return nil
+	}
+	r, err := usage.Fetch(ctx, o.read.client, *ao)
+	if err != nil {
+		fmt.Fprintf(o.streams.ErrOut, "warning: live GPU usage: %v\n", err)
+		return nil
+	}
+	if len(r.Agents) == 0 {
+		return nil
+	}
+	return r
 }
 
 // Top is the -o json|yaml form.
@@ -75,6 +114,8 @@ type Top struct {
 	Queues     []engine.QueueUsage  `json:"queues,omitempty"`
 	Pending    []PendingPod         `json:"pending"`
 	Problems   []engine.Problem     `json:"problems,omitempty"`
+	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents only).
+	LiveUsage *usage.Result `json:"liveUsage,omitempty"`
 }
 
 // PendingPod is a waiting GPU pod and the one-line reason.
@@ -97,8 +138,10 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	}
 	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
 	rows := pendingRows(s, c, cfg, o.now())
+	live := o.liveUsage(ctx)
 	if o.Output == "json" || o.Output == "yaml" {
-		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Problems: c.Problems(), Quotas: []engine.QuotaStatus{}, Pending: []PendingPod{}}
+		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Problems: c.Problems(), Quotas: []engine.QuotaStatus{}, Pending: []PendingPod{},
+			LiveUsage: live}
 		for _, name := range c.NodeNames() {
 			out.Nodes = append(out.Nodes, c.Node(name))
 		}
@@ -130,6 +173,10 @@ func (o *TopOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	if live != nil {
+		fmt.Fprintf(w, "\nLIVE GPU USAGE (node agents: %s)\n", live.Summary())
+		printLiveUsage(w, c, live)
+	}
 	fmt.Fprintln(w, "\nNAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
 	if len(c.QuotaNamespaces()) == 0 {
 		fmt.Fprintln(w, "none")
@@ -155,7 +202,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 // runUI opens the terminal UI on the loaded snapshot; a live cluster stays live through informers.
 func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, Namespace: o.read.namespace(), Now: o.now,
-		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out}
+		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
 	if o.read.client != nil {
 		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic
 		if c := o.read.config.Context; c != nil && *c != "" {
@@ -165,6 +212,47 @@ func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 		}
 	}
 	return tui.Run(ctx, opts)
+}
+
+// printLiveUsage is one line per GPU the agents measured, beside what HAMi allocated on it, and one per agent
+// that did not answer.
+func printLiveUsage(w io.Writer, c *engine.Cluster, live *usage.Result) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tGPU\tUUID\tMEM USED (MiB)\tMEM TOTAL (MiB)\tUTIL\tALLOCATED (MiB)")
+	for _, a := range live.Agents {
+		if a.Usage == nil {
+			fmt.Fprintf(tw, "%s\t-\t-\tn/a\tn/a\tn/a\tagent %s: %s\n", a.Node, a.Pod, a.Error)
+			continue
+		}
+		allocated := map[string]int64{}
+		if n := c.Node(a.Node); n != nil {
+			for _, g := range n.GPUs {
+				allocated[g.UUID] = g.UsedMem
+			}
+		}
+		gpus := usage.MapReport(a.Node, a.Usage)
+		for _, g := range a.Usage.GPUs {
+			alloc := "-"
+			if v, ok := allocated[g.UUID]; ok {
+				alloc = fmt.Sprint(v)
+			}
+			m, ok := gpus[g.UUID]
+			if !ok {
+				reason := g.Error
+				if reason == "" {
+					reason = "no UUID"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\tn/a\tn/a\tn/a\t%s (%s)\n", a.Node, g.Index, g.UUID, alloc, reason)
+				continue
+			}
+			util := "n/a"
+			if m.Utilization >= 0 {
+				util = fmt.Sprintf("%d%%", m.Utilization)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\n", a.Node, g.Index, g.UUID, m.UsedMiB, m.TotalMiB, util, alloc)
+		}
+	}
+	_ = tw.Flush()
 }
 
 // isTerminal reports whether w is a terminal (the UI needs one; pipes and files get the tables).

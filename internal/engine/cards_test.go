@@ -357,3 +357,42 @@ func TestCardEvaluateConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSubsetAfterNodeChurn: after nodes come and go, a candidate list (unsorted, with duplicates and unknown
+// names) selects exactly the known nodes, in name order.
+func TestSubsetAfterNodeChurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	c := NewCluster(DefaultConfig())
+	live := map[string]bool{}
+	for step := 0; step < 300; step++ {
+		name := fmt.Sprintf("n%02d", rng.IntN(30))
+		if rng.IntN(3) == 0 {
+			c.RemoveNode(name)
+			delete(live, name)
+		} else {
+			c.SetNode(mkNode(name, gpus(name, 1, 1000)))
+			live[name] = true
+		}
+		var ask, want []string
+		for i := 0; i < 30; i++ {
+			n := fmt.Sprintf("n%02d", i)
+			if rng.IntN(2) == 0 {
+				ask = append(ask, n, n)
+				if live[n] {
+					want = append(want, n)
+				}
+			}
+		}
+		rng.Shuffle(len(ask), func(i, j int) { ask[i], ask[j] = ask[j], ask[i] })
+		ask = append(ask, "unknown")
+		nodes, names := c.subset(ask)
+		if !reflect.DeepEqual(names, want) && !(len(names) == 0 && len(want) == 0) {
+			t.Fatalf("step %d: subset %v, want %v", step, names, want)
+		}
+		for i, n := range nodes {
+			if n.Name != names[i] {
+				t.Fatalf("step %d: node %s at name %s", step, n.Name, names[i])
+			}
+		}
+	}
+}

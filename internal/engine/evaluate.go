@@ -22,6 +22,9 @@ type EvalOptions struct {
 	// DetailNodes get every gate's result per GPU; DetailAll gives it for every node.
 	DetailNodes []string
 	DetailAll   bool
+	// Unranked leaves Verdict.Feasible in name order instead of best first (the extender's filter needs only
+	// which nodes fit; sorting thousands of them is its largest single cost).
+	Unranked bool
 }
 
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
@@ -95,16 +98,18 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Fits = true
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
-		slices.SortStableFunc(feasible, func(a, b int) int {
-			na, nb := &v.Nodes[a], &v.Nodes[b]
-			switch {
-			case na.CardRank == nb.CardRank && na.Score == nb.Score:
-				return 0
-			case betterNode(req.NodePolicy, na, nb):
-				return -1
-			}
-			return 1
-		})
+		if !opts.Unranked {
+			slices.SortStableFunc(feasible, func(a, b int) int {
+				na, nb := &v.Nodes[a], &v.Nodes[b]
+				switch {
+				case na.CardRank == nb.CardRank && na.Score == nb.Score:
+					return 0
+				case betterNode(req.NodePolicy, na, nb):
+					return -1
+				}
+				return 1
+			})
+		}
 		for _, i := range feasible {
 			v.Feasible = append(v.Feasible, names[i])
 		}
@@ -228,17 +233,21 @@ func better(policy string, a, b float64) bool {
 }
 
 func (c *Cluster) subset(names []string) ([]*Node, []string) {
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
-	var nodes []*Node
-	var out []string
-	for i, name := range sorted {
-		if i > 0 && sorted[i-1] == name {
-			continue
+	// Mark the known nodes by position instead of sorting the names: kube-scheduler sends thousands, unsorted.
+	mark := make([]bool, len(c.nodeList))
+	count := 0
+	for _, name := range names {
+		if n := c.nodes[name]; n != nil && !mark[n.pos] {
+			mark[n.pos] = true
+			count++
 		}
-		if n := c.nodes[name]; n != nil {
-			nodes = append(nodes, n)
-			out = append(out, name)
+	}
+	nodes := make([]*Node, 0, count)
+	out := make([]string, 0, count)
+	for i, m := range mark {
+		if m {
+			nodes = append(nodes, c.nodeList[i])
+			out = append(out, c.nodeNames[i])
 		}
 	}
 	return nodes, out

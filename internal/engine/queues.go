@@ -149,18 +149,23 @@ func CardAmounts(pod *corev1.Pod) map[string]int64 {
 
 // SetQueue adds or replaces a Volcano queue. The first queue set turns the card quota on.
 func (c *Cluster) SetQueue(q Queue, probs []Problem) {
+	c.version++
 	c.queues[q.Name] = &q
 	c.setProblems("Queue/"+q.Name, probs)
 }
 
 // RemoveQueue forgets a queue.
 func (c *Cluster) RemoveQueue(name string) {
+	c.version++
 	delete(c.queues, name)
 	delete(c.problems, "Queue/"+name)
 }
 
 // SetVolcano says whether the cluster runs Volcano (its Queue CRD exists), even with no queue yet.
-func (c *Cluster) SetVolcano(on bool) { c.volcano = on }
+func (c *Cluster) SetVolcano(on bool) {
+	c.version++
+	c.volcano = on
+}
 
 // Volcano reports whether the card quota applies: the Queue CRD exists or a queue was set.
 func (c *Cluster) Volcano() bool { return c.volcano || len(c.queues) > 0 }
@@ -180,6 +185,7 @@ func (c *Cluster) Queues() []*Queue {
 
 // SetPodGroup adds or replaces a PodGroup.
 func (c *Cluster) SetPodGroup(g PodGroup, probs []Problem) {
+	c.version++
 	if old := c.podGroups[g.Key()]; old == nil || old.Queue != g.Queue {
 		c.invalidateCards() // its pods may change queue
 	}
@@ -189,6 +195,7 @@ func (c *Cluster) SetPodGroup(g PodGroup, probs []Problem) {
 
 // RemovePodGroup forgets a PodGroup.
 func (c *Cluster) RemovePodGroup(namespace, name string) {
+	c.version++
 	if _, ok := c.podGroups[namespace+"/"+name]; ok {
 		c.invalidateCards()
 	}

@@ -30,6 +30,7 @@ func (c *Cluster) nsUsage(ns string) *usage {
 
 // SetQuota adds or replaces a ResourceQuota. Only limits.<memory> and limits.<cores> are managed.
 func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
+	c.version++
 	key := "ResourceQuota/" + rq.Namespace + "/" + rq.Name
 	var probs []Problem
 	var l quotaLimits
@@ -63,6 +64,7 @@ func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
 
 // RemoveQuota forgets a ResourceQuota.
 func (c *Cluster) RemoveQuota(namespace, name string) {
+	c.version++
 	delete(c.quotas[namespace], name)
 	if len(c.quotas[namespace]) == 0 {
 		delete(c.quotas, namespace)

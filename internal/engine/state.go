@@ -51,6 +51,7 @@ type Node struct {
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
 	uuidIndex map[string]int
+	pos       int // index in Cluster.nodeList
 }
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
@@ -121,6 +122,7 @@ type Cluster struct {
 	cardPods  map[string]*cardPod
 	volcano   bool
 	cards     cardCache
+	version   uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
 // NewCluster returns an empty cluster model.
@@ -138,6 +140,9 @@ func NewCluster(cfg Config) *Cluster {
 		cardPods:  map[string]*cardPod{},
 	}
 }
+
+// Version changes whenever the cluster does: two evaluations of the same pod at the same version agree.
+func (c *Cluster) Version() uint64 { return c.version }
 
 // Config is the configuration the cluster was built with.
 func (c *Cluster) Config() Config { return c.cfg }
@@ -185,11 +190,13 @@ func (c *Cluster) setProblems(key string, p []Problem) {
 
 // SetNode adds or replaces a node. Its GPUs' usage is rebuilt from the pods already counted on it.
 func (c *Cluster) SetNode(n *corev1.Node) []Problem {
+	c.version++
 	node, probs := c.buildNode(n)
 	i := sort.SearchStrings(c.nodeNames, n.Name)
 	if old, ok := c.nodes[n.Name]; ok {
 		c.gpuCount -= len(old.GPUs)
 		c.nodeList[i] = node
+		node.pos = i
 		if !sameCards(old, node) {
 			c.invalidateCards()
 		}
@@ -203,6 +210,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 		c.nodeList = append(c.nodeList, nil)
 		copy(c.nodeList[i+1:], c.nodeList[i:])
 		c.nodeList[i] = node
+		c.renumber(i)
 	}
 	c.gpuCount += len(node.GPUs)
 	c.nodes[n.Name] = node
@@ -215,6 +223,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 
 // RemoveNode forgets a node; pods bound to it stay counted against their namespace.
 func (c *Cluster) RemoveNode(name string) {
+	c.version++
 	old, ok := c.nodes[name]
 	if !ok {
 		return
@@ -227,7 +236,15 @@ func (c *Cluster) RemoveNode(name string) {
 	i := sort.SearchStrings(c.nodeNames, name)
 	c.nodeNames = append(c.nodeNames[:i], c.nodeNames[i+1:]...)
 	c.nodeList = append(c.nodeList[:i], c.nodeList[i+1:]...)
+	c.renumber(i)
 	delete(c.problems, "Node/"+name)
+}
+
+// renumber sets the position of the nodes from index i on, after an insertion or removal there.
+func (c *Cluster) renumber(i int) {
+	for j := i; j < len(c.nodeList); j++ {
+		c.nodeList[j].pos = j
+	}
 }
 
 func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
@@ -315,6 +332,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 
 // SetPod adds, updates or removes (when it no longer counts) a pod's usage.
 func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
+	c.version++
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
 	alloc, probs := podAllocation(pod, c.cfg)
@@ -341,6 +359,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 
 // RemovePod forgets a pod's usage.
 func (c *Cluster) RemovePod(namespace, name string) {
+	c.version++
 	key := namespace + "/" + name
 	delete(c.problems, "Pod/"+key)
 	if cp := c.cardPods[key]; cp != nil {

@@ -37,9 +37,13 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	names := candidates(&args)
-	v := s.evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
+	var v *engine.Verdict
+	s.state.Read(func(c *engine.Cluster) {
+		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names), Unranked: true})
+		s.recent.store(args.Pod, c.Version(), v)
+	})
 	res := extenderv1.ExtenderFilterResult{FailedNodes: extenderv1.FailedNodesMap{}, FailedAndUnresolvableNodes: extenderv1.FailedNodesMap{}}
-	fits := map[string]bool{}
+	fits := make(map[string]bool, len(v.Nodes))
 	if v.NoGPURequest {
 		for _, n := range names {
 			fits[n] = true
@@ -115,8 +119,17 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, out)
 		return
 	}
-	v := s.evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
-	score := map[string]int64{}
+	var v *engine.Verdict
+	s.state.Read(func(c *engine.Cluster) {
+		// kube-scheduler asks for priorities right after filtering: the filter's verdict answers when the
+		// cluster has not changed in between and it covers every candidate.
+		if cached := s.recent.get(args.Pod, c.Version()); cached != nil && covers(c, cached, names) {
+			v = cached
+			return
+		}
+		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
+	})
+	score := make(map[string]int64, len(v.Nodes))
 	if !v.NoGPURequest {
 		for i := range v.Nodes {
 			if ns := &v.Nodes[i]; ns.Fits {

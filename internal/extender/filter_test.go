@@ -451,3 +451,39 @@ func TestFilterModesAgree(t *testing.T) {
 		t.Errorf("n-fit2 for a 2-GPU pod: unresolvable reason %q, want NodeInsufficientDevice", r)
 	}
 }
+
+// TestPrioritizeReusesTheFilterVerdictOnlyWhileNothingChanged: prioritize right after filter answers from the
+// filter's verdict; once the cluster changes (a pod lands on p-empty) or the pod object changes, it evaluates
+// again and the scores follow.
+func TestPrioritizeReusesTheFilterVerdictOnlyWhileNothingChanged(t *testing.T) {
+	e := newXTEnv(t, extender.Options{}, xtPrioritizeCluster()...)
+	names := []string{"p-busy", "p-empty", "p-full", "p-ghost"}
+	pod := xtPod("default", "p", 1, 1000, -1, 10)
+	pod.ResourceVersion = "1"
+	scores := func() map[string]int64 {
+		t.Helper()
+		var res extenderv1.HostPriorityList
+		e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: pod, NodeNames: &names}, &res)
+		got := map[string]int64{}
+		for _, h := range res {
+			got[h.Host] = h.Score
+		}
+		return got
+	}
+	var fr extenderv1.ExtenderFilterResult
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: pod, NodeNames: &names}, &fr)
+	if got, want := scores(), map[string]int64{"p-busy": 7, "p-empty": 0, "p-full": 0, "p-ghost": 0}; !maps.Equal(got, want) {
+		t.Fatalf("after filter: %v, want %v", got, want)
+	}
+	// A pod lands on p-empty: binpack now scores it above 0, whatever the filter saw.
+	e.state.SetPod(xtPlaced(xtPod("default", "other", 1, 3000, -1, 30), "p-empty", xtDev("p-empty", 0, 3000, 30)), e.clock.Now())
+	if got := scores(); got["p-empty"] == 0 {
+		t.Errorf("after the cluster changed: %v, want p-empty above 0", got)
+	}
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: pod, NodeNames: &names}, &fr)
+	pod.ResourceVersion = "2" // the pod changed (say, its policy annotation): the stored verdict is not its
+	pod.Annotations[engine.AnnoNodePolicy] = engine.PolicySpread
+	if got := scores(); got["p-empty"] <= got["p-busy"] {
+		t.Errorf("after the pod changed to spread: %v, want the emptier p-empty above p-busy", got)
+	}
+}

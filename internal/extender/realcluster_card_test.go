@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
@@ -86,6 +87,14 @@ func TestRealSchedulerCardQuota(t *testing.T) {
 
 	// Scale-down: a1 goes, its H200 card returns to the queue and a3 takes it.
 	if err := c.CoreV1().Pods("team").Delete(ctx, "a1", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	// kube-scheduler retries a3 on the delete event, possibly before the extender's informer has seen it;
+	// a3 would then wait for kube-scheduler's periodic retry (5 minutes). Once the extender has caught up,
+	// an update of a3 (as any controller's write would) makes kube-scheduler try it again at once.
+	xtWaitSynced(t, x, func(cl *engine.Cluster) bool { return cl.Pod("team", "a1") == nil })
+	patch := []byte(`{"metadata":{"annotations":{"test.kubectl-hami/retry":"1"}}}`)
+	if _, err := c.CoreV1().Pods("team").Patch(ctx, "a3", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := xtWaitBound(t, c, "team", "a3", 60*time.Second).Spec.NodeName; got != "h200-a" {

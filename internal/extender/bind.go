@@ -94,15 +94,27 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 // lockNode takes hami.io/mutex.lock for the pod. A lock held by another pod is taken over when it expired,
 // when its owner is gone or has finished allocating; otherwise the node is busy and bind fails, so that
 // kube-scheduler retries later (HAMi's device plugin identifies the pod being allocated by this lock).
+//
+// It starts from the node as this extender's last write left it (binds to one node take turns, so consecutive
+// binds need no read): the patch's resourceVersion precondition turns a stale copy into a conflict, and then
+// the node is read afresh. A lock that blocks is always confirmed on a fresh read before the bind fails.
 func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod, now time.Time) error {
 	nodes := s.client.CoreV1().Nodes()
+	n, fresh := s.lastWritten(nodeName), false
 	for attempt := 0; attempt < 5; attempt++ {
-		n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("node %s: %w", nodeName, err)
+		if n == nil {
+			got, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("node %s: %w", nodeName, err)
+			}
+			n, fresh = got, true
 		}
 		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" {
 			if l, err := codec.ParseNodeLock(raw); err == nil && !l.Expired(now) && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
+				if !fresh {
+					n = nil // our copy may predate the release: read the node before deciding
+					continue
+				}
 				if s.lockOwnerActive(ctx, l) {
 					return fmt.Errorf("node %s is locked by pod %s/%s since %s (HAMi's device plugin has not allocated it yet)",
 						nodeName, l.Namespace, l.Pod, l.Time.Format(time.RFC3339))
@@ -113,15 +125,32 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 		// resourceVersion in a merge patch is a precondition: a concurrent writer makes this a conflict.
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 			"resourceVersion": n.ResourceVersion, "annotations": map[string]string{codec.NodeLockAnnotation: value}}})
-		_, err = nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		updated, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
+			s.wrote(updated)
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
 			return fmt.Errorf("node %s: cannot take %s: %w", nodeName, codec.NodeLockAnnotation, err)
 		}
+		n = nil
 	}
 	return fmt.Errorf("node %s: %s kept changing; try again", nodeName, codec.NodeLockAnnotation)
+}
+
+// lastWritten is the node as this extender's last lock write returned it, or nil.
+func (s *Server) lastWritten(node string) *corev1.Node {
+	if n, ok := s.nodeWrites.Load(node); ok {
+		return n.(*corev1.Node)
+	}
+	return nil
+}
+
+// wrote remembers a node returned by a lock write; nil-safe for fakes that return nothing.
+func (s *Server) wrote(n *corev1.Node) {
+	if n != nil && n.Name != "" && n.ResourceVersion != "" {
+		s.nodeWrites.Store(n.Name, n)
+	}
 }
 
 // lockOwnerActive reports whether the lock's owner still waits for allocation.
@@ -153,21 +182,31 @@ func (s *Server) nodeTurn(node string) *sync.Mutex {
 // between: a lock left behind would stall the node for its whole 5-minute lifetime.
 func (s *Server) releaseLock(ctx context.Context, nodeName string, pod *corev1.Pod) {
 	nodes := s.client.CoreV1().Nodes()
+	n, fresh := s.lastWritten(nodeName), false
 	for attempt := 0; attempt < 5; attempt++ {
-		n, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
-		if err != nil {
-			return
+		if n == nil {
+			got, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
+			if err != nil {
+				return
+			}
+			n, fresh = got, true
 		}
 		l, err := codec.ParseNodeLock(n.Annotations[codec.NodeLockAnnotation])
 		if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
+			if !fresh {
+				n = nil // our copy may be out of date: only a fresh read says the lock is not ours
+				continue
+			}
 			return
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 			"resourceVersion": n.ResourceVersion, "annotations": map[string]any{codec.NodeLockAnnotation: nil}}})
-		_, err = nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		updated, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
+			s.wrote(updated)
 			return
 		}
+		n = nil
 		if !apierrors.IsConflict(err) {
 			s.log.Warn("cannot release node lock", "node", nodeName, "err", err)
 			return

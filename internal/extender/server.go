@@ -52,6 +52,8 @@ type Server struct {
 	nodeTurns sync.Map
 	// recent is the last filter verdict, which the prioritize call that follows may reuse.
 	recent recentVerdict
+	// nodeWrites holds, per node name, the *corev1.Node this extender's last lock write returned.
+	nodeWrites sync.Map
 }
 
 // NewServer builds a server over the state. client is used by bind and for events.

@@ -30,7 +30,8 @@ func newRoot(streams genericiooptions.IOStreams, now func() time.Time) *cobra.Co
 		Use:   "kubectl-hami",
 		Short: "Explain and schedule HAMi shared-GPU workloads",
 		Long: `kubectl hami explains why GPU pods wait and checks what would fit, with the same engine that schedules
-pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespace GPU quotas).`,
+pods on shared GPUs the way HAMi does (vGPU slots, GPU memory and cores, namespace GPU quotas, Volcano
+card-model quotas per queue), and runs as that scheduler's extender and as the node agent.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -86,16 +87,25 @@ func (o *TopOptions) agents() *usage.Options {
 	return &usage.Options{Namespace: o.AgentNamespace, Selector: o.AgentSelector}
 }
 
+// liveUsageDeadline bounds the whole reading of the agents for one-shot output: unreachable agents must not
+// keep `top --once` waiting (each also has its own timeout).
+const liveUsageDeadline = 15 * time.Second
+
 // liveUsage reads the node agents of a live cluster once; nil for the demo, a snapshot, a cluster without agents,
-// or agents that cannot be listed (a warning says why).
+// or agents that cannot be listed (a warning says why, unless the user may not list them: most may not read
+// kube-system, and the tables are complete without live usage).
 func (o *TopOptions) liveUsage(ctx context.Context) *usage.Result {
 	ao := o.agents()
 	if o.read.client == nil || ao == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, liveUsageDeadline)
+	defer cancel()
 	r, err := usage.Fetch(ctx, o.read.client, *ao)
 	if err != nil {
-		fmt.Fprintf(o.streams.ErrOut, "warning: live GPU usage: %v\n", err)
+		if !apierrors.IsForbidden(err) {
+			fmt.Fprintf(o.streams.ErrOut, "warning: live GPU usage: %v\n", err)
+		}
 		return nil
 	}
 	if len(r.Agents) == 0 {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -113,6 +114,7 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 			if l, err := codec.ParseNodeLock(raw); err == nil && !l.Expired(now) && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
 				if !fresh {
 					n = nil // our copy may predate the release: read the node before deciding
+					attempt--
 					continue
 				}
 				if s.lockOwnerActive(ctx, l) {
@@ -146,10 +148,37 @@ func (s *Server) lastWritten(node string) *corev1.Node {
 	return nil
 }
 
-// wrote remembers a node returned by a lock write; nil-safe for fakes that return nothing.
+// wrote remembers, of a node returned by a lock write, what the next lock needs: its resourceVersion and
+// lock annotation (not the whole Node). Entries of nodes the cluster no longer has are dropped now and then.
 func (s *Server) wrote(n *corev1.Node) {
-	if n != nil && n.Name != "" && n.ResourceVersion != "" {
-		s.nodeWrites.Store(n.Name, n)
+	if n == nil || n.Name == "" || n.ResourceVersion == "" {
+		return // fakes that return nothing
+	}
+	keep := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion, Annotations: map[string]string{}}}
+	if l, ok := n.Annotations[codec.NodeLockAnnotation]; ok {
+		keep.Annotations[codec.NodeLockAnnotation] = l
+	}
+	s.nodeWrites.Store(n.Name, keep)
+	if s.writes.Add(1)%1024 == 0 {
+		s.forgetGoneNodes()
+	}
+}
+
+// forgetGoneNodes drops the saved copies (and bind turns) of nodes the cluster no longer has: with node
+// autoscaling, names come and go for good.
+func (s *Server) forgetGoneNodes() {
+	var gone []string
+	s.state.Read(func(c *engine.Cluster) {
+		s.nodeWrites.Range(func(k, _ any) bool {
+			if c.Node(k.(string)) == nil {
+				gone = append(gone, k.(string))
+			}
+			return true
+		})
+	})
+	for _, name := range gone {
+		s.nodeWrites.Delete(name)
+		s.nodeTurns.Delete(name) // a bind to a node that is gone fails anyway
 	}
 }
 
@@ -195,6 +224,7 @@ func (s *Server) releaseLock(ctx context.Context, nodeName string, pod *corev1.P
 		if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
 			if !fresh {
 				n = nil // our copy may be out of date: only a fresh read says the lock is not ours
+				attempt--
 				continue
 			}
 			return

@@ -260,7 +260,7 @@ func TestTrailingDataAfterJSONAnswers400(t *testing.T) {
 	names := []string{"n-fit"}
 	good, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 8000, -1, 30), NodeNames: &names})
 	for _, path := range []string{"/filter", "/prioritize"} {
-		for _, body := range []string{string(good) + " trailing garbage", string(good) + `{"Pod":null}`, "null x"} {
+		for _, body := range []string{string(good) + " trailing garbage", string(good) + `{"Pod":null}`, "null x", string(good) + "\x00garbage"} {
 			if code, out := e.post(path, body); code != http.StatusBadRequest {
 				t.Errorf("POST %s %.40q...: status %d (%s), want 400", path, body[max(0, len(body)-40):], code, strings.TrimSpace(string(out)))
 			}

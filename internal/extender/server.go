@@ -1,6 +1,7 @@
 package extender
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
@@ -52,8 +54,10 @@ type Server struct {
 	nodeTurns sync.Map
 	// recent is the last filter verdict, which the prioritize call that follows may reuse.
 	recent recentVerdict
-	// nodeWrites holds, per node name, the *corev1.Node this extender's last lock write returned.
+	// nodeWrites holds, per node name, the resourceVersion and lock of this extender's last lock write
+	// (a small *corev1.Node); writes counts them, to prune now and then.
 	nodeWrites sync.Map
+	writes     atomic.Int64
 }
 
 // NewServer builds a server over the state. client is used by bind and for events.
@@ -108,8 +112,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		// json-iterator decodes kube-scheduler's thousands of node names several times faster than
 		// encoding/json, with the same rules; it also refuses anything after the one JSON value, which
 		// means a broken or forged request.
-		err = fastJSON.Unmarshal(body, v)
-		if err != nil && strings.Contains(err.Error(), "bytes left") {
+		if i := bytes.IndexByte(body, 0); i >= 0 {
+			// A NUL byte is invalid anywhere in JSON; json-iterator would take one after the value for its end.
+			err = fmt.Errorf("invalid character NUL at offset %d", i)
+		} else if err = fastJSON.Unmarshal(body, v); err != nil && strings.Contains(err.Error(), "bytes left") {
 			err = fmt.Errorf("unexpected data after the JSON value")
 		}
 	}

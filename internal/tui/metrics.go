@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,7 +37,7 @@ func agentFetcher(cs kubernetes.Interface, o usage.Options) func(context.Context
 // note (how many answered, the first failure) and each node's agent.
 func metricsOf(r *usage.Result, err error) MetricsMsg {
 	if err != nil {
-		return MetricsMsg{Note: "live GPU usage: n/a (" + err.Error() + ")", Warn: true}
+		return MetricsMsg{Note: "live GPU usage: n/a (" + strings.Join(strings.Fields(err.Error()), " ") + ")", Warn: true}
 	}
 	if r == nil || len(r.Agents) == 0 {
 		return MetricsMsg{Note: noMetricsNote}
@@ -63,14 +64,14 @@ func metricsOf(r *usage.Result, err error) MetricsMsg {
 	return mm
 }
 
-// pollMetrics reads the agents off the UI goroutine.
+// pollMetrics reads the agents off the UI goroutine. Each agent has its own timeout (usage.Options); the
+// reading as a whole has none, since its length grows with the number of agents, and ends with the UI.
 func (m *Model) pollMetrics() tea.Cmd {
-	fetch, timeout := m.fetchMetrics, m.metricsTimeout
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		return metricsPollMsg{fetch(ctx)}
+	fetch, ctx := m.fetchMetrics, m.ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	return func() tea.Msg { return metricsPollMsg{fetch(ctx)} }
 }
 
 // nextMetrics waits one interval before the next reading.

@@ -63,6 +63,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	m.ctx = ctx // agent readings stop when the UI does
 	if o.Client != nil {
 		// client-go logs through klog to stderr, which is the UI's terminal: its messages go to the header
 		// (watch errors) or nowhere while the UI runs.
@@ -140,9 +141,9 @@ type Model struct {
 	metrics     *MetricsMsg
 
 	// The agents' poll (live with Options.Agents): one reading at a time, the next one interval after.
-	fetchMetrics   func(context.Context) MetricsMsg
-	metricsEvery   time.Duration
-	metricsTimeout time.Duration
+	fetchMetrics func(context.Context) MetricsMsg
+	metricsEvery time.Duration
+	ctx          context.Context // Run's; nil (background) for models driven by tests
 
 	building, dirty       bool // a rebuild runs; another is due
 	evaluating, evalDirty bool // pending verdicts are computed; again when done
@@ -196,11 +197,6 @@ func New(o Options) (*Model, error) {
 			if m.metricsEvery <= 0 {
 				m.metricsEvery = DefaultMetricsInterval
 			}
-			t := o.Agents.Timeout
-			if t <= 0 {
-				t = usage.DefaultTimeout
-			}
-			m.metricsTimeout = 3 * t
 			m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
 		}
 	}

@@ -270,10 +270,17 @@ func readOne(ctx context.Context, cs kubernetes.Interface, p *corev1.Pod, o Opti
 	if p.Status.PodIP == "" {
 		return nil, errors.New("the agent pod has no IP yet")
 	}
+	parent := ctx
+	if parent.Err() != nil {
+		return nil, errors.New("the reading stopped before this agent was asked")
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	body, err := cs.CoreV1().Pods(p.Namespace).ProxyGet("http", p.Name, port(p, o), Path, nil).DoRaw(ctx)
 	if err != nil {
+		if parent.Err() != nil {
+			return nil, errors.New("the reading stopped before this agent answered")
+		}
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("no answer within %s", o.Timeout)
 		}

@@ -305,3 +305,18 @@ func TestProxyError(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchStoppedByCaller: when the caller's context ends (the UI quits), agents not read yet say the reading
+// stopped, not that they failed to answer in time.
+func TestFetchStoppedByCaller(t *testing.T) {
+	cs := fake.NewClientset(pod("agent-a", "gpu-a", corev1.PodRunning, "10.0.0.1", time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Fetch(ctx, cs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Agents) != 1 || !strings.Contains(r.Agents[0].Error, "the reading stopped") {
+		t.Errorf("agents = %+v", r.Agents)
+	}
+}

@@ -53,19 +53,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v\n%s", tc.args, err, errOut)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output of %v differs from %s:\n%s", tc.args, path, diff(string(want), out))
-			}
+			checkGolden(t, tc.golden, tc.args, out)
 		})
 	}
 }
@@ -86,4 +74,22 @@ func diff(want, got string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// checkGolden compares a command's output with testdata/<golden>, rewriting it first with -update.
+func checkGolden(t *testing.T, golden string, args []string, out string) {
+	t.Helper()
+	path := filepath.Join("testdata", golden)
+	if *update {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if out != string(want) {
+		t.Errorf("output of %v differs from %s:\n%s", args, path, diff(string(want), out))
+	}
 }

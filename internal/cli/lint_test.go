@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,19 +36,7 @@ func TestLintGolden(t *testing.T) {
 			if errOut != "" {
 				t.Errorf("stderr: %s", errOut)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output of %v differs from %s:\n%s", tc.args, path, diff(string(want), out))
-			}
+			checkGolden(t, tc.golden, tc.args, out)
 		})
 	}
 }

@@ -30,7 +30,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	f := newFitter(c, req, nil, false)
 	f.build = true
 	// Each copy also takes cards from the pod's queue (Volcano card quota); card is this run's own copy.
-	f.card, _ = c.cardStatus(pod)
+	f.card = c.cardStatus(pod)
 	nodes := append([]*Node(nil), c.nodeList...)
 	cloned := make([]bool, len(nodes))
 	fits := make([]bool, len(nodes))

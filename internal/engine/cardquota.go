@@ -148,22 +148,22 @@ func (c *Cluster) queueUsed(queue, skip string) map[string]int64 {
 }
 
 // cardStatus is the card quota's answer for a pod, nil when the quota does not concern it.
-func (c *Cluster) cardStatus(pod *corev1.Pod) (*CardStatus, *cardContext) {
+func (c *Cluster) cardStatus(pod *corev1.Pod) *CardStatus {
 	p, _ := readCardPod(pod)
 	if p == nil {
-		return nil, nil
+		return nil
 	}
 	p.node = "" // the pod is evaluated as if it were not placed yet
 	queue := c.podQueue(p)
 	if queue == "" {
-		return nil, nil
+		return nil
 	}
 	cc := c.cardContext()
 	s := &CardStatus{Queue: queue, Enforced: c.cfg.CardQuota != CardQuotaOff}
 	if !c.Volcano() {
 		s.Note = fmt.Sprintf("queue %s: no Volcano Queue objects were read, so the card quota is not checked", queue)
 		s.Enforced, s.Fits = false, true
-		return s, cc
+		return s
 	}
 	q := c.queues[queue]
 	s.QueueFound = q != nil
@@ -183,7 +183,7 @@ func (c *Cluster) cardStatus(pod *corev1.Pod) (*CardStatus, *cardContext) {
 		s.Alternatives = append(s.Alternatives, a)
 	}
 	s.prepare()
-	return s, cc
+	return s
 }
 
 // cardGate is the card quota's node check: the node has one of the pod's cards and the queue has quota for

@@ -179,3 +179,19 @@ func validateOutput(o string, allowed ...string) error {
 	}
 	return fmt.Errorf("unknown output format %q (want one of: %s)", o, strings.Join(allowed[1:], ", "))
 }
+
+// podName accepts a pod the ways kubectl does: NAME, pod/NAME, pods/NAME or po/NAME.
+func podName(arg string) (string, error) {
+	kind, name, found := strings.Cut(arg, "/")
+	if !found {
+		return arg, nil
+	}
+	switch strings.ToLower(kind) {
+	case "pod", "pods", "po":
+		if name == "" {
+			return "", fmt.Errorf("%q names no pod", arg)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%q is not a pod: only pods are explained (pod/NAME or NAME)", arg)
+}

@@ -56,7 +56,11 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
 
 // Complete fills the options from the arguments and the kubeconfig.
 func (o *WhyPendingOptions) Complete(args []string) error {
-	o.Pod = args[0]
+	pod, err := podName(args[0])
+	if err != nil {
+		return err
+	}
+	o.Pod = pod
 	o.Namespace = o.read.namespace()
 	return nil
 }

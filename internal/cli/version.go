@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/version"
+)
+
+// Version is the -o json|yaml form of `kubectl hami version`.
+type Version struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Version    string `json:"version"`
+	Commit     string `json:"commit"`
+	BuildDate  string `json:"buildDate"`
+	GoVersion  string `json:"goVersion"`
+	Platform   string `json:"platform"`
+}
+
+// VersionOptions is `kubectl hami version`.
+type VersionOptions struct {
+	Output  string
+	streams genericiooptions.IOStreams
+}
+
+func newVersionCommand(s genericiooptions.IOStreams) *cobra.Command {
+	o := &VersionOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of kubectl-hami",
+		Example: `  kubectl hami version
+  kubectl hami version -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: one line)")
+	return cmd
+}
+
+// Validate checks the output format.
+func (o *VersionOptions) Validate() error {
+	return validateOutput(o.Output, "", "json", "yaml")
+}
+
+// Run prints the build stamp.
+func (o *VersionOptions) Run() error {
+	if o.Output == "" {
+		_, err := fmt.Fprintln(o.streams.Out, version.String())
+		return err
+	}
+	return printObject(o.streams.Out, o.Output, Version{
+		APIVersion: APIVersion,
+		Kind:       "Version",
+		Version:    version.Version,
+		Commit:     version.Commit,
+		BuildDate:  version.Date,
+		GoVersion:  runtime.Version(),
+		Platform:   runtime.GOOS + "/" + runtime.GOARCH,
+	})
+}

@@ -20,7 +20,9 @@ build:
 # demo: the main job on the embedded demo cluster, no cluster needed.
 # (the terminal UI on a terminal; the tables when stdout is not one)
 demo:
-	@$(GO) run ./cmd/kubectl-hami top --demo
+	@test -x $(BIN) || echo "building $(BIN) first (about a minute on a new machine; later runs reuse it)..."
+	@$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-hami
+	@$(BIN) top --demo
 
 # test: lint, then every package's tests (fuzz seed corpora run as plain tests).
 test: lint unit

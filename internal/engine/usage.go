@@ -35,7 +35,7 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 		annoKey = codec.PodToAllocateAnnotation
 		raw, ok = pod.Annotations[annoKey]
 	}
-	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation])}
+	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey}
 	if !ok {
 		bad("metadata.annotations["+codec.PodAllocatedAnnotation+"]", "pod is placed on %s but has no device list; it is counted as using nothing", alloc.Node)
 		return alloc, probs

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -115,5 +117,67 @@ func TestQuotaLimitTimesFactorNeverWraps(t *testing.T) {
 	}
 	if q := c.Quota("ns"); q.Memory == nil || q.Memory.Limit != maxQuotaUse {
 		t.Fatalf("quota line %+v, want the limit read as %d", q.Memory, maxQuotaUse)
+	}
+}
+
+func TestUnboundHolding(t *testing.T) {
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
+	allocating := func(at time.Time) *corev1.Pod {
+		p := forgedPod("p", "GPU-full-node-0,NVIDIA,1000,0:;")
+		p.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
+		p.Annotations[codec.PodBindTimeAnnotation] = strconv.FormatInt(at.Unix(), 10)
+		return p
+	}
+	elsewhere := placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;")
+	elsewhere.Spec.NodeName = "other-node"
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		now  time.Time
+		want string
+	}{
+		{"bound where it says", placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;"), now, ""},
+		{"never bound", forgedPod("p", "GPU-full-node-0,NVIDIA,1000,0:;"), now, `bound to no node (hami.io/bind-phase "", scheduler "no-such-scheduler")`},
+		{"bound to another node", elsewhere, now, "but is bound to node other-node"},
+		{"in its bind", allocating(now.Add(-time.Minute)), now, ""},
+		{"allocating for longer than the bind window", allocating(now.Add(-10 * time.Minute)), now, `bound to no node (hami.io/bind-phase "allocating"`},
+		{"allocating, no clock", allocating(now.Add(-10 * time.Minute)), time.Time{}, ""},
+		{"not placed", mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), now, ""},
+	} {
+		got := UnboundHolding(tc.pod, tc.now)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCountBoundOnlyLeavesUnboundHoldersOut(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CountBoundOnly = true
+	for _, bound := range []bool{false, true} {
+		c := NewCluster(cfg)
+		c.SetNode(mkNode("full-node", []codec.DeviceInfo{dev("GPU-full-node-0", 0, 81920)}))
+		p := forgedPod("forged", "GPU-full-node-0,NVIDIA,40000,0:;")
+		if bound {
+			p.Spec.NodeName = "full-node"
+		}
+		probs := c.SetPod(p)
+		used := c.Node("full-node").GPUs[0].UsedMem
+		if bound && (used != 40000 || len(probs) != 0) {
+			t.Fatalf("bound pod: used %d MiB, problems %v; want 40000 and none", used, probs)
+		}
+		if !bound && (used != 0 || len(probs) != 1 || !strings.Contains(probs[0].Message, "not counted")) {
+			t.Fatalf("unbound pod: used %d MiB, problems %v; want 0 and one saying it is not counted", used, probs)
+		}
+		if q := c.Quota("attacker"); !bound && c.Pod("attacker", "forged") != nil {
+			t.Fatalf("unbound pod still counted: %+v", q)
+		}
+	}
+	// HAMi's rule (the default) counts it.
+	c := NewCluster(DefaultConfig())
+	c.SetNode(mkNode("full-node", []codec.DeviceInfo{dev("GPU-full-node-0", 0, 81920)}))
+	c.SetPod(forgedPod("forged", "GPU-full-node-0,NVIDIA,40000,0:;"))
+	if used := c.Node("full-node").GPUs[0].UsedMem; used != 40000 {
+		t.Fatalf("default config: used %d MiB, want HAMi's 40000", used)
 	}
 }

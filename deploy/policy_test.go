@@ -33,8 +33,8 @@ func TestAdmissionPoliciesOnAPIServer(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := t.Context()
 	dyn, mapper := newApplier(t, env.Config)
-	for _, file := range []string{"placement-annotations-policy.yaml", "node-patch-policy.yaml"} {
-		docs, err := readDocuments(filepath.Join(baseDir, file))
+	for _, file := range []string{"placement-annotations-policy.yaml", "node-patch-policy.yaml", "networkpolicy.yaml"} {
+		docs, err := readDocuments(filepath.Join(baseDir, "policy", file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,8 @@ func TestAdmissionPoliciesOnAPIServer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s#%d: %v", file, i, err)
 			}
-			if err := apply(t, dyn, mapper, m, false); err != nil {
+			// The NetworkPolicies are only validated (server-side dry run): there is no CNI here.
+			if err := apply(t, dyn, mapper, m, file == "networkpolicy.yaml"); err != nil {
 				t.Fatalf("%s#%d: %v", file, i, err)
 			}
 		}

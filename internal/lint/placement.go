@@ -26,7 +26,7 @@ func checkGPUsHeldUnbound(in *input) []Finding {
 		out = append(out, Finding{Severity: sev, Object: podObject(p), Field: annotationField(codec.PodNodeAnnotation),
 			Message: fmt.Sprintf("%s; HAMi counts these GPUs as used until the pod ends", why[len("it "):]),
 			Fix: fmt.Sprintf("if nothing should run it, delete the pod or remove its placement: kubectl -n %s annotate pod %s %s- %s- %s-; "+
-				"deploy/extender/placement-annotations-policy.yaml stops anyone but the extender from writing these annotations",
+				"deploy/extender/policy/placement-annotations-policy.yaml stops anyone but the extender from writing these annotations",
 				p.Namespace, p.Name, codec.PodNodeAnnotation, codec.PodAllocatedAnnotation, codec.PodToAllocateAnnotation)})
 	}
 	return out

@@ -52,9 +52,12 @@ const (
 	schedulerConfigMap = "kubectl-hami-scheduler-config"
 	schedulerConfigKey = "config.yaml"
 	tlsSecret          = "kubectl-hami-extender-tls"
-	schedulerImage     = "registry.k8s.io/kube-scheduler:" + testenv.KubernetesVersion
-	extenderImage      = "ghcr.io/kubectl-hami/kubectl-hami:v0.1.0"
-	fieldManager       = "kubectl-hami-test"
+	// schedulerClientSecret holds kube-scheduler's client certificate for the extender, with CN schedulerClientCN.
+	schedulerClientSecret = "kubectl-hami-scheduler-client"
+	schedulerClientCN     = "kubectl-hami-scheduler"
+	schedulerImage        = "registry.k8s.io/kube-scheduler:" + testenv.KubernetesVersion
+	extenderImage         = "ghcr.io/kubectl-hami/kubectl-hami:v0.1.0"
+	fieldManager          = "kubectl-hami-test"
 )
 
 // managedResources are HAMi's default resource names: kube-scheduler must send pods asking for any of them to
@@ -500,8 +503,31 @@ func TestDeploymentWiring(t *testing.T) {
 	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) || len(svc.Spec.Selector) == 0 {
 		t.Errorf("Service selector %v does not select the Deployment's pods %v", svc.Spec.Selector, d.Spec.Template.Labels)
 	}
-	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 443 || svc.Spec.Ports[0].TargetPort != intstr.FromString("https") {
-		t.Errorf("Service ports = %+v, want 443 -> https (%d)", svc.Spec.Ports, httpsPort)
+	webhookPort := containerPort(t, ext, "webhook")
+	if _, p, _ := strings.Cut(cmd.Flags().Lookup("webhook-listen").Value.String(), ":"); p != fmt.Sprint(webhookPort) {
+		t.Errorf("extender containerPort webhook = %d, --webhook-listen=%s", webhookPort, cmd.Flags().Lookup("webhook-listen").Value)
+	}
+	if len(svc.Spec.Ports) != 2 || svc.Spec.Ports[0].Port != 443 || svc.Spec.Ports[0].TargetPort != intstr.FromString("webhook") ||
+		svc.Spec.Ports[1].TargetPort != intstr.FromString("https") {
+		t.Errorf("Service ports = %+v, want 443 -> webhook (%d) and metrics -> https (%d)", svc.Spec.Ports, webhookPort, httpsPort)
+	}
+	// Client authentication: the extender trusts the CA of its own Secret for client certificates, and
+	// kube-scheduler presents the client certificate of its Secret, signed by that CA, and checks the extender's.
+	caPath := cmd.Flags().Lookup("client-ca-file").Value.String()
+	if vol, key := mountedFile(t, ext, volumes, caPath); vol.Secret == nil || vol.Secret.SecretName != tlsSecret || key != "ca.crt" {
+		t.Errorf("--client-ca-file=%q is not key ca.crt of Secret %s", caPath, tlsSecret)
+	}
+	if cns, _ := cmd.Flags().GetStringSlice("client-allowed-cn"); !slices.Equal(cns, []string{schedulerClientCN}) {
+		t.Errorf("--client-allowed-cn = %v, want [%s]", cns, schedulerClientCN)
+	}
+	tc := cfg.Extenders[0].TLSConfig
+	for path, key := range map[string]string{tc.CertFile: corev1.TLSCertKey, tc.KeyFile: corev1.TLSPrivateKeyKey, tc.CAFile: "ca.crt"} {
+		if vol, k := mountedFile(t, sched, volumes, path); vol.Secret == nil || vol.Secret.SecretName != schedulerClientSecret || k != key {
+			t.Errorf("kube-scheduler's extender tlsConfig file %q is not key %s of Secret %s", path, key, schedulerClientSecret)
+		}
+	}
+	if tc.Insecure {
+		t.Error("kube-scheduler's extender tlsConfig is insecure")
 	}
 	mwc := one[*admissionregistrationv1.MutatingWebhookConfiguration](t, b, "kubectl-hami-extender")
 	if len(mwc.Webhooks) != 1 {

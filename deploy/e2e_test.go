@@ -135,18 +135,22 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 		return out
 	}
 
-	// serve-extender with the Deployment's arguments; only the address and the certificate files differ.
-	extPort := freePort(t)
-	certFile, keyFile := selfSignedCert(t)
+	// serve-extender with the Deployment's arguments; only the addresses and the certificate files differ.
+	extPort, webhookPort := freePort(t), freePort(t)
+	pki := newTestPKI(t)
 	var extArgs []string
 	for _, a := range expand(containers["extender"].Args) {
 		switch {
 		case strings.HasPrefix(a, "--listen="):
 			a = "--listen=127.0.0.1:" + strconv.Itoa(extPort)
+		case strings.HasPrefix(a, "--webhook-listen="):
+			a = "--webhook-listen=127.0.0.1:" + strconv.Itoa(webhookPort)
 		case strings.HasPrefix(a, "--tls-cert-file="):
-			a = "--tls-cert-file=" + certFile
+			a = "--tls-cert-file=" + pki.serverCert
 		case strings.HasPrefix(a, "--tls-key-file="):
-			a = "--tls-key-file=" + keyFile
+			a = "--tls-key-file=" + pki.serverKey
+		case strings.HasPrefix(a, "--client-ca-file="):
+			a = "--client-ca-file=" + pki.caFile
 		}
 		extArgs = append(extArgs, a)
 	}
@@ -191,7 +195,10 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg["clientConnection"] = map[string]any{"kubeconfig": saKubeconfig}
-	cfg["extenders"].([]any)[0].(map[string]any)["urlPrefix"] = fmt.Sprintf("https://127.0.0.1:%d", extPort)
+	extCfg := cfg["extenders"].([]any)[0].(map[string]any)
+	extCfg["urlPrefix"] = fmt.Sprintf("https://127.0.0.1:%d", extPort)
+	// kube-scheduler's client certificate (CN kubectl-hami-scheduler) and the CA it checks the extender with.
+	extCfg["tlsConfig"] = map[string]any{"certFile": pki.clientCert, "keyFile": pki.clientKey, "caFile": pki.caFile}
 	cfgYAML, err := yaml.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +318,38 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 		if n := metricValue(metrics, `kubectl_hami_extender_request_duration_seconds_count{verb="`+verb+`"}`); n < 1 {
 			t.Errorf("serve-extender answered %v %s calls, want at least 1", n, verb)
 		}
+	}
+
+	// Without kube-scheduler's client certificate the verbs are refused, on the scheduler's port and the webhook's.
+	for _, c := range []struct {
+		port  int
+		path  string
+		codes []int
+	}{
+		{extPort, "/filter", []int{401}}, {extPort, "/prioritize", []int{401}}, {extPort, "/bind", []int{401}},
+		{extPort, "/webhook", []int{403}}, {webhookPort, "/filter", []int{404}}, {webhookPort, "/bind", []int{404}},
+	} {
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", c.port, c.path)
+		body := fmt.Sprintf(`{"PodName":"%s","PodNamespace":"team-a","PodUID":"%s","Node":"gpu-1"}`, tooBig.Name, tooBig.UID)
+		resp, err := insecureClient.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Errorf("POST %s: %v", url, err)
+			continue
+		}
+		resp.Body.Close()
+		if !slices.Contains(c.codes, resp.StatusCode) {
+			t.Errorf("POST %s without a client certificate: %s, want %v", url, resp.Status, c.codes)
+		}
+	}
+	if p, err := env.Client.CoreV1().Pods("team-a").Get(ctx, tooBig.Name, metav1.GetOptions{}); err != nil || p.Spec.NodeName != "" {
+		t.Errorf("pod team-a/too-big after the unauthenticated binds: node %q, %v; want it pending", p.Spec.NodeName, err)
+	}
+	// The webhook listener serves the API server (TLS, no client certificate in this deployment).
+	resp, err := insecureClient.Post(fmt.Sprintf("https://127.0.0.1:%d/webhook", webhookPort), "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Errorf("webhook listener: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("webhook listener answered an empty review with %s, want 400", resp.Status)
 	}
 
 	// Nothing either process did was refused.
@@ -488,36 +527,58 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// selfSignedCert writes a serving certificate for 127.0.0.1 and its key.
-func selfSignedCert(t *testing.T) (certFile, keyFile string) {
+// testPKI is a CA, the extender's serving certificate for 127.0.0.1 and kube-scheduler's client certificate.
+type testPKI struct {
+	caFile, serverCert, serverKey, clientCert, clientKey string
+}
+
+func newTestPKI(t *testing.T) testPKI {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubectl-hami-extender"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubectl-hami-extender-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return certFile, keyFile
+	ca, _ := x509.ParseCertificate(caDER)
+	write := func(name string, block *pem.Block) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	issue := func(name, cn string, usage x509.ExtKeyUsage, serial int64) (string, string) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
+		if usage == x509.ExtKeyUsageServerAuth {
+			tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyDER, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return write(name+".crt", &pem.Block{Type: "CERTIFICATE", Bytes: der}), write(name+".key", &pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	}
+	p := testPKI{caFile: write("ca.crt", &pem.Block{Type: "CERTIFICATE", Bytes: caDER})}
+	p.serverCert, p.serverKey = issue("server", "kubectl-hami-extender", x509.ExtKeyUsageServerAuth, 2)
+	p.clientCert, p.clientKey = issue("client", schedulerClientCN, x509.ExtKeyUsageClientAuth, 3)
+	return p
 }
 
 // lockedBuffer is a bytes.Buffer safe for the extender's goroutines.

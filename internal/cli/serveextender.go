@@ -38,6 +38,13 @@ type ServeExtenderOptions struct {
 	EventInterval   time.Duration
 	MaxBodyBytes    int64
 	CardQuota       string
+
+	// Client authentication and the webhook's own listener (issue 19).
+	ClientCAFile        string
+	ClientAllowedCNs    []string
+	WebhookListen       string
+	WebhookClientCAFile string
+	CountBoundOnly      bool
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -71,7 +78,19 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
 	f.StringVar(&o.CardQuota, "card-quota", engine.CardQuotaEnforce, "Volcano card-model quota (volcano.sh/card.quota) for pods naming volcano.sh/card.name and a queue: enforce or off")
+	// Who may call: client certificates for the scheduler verbs, the webhook on its own listener.
+	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "serve /filter, /prioritize and /bind only to clients whose certificate this CA signed (kube-scheduler's extenders[].tlsConfig.certFile); others get 401")
+	f.StringSliceVar(&o.ClientAllowedCNs, "client-allowed-cn", nil, "with --client-ca-file, also require one of these certificate common names (403 otherwise)")
+	f.StringVar(&o.WebhookListen, "webhook-listen", "", "serve /webhook on this address, TLS with --tls-cert-file, for the API server; the main listener then refuses /webhook")
+	f.StringVar(&o.WebhookClientCAFile, "webhook-client-ca-file", "", "with --webhook-listen, require a client certificate signed by this CA (the API server's, from its AdmissionConfiguration)")
+	f.BoolVar(&o.CountBoundOnly, "count-bound-only", false, "count a pod's GPUs only while it is bound to the node hami.io/vgpu-node names, or is being bound (a deliberate difference from HAMi; see docs/compatibility.md)")
 	return cmd
+}
+
+// serveConfig is the listeners' configuration from the flags.
+func (o *ServeExtenderOptions) serveConfig() extender.ServeConfig {
+	return extender.ServeConfig{Addr: o.Listen, CertFile: o.TLSCertFile, KeyFile: o.TLSKeyFile, ClientCAFile: o.ClientCAFile,
+		AllowedCNs: o.ClientAllowedCNs, WebhookAddr: o.WebhookListen, WebhookClientCAFile: o.WebhookClientCAFile}
 }
 
 // Validate checks flag combinations.
@@ -84,6 +103,9 @@ func (o *ServeExtenderOptions) Validate() error {
 	}
 	if !strings.Contains(o.LeaderLease, "/") {
 		return fmt.Errorf("--leader-elect-lease %q: want namespace/name", o.LeaderLease)
+	}
+	if err := o.serveConfig().Validate(); err != nil {
+		return fmt.Errorf("--client-ca-file, --client-allowed-cn, --webhook-listen, --webhook-client-ca-file: %w", err)
 	}
 	return nil
 }
@@ -108,6 +130,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 		}
 	}
 	cfg.CardQuota = o.CardQuota
+	cfg.CountBoundOnly = o.CountBoundOnly
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()
 	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes
@@ -131,6 +154,12 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("cannot watch Volcano queues at %s: %w", rc.Host, err)
 	}
 	log.Info("card quota", "mode", o.CardQuota, "volcano", volcano)
-	log.Info("serving", "listen", o.Listen, "tls", o.TLSCertFile != "", "cluster", rc.Host, "schedulerName", o.SchedulerName)
-	return srv.Serve(ctx, o.Listen, o.TLSCertFile, o.TLSKeyFile)
+	sc := o.serveConfig()
+	if sc.Unauthenticated() {
+		log.Warn("UNAUTHENTICATED: anyone who can reach " + o.Listen + " can call /filter, /prioritize and /bind (and so bind any pending GPU pod to any node) " +
+			"and /webhook; set --client-ca-file to kube-scheduler's client CA and --webhook-listen (see docs/deploy.md, Security)")
+	}
+	log.Info("serving", "listen", o.Listen, "tls", o.TLSCertFile != "", "clientCA", o.ClientCAFile != "", "allowedCNs", o.ClientAllowedCNs,
+		"webhookListen", o.WebhookListen, "countBoundOnly", o.CountBoundOnly, "cluster", rc.Host, "schedulerName", o.SchedulerName)
+	return srv.ServeWith(ctx, sc)
 }

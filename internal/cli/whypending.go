@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -85,6 +86,44 @@ type WhyPending struct {
 	Kubernetes []kubefit.NodeResult  `json:"kubernetes,omitempty"`
 	Events     []EventSummary        `json:"events,omitempty"`
 	Problems   []engine.Problem      `json:"problems,omitempty"`
+	// Unbound are pods that hold GPUs on a node they are not bound to: HAMi counts them as used.
+	Unbound []UnboundHolder `json:"unboundHolders,omitempty"`
+}
+
+// UnboundHolder is a pod that holds GPUs by HAMi's annotations without being bound to their node.
+type UnboundHolder struct {
+	Pod     string `json:"pod"`
+	Message string `json:"message"`
+}
+
+// unboundHolders lists, sorted, the pods holding GPUs on a node they are not bound to.
+func unboundHolders(s *snapshot.Snapshot, now time.Time) []UnboundHolder {
+	var out []UnboundHolder
+	for _, p := range s.Pods {
+		if p == nil {
+			continue
+		}
+		if why := engine.UnboundHolding(p, now); why != "" {
+			out = append(out, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
+	return out
+}
+
+// printUnbound says which pods hold GPUs without being bound: their GPUs look used to every other pod.
+func printUnbound(w io.Writer, holders []UnboundHolder) {
+	if len(holders) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nGPUs held by pods not bound to their node (HAMi counts them as used; see kubectl hami lint):\n")
+	for i, h := range holders {
+		if i == 5 {
+			fmt.Fprintf(w, "  ... and %d more\n", len(holders)-i)
+			break
+		}
+		fmt.Fprintf(w, "  - %s: %s\n", h.Pod, h.Message)
+	}
 }
 
 // EventSummary is an event as why-pending shows it.
@@ -122,12 +161,17 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes, DetailAll: o.Output == "json" || o.Output == "yaml"})
 	out.Verdict = v
 	out.Kubernetes = kubeChecks(s, pod, cfg)
+	out.Unbound = unboundHolders(s, o.now())
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	fmt.Fprintf(o.streams.Out, "Pod %s is %s and not bound to a node.\n", out.Pod, orPending(pod.Status.Phase))
-	return render.Verdict(o.streams.Out, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
-		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes})
+	if err := render.Verdict(o.streams.Out, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
+		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes}); err != nil {
+		return err
+	}
+	printUnbound(o.streams.Out, out.Unbound)
+	return nil
 }
 
 // placed answers for a pod that already has a node: where it runs and on which GPUs.

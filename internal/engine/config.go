@@ -34,6 +34,11 @@ type Config struct {
 	// CardQuota switches the Volcano card-model quota gate: CardQuotaEnforce (the default) or CardQuotaOff
 	// (numbers still shown, nodes not filtered).
 	CardQuota string `json:"cardQuota,omitempty"`
+
+	// CountBoundOnly counts a placed pod's GPUs only while it is bound to the node it names (or is being
+	// bound: hami.io/bind-phase allocating). HAMi counts every placed pod, bound or not; this deliberate
+	// difference keeps a pod that never runs from holding GPUs with annotations alone. Off by default.
+	CountBoundOnly bool `json:"countBoundOnly,omitempty"`
 }
 
 // Card quota switch values.

@@ -14,9 +14,24 @@ type quotaLimits struct {
 
 type usage struct{ mem, cores int64 }
 
-func (u *usage) add(mem, cores int64, sign int) {
-	u.mem += int64(sign) * mem
-	u.cores += int64(sign) * cores
+// maxQuotaUse bounds a namespace's summed usage, far below int64's end, so that the quota gate's
+// used+request comparison can never wrap either.
+const maxQuotaUse int64 = 1 << 62
+
+// charge adds a pod's usage unless the sum would pass maxQuotaUse; it reports whether it did.
+func (u *usage) charge(mem, cores int64) bool {
+	if mem < 0 || cores < 0 || mem > maxQuotaUse-u.mem || cores > maxQuotaUse-u.cores {
+		return false
+	}
+	u.mem += mem
+	u.cores += cores
+	return true
+}
+
+// uncharge takes back what charge added.
+func (u *usage) uncharge(mem, cores int64) {
+	u.mem -= mem
+	u.cores -= cores
 }
 
 func (c *Cluster) nsUsage(ns string) *usage {
@@ -51,7 +66,13 @@ func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
 	l.mem = read(c.cfg.ResourceMemoryName)
 	l.cores = read(c.cfg.ResourceCoreName)
 	if l.mem != nil {
-		m := *l.mem * c.cfg.MemoryFactor
+		m, ok := mulChecked(*l.mem, c.cfg.MemoryFactor)
+		if !ok {
+			name := "limits." + c.cfg.ResourceMemoryName
+			probs = append(probs, Problem{Kind: "ResourceQuota", Object: rq.Namespace + "/" + rq.Name, Field: "spec.hard[" + name + "]",
+				Message: fmt.Sprintf("%d x memory factor %d does not fit in 64 bits; it is read as %d", *l.mem, c.cfg.MemoryFactor, maxQuotaUse)})
+			m = maxQuotaUse
+		}
 		l.mem = &m
 	}
 	if c.quotas[rq.Namespace] == nil {
@@ -135,4 +156,17 @@ func (c *Cluster) QuotaNamespaces() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// mulChecked multiplies two non-negative-or-small numbers, reporting false when the product leaves
+// [-maxQuotaUse, maxQuotaUse].
+func mulChecked(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || p > maxQuotaUse || p < -maxQuotaUse {
+		return 0, false
+	}
+	return p, true
 }

@@ -98,6 +98,9 @@ type PodAllocation struct {
 	Mig        []codec.MigAllocation `json:"mig,omitempty"`
 	QuotaMem   int64                 `json:"quotaMemMiB"`
 	QuotaCores int64                 `json:"quotaCores"`
+
+	annoKey string    // the device-list annotation the allocation was read from
+	probs   []Problem // problems found reading the pod, before any node was consulted
 }
 
 // Key is namespace/name.
@@ -214,8 +217,9 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	}
 	c.gpuCount += len(node.GPUs)
 	c.nodes[n.Name] = node
-	for _, p := range c.byNode[n.Name] {
-		c.applyToNode(node, p, +1)
+	for key, p := range c.byNode[n.Name] {
+		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
+		c.setProblems("Pod/"+key, append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
 	}
 	c.setProblems("Node/"+n.Name, probs)
 	return probs
@@ -348,7 +352,14 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 			c.byNode[alloc.Node] = map[string]*PodAllocation{}
 		}
 		c.byNode[alloc.Node][key] = alloc
-		c.nsUsage(alloc.Namespace).add(alloc.QuotaMem, alloc.QuotaCores, +1)
+		if !c.nsUsage(alloc.Namespace).charge(alloc.QuotaMem, alloc.QuotaCores) {
+			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey + "]",
+				Message: fmt.Sprintf("%d MiB and %d%% cores would take namespace %s's HAMi usage past %d; the pod is not charged to its quota",
+					alloc.QuotaMem, alloc.QuotaCores, alloc.Namespace, maxQuotaUse)})
+			// What a pod charges is what was added: removing it, or leaving it out for a re-evaluation, takes back nothing.
+			alloc.QuotaMem, alloc.QuotaCores = 0, 0
+		}
+		alloc.probs = append([]Problem(nil), probs...)
 		if n := c.nodes[alloc.Node]; n != nil {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
@@ -375,7 +386,7 @@ func (c *Cluster) RemovePod(namespace, name string) {
 	if len(c.byNode[old.Node]) == 0 {
 		delete(c.byNode, old.Node)
 	}
-	c.nsUsage(old.Namespace).add(old.QuotaMem, old.QuotaCores, -1)
+	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
 	if n := c.nodes[old.Node]; n != nil {
 		c.applyToNode(n, old, -1)
 	}
@@ -390,6 +401,16 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 			if sign > 0 {
 				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + codec.PodAllocatedAnnotation + "]",
 					Message: fmt.Sprintf("GPU %s is not registered on node %s; its usage is not counted", u.UUID, n.Name)})
+			}
+			continue
+		}
+		// A use beyond the GPU's registered capacity cannot be real: it is refused rather than added, so
+		// a forged or corrupt annotation can neither wrap the GPU's usage nor hold more than the whole GPU.
+		// The check reads only this use and the GPU's registration, so adding and removing agree.
+		if msg := overCapacity(u, g); msg != "" {
+			if sign > 0 {
+				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + p.annoKey + "]",
+					Message: fmt.Sprintf("GPU %s on node %s: %s; this use of the GPU is not counted", u.UUID, n.Name, msg)})
 			}
 			continue
 		}
@@ -418,4 +439,18 @@ func removePlacement(list []codec.MigPlacement, p codec.MigPlacement) []codec.Mi
 		}
 	}
 	return list
+}
+
+// overCapacity says why one pod's use of a GPU is more than the GPU has registered, or "". A capacity of 0
+// (not registered) is not checked.
+func overCapacity(u GPUUse, g *GPU) string {
+	switch {
+	case g.TotalMem > 0 && u.Mem > g.TotalMem:
+		return fmt.Sprintf("memory %d MiB is more than the GPU's registered %d MiB", u.Mem, g.TotalMem)
+	case g.TotalCores > 0 && u.Cores > g.TotalCores:
+		return fmt.Sprintf("cores %d%% are more than the GPU's registered %d%%", u.Cores, g.TotalCores)
+	case g.Slots > 0 && u.Slots > g.Slots:
+		return fmt.Sprintf("%d slots are more than the GPU's registered %d", u.Slots, g.Slots)
+	}
+	return ""
 }

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -18,6 +20,43 @@ func Counts(pod *corev1.Pod) bool {
 	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
 }
 
+// bindWindow is how long a pod in bind-phase allocating is taken to be in the middle of its bind: HAMi's
+// node lock expires after 5 minutes, and no bind that still holds it can take longer.
+const bindWindow = 5 * time.Minute
+
+// UnboundHolding says why a pod that HAMi counts holds GPUs on a node it is not bound to, or "" when it is
+// bound there, does not count, or is being bound (hami.io/bind-phase allocating, with a hami.io/bind-time
+// within the bind window of now; a zero now takes every allocating pod to be in its bind).
+func UnboundHolding(pod *corev1.Pod, now time.Time) string {
+	if !Counts(pod) {
+		return ""
+	}
+	node := strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation])
+	switch {
+	case pod.Spec.NodeName == node:
+		return ""
+	case pod.Spec.NodeName != "":
+		return fmt.Sprintf("it holds GPUs on node %s (%s) but is bound to node %s", node, codec.PodNodeAnnotation, pod.Spec.NodeName)
+	}
+	phase := pod.Annotations[codec.PodBindPhaseAnnotation]
+	if phase == "allocating" {
+		if now.IsZero() {
+			return ""
+		}
+		if sec, err := strconv.ParseInt(strings.TrimSpace(pod.Annotations[codec.PodBindTimeAnnotation]), 10, 64); err == nil {
+			if at := time.Unix(sec, 0); !at.Before(now.Add(-bindWindow)) {
+				return ""
+			}
+		}
+	}
+	sched := pod.Spec.SchedulerName
+	if sched == "" {
+		sched = corev1.DefaultSchedulerName
+	}
+	return fmt.Sprintf("it holds GPUs on node %s (%s) but is bound to no node (%s %q, scheduler %q)", node, codec.PodNodeAnnotation,
+		codec.PodBindPhaseAnnotation, phase, sched)
+}
+
 // podAllocation reads what a counted pod holds, or nil when it does not count.
 func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
@@ -28,6 +67,12 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Pod", Object: key, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
+	if cfg.CountBoundOnly {
+		if why := UnboundHolding(pod, time.Time{}); why != "" {
+			bad("metadata.annotations["+codec.PodNodeAnnotation+"]", "%s; with count-bound-only its GPUs are not counted", why)
+			return nil, probs
+		}
+	}
 	annoKey := codec.PodAllocatedAnnotation
 	raw, ok := pod.Annotations[annoKey]
 	if !ok {
@@ -35,7 +80,7 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 		annoKey = codec.PodToAllocateAnnotation
 		raw, ok = pod.Annotations[annoKey]
 	}
-	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation])}
+	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey}
 	if !ok {
 		bad("metadata.annotations["+codec.PodAllocatedAnnotation+"]", "pod is placed on %s but has no device list; it is counted as using nothing", alloc.Node)
 		return alloc, probs

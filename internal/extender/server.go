@@ -72,14 +72,21 @@ func NewServer(state *State, client kubernetes.Interface, opts Options, log *slo
 		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval)}
 }
 
-// Handler routes the extender's endpoints.
+// Handler routes the extender's endpoints, with no client authentication.
 func (s *Server) Handler() http.Handler {
+	open := func(h http.HandlerFunc) http.HandlerFunc { return h }
+	return s.routes(open, s.timed("webhook", s.handleWebhook))
+}
+
+// routes builds the main listener's mux: guard wraps the scheduler verbs, webhook serves POST /webhook.
+// /healthz, /readyz and /metrics stay open.
+func (s *Server) routes(guard func(http.HandlerFunc) http.HandlerFunc, webhook http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /filter", s.timed("filter", s.handleFilter))
-	mux.HandleFunc("POST /prioritize", s.timed("prioritize", s.handlePrioritize))
-	mux.HandleFunc("POST /bind", s.timed("bind", s.handleBind))
-	mux.HandleFunc("POST /webhook", s.timed("webhook", s.handleWebhook))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	mux.HandleFunc("POST /filter", guard(s.timed("filter", s.handleFilter)))
+	mux.HandleFunc("POST /prioritize", guard(s.timed("prioritize", s.handlePrioritize)))
+	mux.HandleFunc("POST /bind", guard(s.timed("bind", s.handleBind)))
+	mux.HandleFunc("POST /webhook", webhook)
+	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.state.Synced() {
 			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
@@ -94,6 +101,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	return mux
 }
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }
 
 // timed records the latency of a verb.
 func (s *Server) timed(verb string, h http.HandlerFunc) http.HandlerFunc {
@@ -151,24 +160,8 @@ func (s *Server) evaluate(pod *corev1.Pod, opts engine.EvalOptions) *engine.Verd
 	return v
 }
 
-// Serve listens until ctx ends, with TLS when certFile and keyFile are set.
+// Serve listens on one address until ctx ends, with TLS when certFile and keyFile are set, and no client
+// authentication; ServeWith has the options.
 func (s *Server) Serve(ctx context.Context, addr, certFile, keyFile string) error {
-	srv := &http.Server{Addr: addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	errc := make(chan error, 1)
-	go func() {
-		if certFile != "" {
-			errc <- srv.ListenAndServeTLS(certFile, keyFile)
-		} else {
-			errc <- srv.ListenAndServe()
-		}
-	}()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(shut)
-	}
+	return s.ServeWith(ctx, ServeConfig{Addr: addr, CertFile: certFile, KeyFile: keyFile})
 }

@@ -85,6 +85,7 @@ var Checks = []Check{
 	{"podgroup-missing", checkPodGroupMissing},
 	{"quota-key-ignored", checkQuotaKeys},
 	{"quota-zero", checkQuotaZero},
+	{"gpus-held-unbound", checkGPUsHeldUnbound},
 	{"input-unreadable", checkUnreadable},
 }
 

@@ -77,7 +77,7 @@ func parseContainerDevice(key string, ci, di int, seg string) (ContainerDevice, 
 	fieldErr := func(i int, msg string) error {
 		return &Error{Key: key, Pos: fmt.Sprintf("container %d, device %d, field %d (%s)", ci, di, i, podDeviceFields[i]), Value: f[i], Msg: msg}
 	}
-	num := func(i int) (int64, error) {
+	num := func(i int, limit int64) (int64, error) {
 		v, err := strconv.ParseInt(f[i], 10, 64)
 		switch {
 		case err != nil && f[i] == "":
@@ -86,14 +86,16 @@ func parseContainerDevice(key string, ci, di int, seg string) (ContainerDevice, 
 			return 0, fieldErr(i, "is not an integer")
 		case v < 0:
 			return 0, fieldErr(i, "is negative")
+		case v > limit:
+			return 0, fieldErr(i, fmt.Sprintf("is larger than %d, more than any GPU has", limit))
 		}
 		return v, nil
 	}
-	mem, err := num(2)
+	mem, err := num(2, MaxMemMiB)
 	if err != nil {
 		return ContainerDevice{}, false, err
 	}
-	cores, err := num(3)
+	cores, err := num(3, MaxCores)
 	if err != nil {
 		return ContainerDevice{}, false, err
 	}

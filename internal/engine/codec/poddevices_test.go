@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +99,21 @@ func TestPodDevicesRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, tt.pd) {
 			t.Errorf("round trip of %q\ngot  %#v\nwant %#v", s, got, tt.pd)
 		}
+	}
+}
+
+func TestParsePodDevicesRefusesValuesNoGPUHas(t *testing.T) {
+	for _, tc := range []struct{ value, wantPos string }{
+		{"GPU-0,NVIDIA,4611686018427387904,0:;", "field 2 (memory)"},
+		{"GPU-0,NVIDIA,1099511627777,0:;", "field 2 (memory)"},
+		{"GPU-0,NVIDIA,0,1048577:;", "field 3 (cores)"},
+	} {
+		_, err := ParsePodDevices(PodAllocatedAnnotation, tc.value)
+		if err == nil || !strings.Contains(err.Error(), tc.wantPos) || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("%s: error %v, want one naming %s as too large", tc.value, err, tc.wantPos)
+		}
+	}
+	if _, err := ParsePodDevices(PodAllocatedAnnotation, "GPU-0,NVIDIA,1099511627776,1048576:;"); err != nil {
+		t.Errorf("values at the bound refused: %v", err)
 	}
 }

@@ -49,6 +49,9 @@ func parseRegisterJSON(value string) ([]DeviceInfo, error) {
 			if f.v < 0 {
 				return nil, &Error{Key: NodeRegisterAnnotation, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: "is negative"}
 			}
+			if msg := tooLarge(f.name, f.v); msg != "" {
+				return nil, &Error{Key: NodeRegisterAnnotation, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: msg}
+			}
 		}
 		normalizeDevice(d)
 	}
@@ -153,6 +156,9 @@ func parseLegacyDevice(n int, seg string) (DeviceInfo, error) {
 		if c.v < 0 {
 			return DeviceInfo{}, fieldErr(c.i, "is negative")
 		}
+		if msg := tooLarge(registerFieldNames[c.i], c.v); msg != "" {
+			return DeviceInfo{}, fieldErr(c.i, msg)
+		}
 	}
 	normalizeDevice(&d)
 	return d, nil
@@ -180,4 +186,26 @@ func FormatNodeRegisterLegacy(devs []DeviceInfo) string {
 		fmt.Fprintf(&b, "%s,%d,%d,%d,%s,%d,%t,%d,%s:", d.ID, d.Count, d.Devmem, d.Devcore, d.Type, d.Numa, d.Health, d.Index, mode)
 	}
 	return b.String()
+}
+
+// registerFieldNames names the bounded fields of the colon format by position.
+var registerFieldNames = map[int]string{1: "count", 2: "devmem", 3: "devcore", 7: "index"}
+
+// tooLarge says why a registered count, devmem or devcore is above its bound, or "".
+func tooLarge(field string, v int64) string {
+	var limit int64
+	switch field {
+	case "count":
+		limit = MaxSlots
+	case "devmem":
+		limit = MaxMemMiB
+	case "devcore":
+		limit = MaxCores
+	default:
+		return ""
+	}
+	if v > limit {
+		return fmt.Sprintf("is larger than %d, more than any GPU has", limit)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -160,5 +161,19 @@ func TestFormatNodeRegister(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseNodeRegisterRefusesValuesNoGPUHas(t *testing.T) {
+	for _, tc := range []struct{ value, want string }{
+		{"GPU-0,10,4611686018427387904,100,NVIDIA,0,true:", "devmem"},
+		{"GPU-0,10,81920,2000000,NVIDIA,0,true:", "devcore"},
+		{"GPU-0,2000000,81920,100,NVIDIA,0,true:", "count"},
+		{`[{"id":"GPU-0","count":10,"devmem":4611686018427387904,"devcore":100,"type":"NVIDIA","health":true}]`, "devmem"},
+	} {
+		_, err := ParseNodeRegister(tc.value)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("%s: error %v, want one naming %s as too large", tc.value, err, tc.want)
+		}
 	}
 }

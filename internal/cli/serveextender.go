@@ -38,6 +38,7 @@ type ServeExtenderOptions struct {
 	EventInterval   time.Duration
 	MaxBodyBytes    int64
 	CardQuota       string
+	HAMiVersion     string
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -70,6 +71,7 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
 	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
+	f.StringVar(&o.HAMiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose device plugins and annotations the cluster runs: nodes it cannot read are flagged")
 	f.StringVar(&o.CardQuota, "card-quota", engine.CardQuotaEnforce, "Volcano card-model quota (volcano.sh/card.quota) for pods naming volcano.sh/card.name and a queue: enforce or off")
 	return cmd
 }
@@ -78,6 +80,9 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 func (o *ServeExtenderOptions) Validate() error {
 	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
 		return fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if _, err := engine.ParseHAMiVersion(o.HAMiVersion); err != nil {
+		return fmt.Errorf("--hami-version: %w", err)
 	}
 	if o.CardQuota != engine.CardQuotaEnforce && o.CardQuota != engine.CardQuotaOff {
 		return fmt.Errorf("--card-quota %q: want enforce or off", o.CardQuota)
@@ -107,7 +112,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
-	cfg.CardQuota = o.CardQuota
+	cfg.CardQuota, cfg.HAMiVersion = o.CardQuota, o.HAMiVersion
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()
 	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes

@@ -637,6 +637,7 @@ func (w *world) kubeUsedLocked(ns string) map[string]string {
 type whatIfAnswer struct {
 	Pod      *corev1.Pod
 	Changes  []string
+	Refusal  *engine.WebhookRefusal // HAMi's webhook would not create the pod
 	Verdict  *engine.Verdict
 	Capacity engine.Capacity
 	Input    render.VerdictInput
@@ -651,7 +652,7 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	now := w.now()
 	p, changes := engine.Admit(pod, w.cfg)
 	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
-	a := whatIfAnswer{Pod: p, Changes: changes, Verdict: v}
+	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v}
 	if !v.NoGPURequest {
 		a.Capacity = w.c.Capacity(p, maxCopies)
 	}

@@ -247,7 +247,8 @@ func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
 			case PolicyMutex:
 				pr.Mutex = true
 			case PolicyNuma:
-				pr.NumaBind = true
+				// A sort key in HAMi v2.10 (lower NUMA node first in its list); only nvidia.com/numa-bind keeps a
+				// container on one NUMA node (assertNuma, pkg/device/nvidia/device.go).
 			default:
 				known = false
 				bad("metadata.annotations["+AnnoGPUPolicy+"]", "unknown policy %q is ignored", p)

@@ -361,7 +361,9 @@ func TestNumaBind(t *testing.T) {
 		want  []string
 	}{
 		{"numa-bind true", []string{AnnoNumaBind, "true"}, 2, []string{"n1-g2", "n1-g3"}},
+		// "numa" alone is a sort key (lower NUMA node first in HAMi's list, so walked last), not a binding.
 		{"numa policy", []string{AnnoGPUPolicy, "numa"}, 2, []string{"n1-g2", "n1-g3"}},
+		{"numa policy does not bind", []string{AnnoGPUPolicy, "numa"}, 3, []string{"n1-g0", "n1-g2", "n1-g3"}},
 		{"numa-bind with binpack", []string{AnnoNumaBind, "true", AnnoGPUPolicy, "binpack"}, 2, []string{"n1-g2", "n1-g3"}},
 		// Without binding: score first (g1 is fullest), ties by NUMA node, walked from the end: g3, g2.
 		{"no numa-bind", nil, 2, []string{"n1-g2", "n1-g3"}},

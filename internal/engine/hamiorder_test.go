@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -245,6 +246,33 @@ func refPlace(gs []*refGPU, ctrs []refContainer, policy string, numaBind bool) [
 		sort.SliceStable(list, func(i, j int) bool {
 			a, b := list[i], list[j]
 			si, sj := score[a], score[b]
+			if strings.Contains(policy, ",") || policy == "numa" {
+				// lessByChain: the binpack/spread/numa keys in the order written, numa first with numa-bind,
+				// then the index.
+				var keys []string
+				if numaBind {
+					keys = append(keys, "numa")
+				}
+				for _, k := range strings.Split(policy, ",") {
+					if (k == "binpack" || k == "spread" || k == "numa") && !slices.Contains(keys, k) {
+						keys = append(keys, k)
+					}
+				}
+				if len(keys) == 0 {
+					keys = []string{"spread"}
+				}
+				for _, k := range keys {
+					switch {
+					case k == "binpack" && si != sj:
+						return si < sj
+					case k == "spread" && si != sj:
+						return si > sj
+					case k == "numa" && a.numa != b.numa:
+						return a.numa < b.numa
+					}
+				}
+				return a.index < b.index
+			}
 			switch {
 			case policy == "mutex":
 				if a.used != b.used {
@@ -279,7 +307,7 @@ func refPlace(gs []*refGPU, ctrs []refContainer, policy string, numaBind bool) [
 			free := g.mem - g.usedMem
 			switch {
 			case g.slots <= g.used,
-				policy == "mutex" && g.used > 0,
+				strings.Contains(policy, "mutex") && g.used > 0,
 				free < c.mem,
 				100-g.usedCores < c.cores,
 				c.cores == 100 && g.used > 0,
@@ -308,9 +336,9 @@ func refPlace(gs []*refGPU, ctrs []refContainer, policy string, numaBind bool) [
 // reference model of HAMi's stable sort and walk from the end chooses, container by container.
 func TestPropertyHAMiGPUOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 2026))
-	policies := []string{"spread", "binpack", "mutex"}
+	policies := []string{"spread", "binpack", "mutex", "spread,numa", "numa", "numa,binpack", "binpack,mutex"}
 	agree, fits := 0, 0
-	const rounds = 1500
+	const rounds = 2000
 	for round := 0; round < rounds; round++ {
 		n := 1 + rng.IntN(12)
 		// Indexes in a random registration order, so registration and index disagree.

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -24,5 +26,23 @@ func TestWhatIfWebhookRefusal(t *testing.T) {
 	press(m, "enter", "up", "up", "up", "ctrl+u", "1", "tab", "ctrl+u", "1000", "esc")
 	if got := ansi.Strip(m.form.text); strings.Contains(got, "webhook would refuse") {
 		t.Errorf("a pod within the quota is refused:\n%s", got)
+	}
+}
+
+// TestHAMiVersionOption: with --hami-version 2.7 the JSON-registered nodes are the ones flagged, not the
+// text-registered gpu-t4-03.
+func TestHAMiVersionOption(t *testing.T) {
+	m, err := New(Options{Snapshot: demoSnapshot(t), HAMiVersion: "2.7", Now: func() time.Time { return fixedNow }, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flagged []string
+	for _, p := range m.world.data().Problems {
+		if strings.Contains(p.Message, "do not read") {
+			flagged = append(flagged, p.Object)
+		}
+	}
+	if len(flagged) == 0 || slices.Contains(flagged, "gpu-t4-03") || !slices.Contains(flagged, "gpu-a100-01") {
+		t.Errorf("flagged %v, want the JSON nodes and not gpu-t4-03", flagged)
 	}
 }

@@ -121,6 +121,8 @@ type world struct {
 	kubeNodes  []*corev1.Node
 	kubeByNode map[string][]*corev1.Pod
 	kubeDirty  bool
+	// hamiVersion is Options.HAMiVersion, applied at every build.
+	hamiVersion string
 }
 
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
@@ -176,6 +178,9 @@ func (w *world) build(s *snapshot.Snapshot) {
 		}
 	}
 	cfg, err := s.Config(w.cmName)
+	if w.hamiVersion != "" {
+		cfg.HAMiVersion = w.hamiVersion
+	}
 	w.cfg, w.cfgErr = cfg, ""
 	if err != nil {
 		w.cfgErr = err.Error()

@@ -401,3 +401,22 @@ func TestPropertyHAMiGPUOrder(t *testing.T) {
 	}
 	t.Logf("%d/%d rounds agree, %d fit", agree, rounds, fits)
 }
+
+// TestTwoQuotasNote: with two ResourceQuotas the tightest decides, and the verdict says HAMi may use the
+// looser one.
+func TestTwoQuotasNote(t *testing.T) {
+	nodes := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}
+	tight := mkQuota("ns", "a-tight", "limits.nvidia.com/gpumem", "4000")
+	loose := mkQuota("ns", "b-loose", "limits.nvidia.com/gpumem", "8000")
+	pod := mkPod("ns", "p", ctr("a", 1, 6000, -1, 0))
+	v := newTestCluster(nodes, nil, tight, loose).Evaluate(pod, EvalOptions{})
+	want := "HAMi may disagree: with several ResourceQuotas it keeps the one it processed last, and b-loose (8000 MiB) set a looser limits.nvidia.com/gpumem than a-tight (4000 MiB)"
+	if v.Fits || !strings.Contains(strings.Join(v.Explanation, "\n"), want) {
+		t.Errorf("fits %v, explanation %q; want a line with %q", v.Fits, v.Explanation, want)
+	}
+	// One quota: no such line.
+	v = newTestCluster(nodes, nil, tight).Evaluate(pod, EvalOptions{})
+	if strings.Contains(strings.Join(v.Explanation, "\n"), "HAMi may disagree") {
+		t.Errorf("one quota, yet %q", v.Explanation)
+	}
+}

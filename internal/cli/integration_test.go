@@ -36,8 +36,16 @@ func TestLiveCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v\nstderr:\n%s", args, err, errOut)
 		}
-		if errOut != "" {
-			t.Errorf("%v wrote to stderr:\n%s", args, errOut)
+		// The demo's gpu-t4-03 registers in the 9-field text, which HAMi v2.10 does not read: that warning is
+		// expected; anything else on stderr is not.
+		var unexpected []string
+		for _, l := range strings.Split(strings.TrimRight(errOut, "\n"), "\n") {
+			if l != "" && !strings.Contains(l, "Node gpu-t4-03: metadata.annotations[hami.io/node-nvidia-register]: registered in the text-9 text form") {
+				unexpected = append(unexpected, l)
+			}
+		}
+		if len(unexpected) > 0 {
+			t.Errorf("%v wrote to stderr:\n%s", args, strings.Join(unexpected, "\n"))
 		}
 		return out
 	}

@@ -29,6 +29,8 @@ type readFlags struct {
 	snapshotPath    string
 	demo            bool
 	deviceConfigMap string
+	// hamiVersion is the HAMi version whose scheduler runs beside (or instead of) kubectl-hami.
+	hamiVersion string
 	// client and dynamic are set once load has connected to a live cluster.
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
@@ -38,6 +40,7 @@ func (r *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON) instead of the cluster")
 	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
 	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
+	cmd.Flags().StringVar(&r.hamiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose scheduler runs in the cluster: nodes whose annotations it cannot read are flagged")
 }
 
 func (r *readFlags) validate() error {
@@ -46,6 +49,11 @@ func (r *readFlags) validate() error {
 	}
 	if r.deviceConfigMap != "" && !strings.Contains(r.deviceConfigMap, "/") {
 		return fmt.Errorf("--hami-configmap %q: want namespace/name", r.deviceConfigMap)
+	}
+	if r.hamiVersion != "" {
+		if _, err := engine.ParseHAMiVersion(r.hamiVersion); err != nil {
+			return fmt.Errorf("--hami-version: %w", err)
+		}
 	}
 	return nil
 }
@@ -101,9 +109,21 @@ func (r *readFlags) namespace() string {
 
 // cluster builds the engine model and reports bad input as warnings that name the object and field.
 func cluster(s *snapshot.Snapshot, cm string, errOut io.Writer) (*engine.Cluster, engine.Config) {
+	return clusterFor(s, cm, "", errOut)
+}
+
+// cluster is the engine model of the snapshot with the flags' HAMi ConfigMap and version.
+func (r *readFlags) cluster(s *snapshot.Snapshot, errOut io.Writer) (*engine.Cluster, engine.Config) {
+	return clusterFor(s, r.deviceConfigMap, r.hamiVersion, errOut)
+}
+
+func clusterFor(s *snapshot.Snapshot, cm, hamiVersion string, errOut io.Writer) (*engine.Cluster, engine.Config) {
 	cfg, err := s.Config(cm)
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: %v\n", err)
+	}
+	if hamiVersion != "" {
+		cfg.HAMiVersion = hamiVersion
 	}
 	c, problems := s.Cluster(cfg)
 	warnProblems(errOut, problems)

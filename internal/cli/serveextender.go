@@ -45,6 +45,7 @@ type ServeExtenderOptions struct {
 	WebhookListen       string
 	WebhookClientCAFile string
 	CountBoundOnly      bool
+	HAMiVersion         string
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -77,6 +78,7 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
 	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
+	f.StringVar(&o.HAMiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose device plugins and annotations the cluster runs: nodes it cannot read are flagged")
 	f.StringVar(&o.CardQuota, "card-quota", engine.CardQuotaEnforce, "Volcano card-model quota (volcano.sh/card.quota) for pods naming volcano.sh/card.name and a queue: enforce or off")
 	// Who may call: client certificates for the scheduler verbs, the webhook on its own listener.
 	f.StringVar(&o.ClientCAFile, "client-ca-file", "", "serve /filter, /prioritize and /bind only to clients whose certificate this CA signed (kube-scheduler's extenders[].tlsConfig.certFile); others get 401")
@@ -97,6 +99,9 @@ func (o *ServeExtenderOptions) serveConfig() extender.ServeConfig {
 func (o *ServeExtenderOptions) Validate() error {
 	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
 		return fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if _, err := engine.ParseHAMiVersion(o.HAMiVersion); err != nil {
+		return fmt.Errorf("--hami-version: %w", err)
 	}
 	if o.CardQuota != engine.CardQuotaEnforce && o.CardQuota != engine.CardQuotaOff {
 		return fmt.Errorf("--card-quota %q: want enforce or off", o.CardQuota)
@@ -129,7 +134,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
-	cfg.CardQuota = o.CardQuota
+	cfg.CardQuota, cfg.HAMiVersion = o.CardQuota, o.HAMiVersion
 	cfg.CountBoundOnly = o.CountBoundOnly
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()

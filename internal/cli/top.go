@@ -146,7 +146,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) {
 		return o.runUI(ctx, s)
 	}
-	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	c, cfg := o.read.cluster(s, o.streams.ErrOut)
 	rows := pendingRows(s, c, cfg, o.now())
 	live := o.liveUsage(ctx)
 	if o.Output == "json" || o.Output == "yaml" {
@@ -211,7 +211,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 
 // runUI opens the terminal UI on the loaded snapshot; a live cluster stays live through informers.
 func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
-	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, Namespace: o.read.namespace(), Now: o.now,
+	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
 	if o.read.client != nil {
 		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic

@@ -191,13 +191,15 @@ func renameResources(pod *corev1.Pod, cfg engine.Config) {
 
 // WhatIf is the -o json|yaml form of the answer.
 type WhatIf struct {
-	APIVersion string               `json:"apiVersion"`
-	Kind       string               `json:"kind"`
-	Admission  []string             `json:"admission,omitempty"`
-	Verdict    *engine.Verdict      `json:"verdict"`
-	Wanted     int                  `json:"wanted"`
-	Capacity   engine.Capacity      `json:"capacity"`
-	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Admission  []string `json:"admission,omitempty"`
+	// Refusal is set when HAMi's admission webhook would not even create the pod.
+	Refusal    *engine.WebhookRefusal `json:"webhookRefusal,omitempty"`
+	Verdict    *engine.Verdict        `json:"verdict"`
+	Wanted     int                    `json:"wanted"`
+	Capacity   engine.Capacity        `json:"capacity"`
+	Kubernetes []kubefit.NodeResult   `json:"kubernetes,omitempty"`
 }
 
 // Run evaluates the hypothetical pod against the cluster.
@@ -206,19 +208,22 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	c, cfg := o.read.cluster(s, o.streams.ErrOut)
 	if o.File == "" {
 		renameResources(o.pod, cfg)
 	}
 	pod, changes := engine.Admit(o.pod, cfg)
 	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
-	out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Verdict: v, Wanted: o.Count,
+	out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: o.Count,
 		Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	w := o.streams.Out
 	fmt.Fprintf(w, "What if %s/%s were created now?\n", pod.Namespace, pod.Name)
+	if out.Refusal != nil {
+		fmt.Fprintf(w, "  HAMi's webhook would refuse to create it: %s. The rest is what would happen if it were admitted.\n", out.Refusal)
+	}
 	for _, ch := range changes {
 		fmt.Fprintf(w, "  HAMi's webhook would set: %s\n", ch)
 	}

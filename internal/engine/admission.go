@@ -55,3 +55,78 @@ func Admit(pod *corev1.Pod, cfg Config) (*corev1.Pod, []string) {
 	}
 	return out, changes
 }
+
+// WebhookRefusal is HAMi's admission webhook refusing to create a pod ("exceeding resource quota"), with the
+// numbers of the quota line that refuses it.
+type WebhookRefusal struct {
+	Message  string `json:"message"`  // HAMi's own text: exceeding resource quota
+	Resource string `json:"resource"` // limits.nvidia.com/gpumem or limits.nvidia.com/gpucores
+	Source   string `json:"source"`   // the ResourceQuota
+	Asked    int64  `json:"asked"`
+	Used     int64  `json:"used"`
+	Limit    int64  `json:"limit"`
+	Unit     string `json:"unit"`
+}
+
+// String is the refusal in one line, numbers included.
+func (r *WebhookRefusal) String() string {
+	return fmt.Sprintf("%s: %s in ResourceQuota %s: %d %s used + %d %s asked > %d %s limit",
+		r.Message, r.Resource, r.Source, r.Used, r.Unit, r.Asked, r.Unit, r.Limit, r.Unit)
+}
+
+// WebhookRefusal returns HAMi's admission-time quota refusal for a pod that has been through Admit, or nil
+// when the webhook lets it be created. HAMi's webhook (fitResourceQuota, pkg/scheduler/webhook.go) adds, per
+// container, the spec's memory and cores per GPU times its GPU count (limits first, then requests; app
+// containers summed, init containers as their largest), multiplies memory by memoryFactor, and refuses when
+// the namespace's used plus that exceeds a limit. It reads the spec only: memory given as a percentage and
+// the default memory count nothing there, and the GPU-level quota gate decides them at scheduling time.
+// A pod that asks for no GPU is never reported.
+func (c *Cluster) WebhookRefusal(pod *corev1.Pod) *WebhookRefusal {
+	cfg := c.cfg
+	get := func(ctr *corev1.Container, name string) (int64, bool) {
+		q, ok := ctr.Resources.Limits[corev1.ResourceName(name)]
+		if !ok {
+			q, ok = ctr.Resources.Requests[corev1.ResourceName(name)]
+		}
+		if !ok {
+			return 0, false
+		}
+		v, ok := q.AsInt64()
+		return v, ok
+	}
+	per := func(ctr *corev1.Container) (mem, cores int64, gpus bool) {
+		n, ok := get(ctr, cfg.ResourceCountName)
+		if !ok {
+			return 0, 0, false
+		}
+		if m, ok := get(ctr, cfg.ResourceMemoryName); ok {
+			mem = m * n
+		}
+		if k, ok := get(ctr, cfg.ResourceCoreName); ok {
+			cores = k * n
+		}
+		return mem, cores, n > 0
+	}
+	var mem, cores, initMem, initCores int64
+	wants := false
+	for i := range pod.Spec.InitContainers {
+		m, k, g := per(&pod.Spec.InitContainers[i])
+		initMem, initCores, wants = max(initMem, m), max(initCores, k), wants || g
+	}
+	for i := range pod.Spec.Containers {
+		m, k, g := per(&pod.Spec.Containers[i])
+		mem, cores, wants = mem+m, cores+k, wants || g
+	}
+	if !wants {
+		return nil
+	}
+	mem, cores = max(mem, initMem)*cfg.MemoryFactor, max(cores, initCores)
+	q := c.Quota(pod.Namespace)
+	if l := q.Memory; l != nil && l.Used+mem > l.Limit {
+		return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: mem, Used: l.Used, Limit: l.Limit, Unit: "MiB"}
+	}
+	if l := q.Cores; l != nil && l.Used+cores > l.Limit {
+		return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: cores, Used: l.Used, Limit: l.Limit, Unit: "%"}
+	}
+	return nil
+}

@@ -3,7 +3,12 @@
 // Kubernetes API objects as input and does no I/O; the extender, the CLI and the TUI only render its answers.
 package engine
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Config mirrors the knobs of HAMi's device configuration that change scheduling decisions.
 type Config struct {
@@ -39,6 +44,52 @@ type Config struct {
 	// bound: hami.io/bind-phase allocating). HAMi counts every placed pod, bound or not; this deliberate
 	// difference keeps a pod that never runs from holding GPUs with annotations alone. Off by default.
 	CountBoundOnly bool `json:"countBoundOnly,omitempty"`
+	// HAMiVersion is the HAMi release whose scheduler the cluster runs ("2.10"). kubectl-hami reads every
+	// register format; a node whose annotation this version cannot read is reported as a problem.
+	HAMiVersion string `json:"hamiVersion,omitempty"`
+}
+
+// DefaultHAMiVersion is the HAMi release kubectl-hami follows.
+const DefaultHAMiVersion = "2.10"
+
+// HAMiVersion is a HAMi release, major and minor.
+type HAMiVersion struct{ Major, Minor int }
+
+// ParseHAMiVersion reads "2.10", "v2.10" or "v2.10.0".
+func ParseHAMiVersion(s string) (HAMiVersion, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return HAMiVersion{}, fmt.Errorf("%q is not a HAMi version like 2.10", s)
+	}
+	var v [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return HAMiVersion{}, fmt.Errorf("%q is not a HAMi version like 2.10", s)
+		}
+		v[i] = n
+	}
+	if v[0] != 2 {
+		return HAMiVersion{}, fmt.Errorf("%q: kubectl-hami knows HAMi 2.x only", s)
+	}
+	return HAMiVersion{v[0], v[1]}, nil
+}
+
+// AtLeast reports whether v is major.minor or later.
+func (v HAMiVersion) AtLeast(major, minor int) bool {
+	return v.Major > major || v.Major == major && v.Minor >= minor
+}
+
+func (v HAMiVersion) String() string { return fmt.Sprintf("v%d.%d", v.Major, v.Minor) }
+
+// hamiVersion is the configured version, the default when unset or unreadable.
+func (c Config) hamiVersion() HAMiVersion {
+	if v, err := ParseHAMiVersion(c.HAMiVersion); err == nil {
+		return v
+	}
+	v, _ := ParseHAMiVersion(DefaultHAMiVersion)
+	return v
 }
 
 // Card quota switch values.

@@ -120,6 +120,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	v.Summary = summaryLine(len(nodes), v.Reasons)
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
+	if agg.quota != nil {
+		v.Explanation = append(v.Explanation, quotaDisagreement(v.Quota)...)
+	}
 	v.Hints = c.hints(v, &agg)
 	return v
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
@@ -34,8 +35,13 @@ type fitter struct {
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
 
-	reasonCache                    map[reasonKey]cachedReason
+	reasonCache map[reasonKey]cachedReason
+	// rule is HAMi's GPU sort for this pod; order is the node's GPU list as HAMi holds it between containers,
+	// scores and sorter are the sort's scratch.
+	rule                           sortRule
 	order                          []int
+	scores                         []float32
+	sorter                         gpuSorter
 	extra                          []extraUse
 	sel                            []int
 	chosen                         []int
@@ -66,7 +72,8 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 }
 
 func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
-	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{}}
+	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{},
+		rule: newSortRule(req)}
 	for _, t := range req.UseTypes {
 		f.lowerUseTypes = append(f.lowerUseTypes, strings.ToLower(t))
 	}
@@ -125,7 +132,12 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		if !r.Init {
 			continue
 		}
+		if chk := f.countGate(n, ci); chk != nil {
+			res.nodeCheck, res.container = chk, ci
+			return res
+		}
 		saved := f.snapshotExtra()
+		f.resetOrder(n)
 		cp, _, _, ok := f.fitContainer(n, ci, 0, 0, statuses)
 		f.restoreExtra(saved)
 		if !ok {
@@ -136,9 +148,14 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			res.containers = append(res.containers, cp)
 		}
 	}
+	f.resetOrder(n)
 	for ci := range f.req.Containers {
 		if f.req.Containers[ci].Init {
 			continue
+		}
+		if chk := f.countGate(n, ci); chk != nil {
+			res.nodeCheck, res.container = chk, ci
+			return res
 		}
 		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
 		if !ok {
@@ -181,18 +198,33 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 			}
 		}
 		if !grace {
-			return &Check{Gate: "devices-ready", Code: NodeDevicesNotReady, Have: max(n.AllocatableGPUs, 0), Unit: "GPUs",
-				Detail: "allocatable " + f.c.cfg.ResourceCountName + " is 0: the device plugin is not serving GPUs"}
-		}
-	}
-	for _, r := range f.req.Containers {
-		if r.Count > len(n.GPUs) {
-			return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
-				Detail: "container " + r.Name}
+			detail := "allocatable " + f.c.cfg.ResourceCountName + " is 0: the device plugin is not serving GPUs"
+			// HAMi does not read the allocatable count: a node with no handshake (or an old Reported one) gets
+			// Requesting_<now> at its next registration pass and keeps its GPUs for the grace after it
+			// (pkg/device/devices.go), so HAMi places pods here for a while yet.
+			if st := n.Handshake.State; (st == "" || st == codec.HandshakeReported) && now != nil {
+				if t := now(); t > 0 {
+					until := time.Unix(t+int64(f.c.cfg.HandshakeGrace.Seconds()), 0).UTC().Format(time.RFC3339)
+					detail += "; HAMi still places pods here until " + until + " (its handshake grace)"
+				}
+			}
+			return &Check{Gate: "devices-ready", Code: NodeDevicesNotReady, Have: max(n.AllocatableGPUs, 0), Unit: "GPUs", Detail: detail}
 		}
 	}
 	if chk, _ := f.card.gate(n, f.cardModels); chk != nil {
 		return chk
+	}
+	return nil
+}
+
+// countGate is NodeInsufficientDevice for one container. HAMi checks the count inside its walk over the
+// containers (fitInDevices, pkg/scheduler/score.go), so an earlier container that fails on its GPUs decides the
+// node's reason before a later container's count is looked at.
+func (f *fitter) countGate(n *Node, ci int) *Check {
+	r := &f.req.Containers[ci]
+	if r.Count > len(n.GPUs) {
+		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
+			Detail: "container " + r.Name}
 	}
 	return nil
 }
@@ -205,9 +237,13 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false
-	for _, gi := range f.order {
+	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
+	for k := len(f.order) - 1; k >= 0; k-- {
+		gi := f.order[k]
 		g := &n.GPUs[gi]
-		if f.req.NumaBind && (!started || g.Numa != prevNuma) {
+		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type
+		// gates, which HAMi checks first.
+		if f.req.NumaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
 			if f.req.TopologyAware && len(sel) >= r.Count {
 				break // a NUMA node already holds enough candidates
 			}
@@ -281,6 +317,11 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 	}
 	return cp, mem, cores, true
+}
+
+// earlyFail reports whether a GPU fails a gate HAMi checks before the NUMA set: health, cordon or type.
+func (f *fitter) earlyFail(g *GPU) bool {
+	return !g.Healthy || !f.ignoreFilters && (g.Cordoned || !f.typeMatches(g))
 }
 
 // used is a GPU's effective usage during this evaluation.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -100,6 +101,9 @@ type QuotaLine struct {
 	Limit    int64  `json:"limit"`
 	Unit     string `json:"unit"`   // MiB or %
 	Source   string `json:"source"` // the ResourceQuota whose limit is the tightest
+	// Looser lists the namespace's other ResourceQuotas with a higher limit for this key ("name (limit)"):
+	// HAMi keeps the one it processed last, which may be one of these.
+	Looser []string `json:"looser,omitempty"`
 }
 
 // Free is the headroom left, never negative.
@@ -136,7 +140,31 @@ func (c *Cluster) Quota(ns string) QuotaStatus {
 			st.Cores = &QuotaLine{Resource: "limits." + c.cfg.ResourceCoreName, Used: u.cores, Limit: *l.cores, Unit: "%", Source: name}
 		}
 	}
+	for _, name := range names {
+		l := c.quotas[ns][name]
+		if l.mem != nil && *l.mem > st.Memory.Limit {
+			st.Memory.Looser = append(st.Memory.Looser, fmt.Sprintf("%s (%d MiB)", name, *l.mem))
+		}
+		if l.cores != nil && *l.cores > st.Cores.Limit {
+			st.Cores.Looser = append(st.Cores.Looser, fmt.Sprintf("%s (%d%%)", name, *l.cores))
+		}
+	}
 	return st
+}
+
+// quotaDisagreement is the verdict's line when the namespace quota decided and another ResourceQuota of the
+// namespace sets a looser limit: HAMi keeps the last one it processed (pkg/device/quota.go, in informer and
+// map order), kubectl-hami the tightest.
+func quotaDisagreement(q QuotaStatus) []string {
+	var out []string
+	for _, l := range []*QuotaLine{q.Memory, q.Cores} {
+		if l != nil && len(l.Looser) > 0 {
+			out = append(out, fmt.Sprintf("HAMi may disagree: with several ResourceQuotas it keeps the one it processed last, and %s "+
+				"set a looser %s than %s (%d %s); kubectl-hami applies the tightest, as Kubernetes does",
+				strings.Join(l.Looser, ", "), l.Resource, l.Source, l.Limit, l.Unit))
+		}
+	}
+	return out
 }
 
 // QuotaNamespaces lists namespaces that have managed quotas or counted usage, sorted.

@@ -88,6 +88,12 @@ type PodRequest struct {
 	Mutex         bool    `json:"mutex,omitempty"`
 	NodePolicy    string  `json:"nodePolicy"`
 	Weights       Weights `json:"weights"`
+
+	// sortPolicy is the GPU policy text HAMi's device sort reads (the annotation, or the configured default):
+	// a comma chain or bare "numa" sorts by the chain's keys, a single value by its own rule (score.go).
+	// numaBindAnno is nvidia.com/numa-bind alone, which keeps NUMA groups together in that sort.
+	sortPolicy   string
+	numaBindAnno bool
 }
 
 // WantsGPU reports whether any container asks for a GPU.
@@ -116,6 +122,7 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 		InitContainers: len(pod.Spec.InitContainers),
 		AppContainers:  len(pod.Spec.Containers),
 		GPUPolicy:      cfg.GPUSchedulerPolicy,
+		sortPolicy:     cfg.GPUSchedulerPolicy,
 		NodePolicy:     cfg.NodeSchedulerPolicy,
 		Weights:        Weights{Slot: 1, Core: 1, Memory: 1},
 	}
@@ -218,6 +225,7 @@ func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
 			bad("metadata.annotations["+AnnoNumaBind+"]", "%q is not a boolean; NUMA binding stays off", v)
 		}
 		pr.NumaBind = b
+		pr.numaBindAnno = b
 	}
 	if v := strings.TrimSpace(annos[AnnoVGPUMode]); v != "" {
 		switch v {
@@ -229,6 +237,7 @@ func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
 		}
 	}
 	if v, ok := annos[AnnoGPUPolicy]; ok {
+		known := true
 		for _, p := range splitList(v) {
 			switch strings.ToLower(p) {
 			case PolicyBinpack, PolicySpread:
@@ -238,10 +247,15 @@ func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
 			case PolicyMutex:
 				pr.Mutex = true
 			case PolicyNuma:
-				pr.NumaBind = true
+				// A sort key in HAMi v2.10 (lower NUMA node first in its list); only nvidia.com/numa-bind keeps a
+				// container on one NUMA node (assertNuma, pkg/device/nvidia/device.go).
 			default:
+				known = false
 				bad("metadata.annotations["+AnnoGPUPolicy+"]", "unknown policy %q is ignored", p)
 			}
+		}
+		if known && strings.TrimSpace(v) != "" {
+			pr.sortPolicy = strings.ToLower(strings.TrimSpace(v))
 		}
 	}
 	if v, ok := annos[AnnoNodePolicy]; ok {

@@ -1,70 +1,162 @@
 package engine
 
-import "github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+import (
+	"slices"
+	"sort"
+	"strings"
 
-// gpuScore is HAMi's device score from the GPU's current usage: 10 x weighted sum of the slot, core and
-// memory fill ratios. HAMi adds the request only when request and device types are equal, which never
-// happens on real nodes, so the score reflects existing usage only; kubectl-hami keeps that behaviour.
-func (f *fitter) gpuScore(g *GPU, gi int) float64 {
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// gpuScore is HAMi's device score from the GPU's current usage (DeviceListsScore.ComputeScore,
+// pkg/scheduler/policy/gpu_policy.go): 10 x weighted sum of the slot, core and memory fill ratios, in float32
+// as HAMi computes it, so that ties and near-ties compare exactly as they do there. HAMi adds the request only
+// when request and device types are equal, which never happens on real nodes, so the score reflects existing
+// usage only; kubectl-hami keeps that behaviour. A GPU registering 0 slots, cores or memory scores 0.
+func (f *fitter) gpuScore(g *GPU, gi int) float32 {
+	if g.Slots == 0 || g.TotalCores == 0 || g.TotalMem == 0 {
+		return 0
+	}
 	slots, mem, cores := f.used(g, gi)
 	w := f.req.Weights
-	s := 0.0
-	if g.Slots > 0 {
-		s += w.Slot * float64(slots) / float64(g.Slots)
-	}
-	if g.TotalCores > 0 {
-		s += w.Core * float64(cores) / float64(g.TotalCores)
-	}
-	if g.TotalMem > 0 {
-		s += w.Memory * float64(mem) / float64(g.TotalMem)
-	}
-	return 10 * s
+	u := float32(slots) / float32(g.Slots)
+	c := float32(cores) / float32(g.TotalCores)
+	m := float32(mem) / float32(g.TotalMem)
+	// Each product is rounded on its own (explicit conversions forbid fused multiply-add), as HAMi's amd64
+	// build computes it.
+	sum := float32(float32(w.Slot)*u) + float32(float32(w.Core)*c)
+	sum = float32(sum) + float32(float32(w.Memory)*m)
+	return float32(10 * sum)
 }
 
-// sortGPUs fills f.order with the node's GPU indexes in the order they are tried. HAMi sorts and then
-// walks from the end; kubectl-hami builds the walk order directly: binpack tries the fullest GPU first,
-// spread the emptiest, mutex the least used; numa-bind keeps NUMA nodes together. Ties go to the lower
-// NUMA node, then the lower GPU index, so the same input always gives the same GPUs.
-func (f *fitter) sortGPUs(n *Node) {
-	f.order = f.order[:0]
-	var scores [64]float64
-	sc := scores[:0]
-	if len(n.GPUs) > len(scores) {
-		sc = make([]float64, 0, len(n.GPUs))
+// sortRule is how HAMi's DeviceUsageList.Less orders a pod's GPUs (gpu_policy.go, v2.10.0).
+type sortRule struct {
+	chain      []string // set for a comma chain or bare "numa": binpack, spread and numa keys in the order written
+	mutex      bool     // single "mutex": busiest first
+	binpack    bool     // single "binpack"; otherwise spread
+	numaGroups bool     // nvidia.com/numa-bind: NUMA groups kept together
+}
+
+func newSortRule(req *PodRequest) sortRule {
+	p := strings.TrimSpace(req.sortPolicy)
+	if p == "" {
+		p = PolicySpread
 	}
+	if strings.Contains(p, ",") || p == PolicyNuma {
+		var chain []string
+		for _, k := range strings.Split(p, ",") {
+			k = strings.TrimSpace(k)
+			if (k == PolicyBinpack || k == PolicySpread || k == PolicyNuma) && !slices.Contains(chain, k) {
+				chain = append(chain, k)
+			}
+		}
+		if len(chain) == 0 {
+			chain = []string{PolicySpread}
+		}
+		if req.numaBindAnno && chain[0] != PolicyNuma {
+			withNuma := []string{PolicyNuma}
+			for _, k := range chain {
+				if k != PolicyNuma {
+					withNuma = append(withNuma, k)
+				}
+			}
+			chain = withNuma
+		}
+		return sortRule{chain: chain}
+	}
+	return sortRule{mutex: p == PolicyMutex, binpack: p == PolicyBinpack, numaGroups: req.numaBindAnno}
+}
+
+// gpuSorter sorts fitter.order with HAMi's Less; sort.Sort on it is the very sort HAMi runs.
+type gpuSorter struct {
+	f  *fitter
+	n  *Node
+	sc []float32 // by GPU index in n.GPUs
+}
+
+func (s *gpuSorter) Len() int      { return len(s.f.order) }
+func (s *gpuSorter) Swap(i, j int) { s.f.order[i], s.f.order[j] = s.f.order[j], s.f.order[i] }
+func (s *gpuSorter) Less(i, j int) bool {
+	a, b := s.f.order[i], s.f.order[j]
+	ga, gb := &s.n.GPUs[a], &s.n.GPUs[b]
+	si, sj, ni, nj := s.sc[a], s.sc[b], ga.Numa, gb.Numa
+	r := &s.f.rule
+	if r.chain != nil {
+		for _, k := range r.chain {
+			switch {
+			case k == PolicyBinpack && si != sj:
+				return si < sj
+			case k == PolicySpread && si != sj:
+				return si > sj
+			case k == PolicyNuma && ni != nj:
+				return ni < nj
+			}
+		}
+		return ga.Index < gb.Index
+	}
+	if r.mutex {
+		ui, _, _ := s.f.used(ga, a)
+		uj, _, _ := s.f.used(gb, b)
+		if ui != uj {
+			return ui > uj
+		}
+		return ni < nj
+	}
+	if r.numaGroups {
+		if ni == nj {
+			if r.binpack {
+				return si < sj
+			}
+			return si > sj
+		}
+		if r.binpack {
+			return ni > nj
+		}
+		return ni < nj
+	}
+	if si != sj {
+		if r.binpack {
+			return si < sj
+		}
+		return si > sj
+	}
+	return ni < nj
+}
+
+// resetOrder puts f.order back to the node's registration order: HAMi starts every init container and the
+// first app container from a fresh copy of the node's device list, which is in that order.
+func (f *fitter) resetOrder(n *Node) {
+	f.order = f.order[:0]
 	for i := range n.GPUs {
 		f.order = append(f.order, i)
-		sc = append(sc, f.gpuScore(&n.GPUs[i], i))
 	}
-	less := func(a, b int) bool {
-		ga, gb := &n.GPUs[a], &n.GPUs[b]
-		if f.req.NumaBind && ga.Numa != gb.Numa {
-			return ga.Numa < gb.Numa
-		}
-		if f.req.Mutex {
-			sa, _, _ := f.used(ga, a)
-			sb, _, _ := f.used(gb, b)
-			if sa != sb {
-				return sa < sb
-			}
-		} else if sc[a] != sc[b] {
-			if f.req.GPUPolicy == PolicyBinpack {
-				return sc[a] > sc[b]
-			}
-			return sc[a] < sc[b]
-		}
-		if ga.Numa != gb.Numa {
-			return ga.Numa < gb.Numa
-		}
-		return a < b
-	}
-	// Insertion sort: nodes have a handful of GPUs and this allocates nothing.
 	o := f.order
-	for i := 1; i < len(o); i++ {
-		for j := i; j > 0 && less(o[j], o[j-1]); j-- {
+	for i := 1; i < len(o); i++ { // stable insertion by registration position; nodes hold a handful of GPUs
+		for j := i; j > 0 && n.GPUs[o[j]].reg < n.GPUs[o[j-1]].reg; j-- {
 			o[j], o[j-1] = o[j-1], o[j]
 		}
 	}
+}
+
+// sortGPUs sorts f.order in place the way HAMi sorts a node's devices before each container
+// (sort.Sort(node.Devices), pkg/scheduler/score.go), scoring each GPU by its usage including the pod's earlier
+// containers. The list is not re-made between app containers, so a container's ties keep the order the
+// previous container's sort left. Fit then walks the list from its end (fitContainer).
+//
+// For up to 12 GPUs sort.Sort is an insertion sort, so it is stable: equal GPUs keep their order and the walk
+// from the end takes the last-registered first. Above 12 it is pdqsort, which is not stable; kubectl-hami runs
+// the same sort.Sort on the same sequence, which gives HAMi's order as long as both are built with the same Go
+// sort (Go 1.19 on); Go does not promise that, so the order above 12 GPUs is documented as not guaranteed.
+func (f *fitter) sortGPUs(n *Node) {
+	if cap(f.scores) < len(n.GPUs) {
+		f.scores = make([]float32, len(n.GPUs))
+	}
+	f.scores = f.scores[:len(n.GPUs)]
+	for i := range n.GPUs {
+		f.scores[i] = f.gpuScore(&n.GPUs[i], i)
+	}
+	f.sorter = gpuSorter{f: f, n: n, sc: f.scores}
+	sort.Sort(&f.sorter)
 }
 
 // NodeScore is HAMi's node score before placement: 10 x (slots, cores and memory fill over the node),

@@ -36,9 +36,12 @@ func TestGPUOrderPolicy(t *testing.T) {
 	twoGPUs := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}
 	g1Used := []*corev1.Pod{busy("b", "n1", "n1-g1", 4096, 20)}
 	bothUsed := []*corev1.Pod{busy("b0", "n1", "n1-g0", 4096, 20), busy("b1", "n1", "n1-g1", 4096, 20)}
-	// UUIDs sort against the index: ties must follow the index, not the UUID.
+	// UUIDs sort against the registration order: ties must follow the registration, not the UUID.
 	reversed := []codec.DeviceInfo{dev("gpu-z", 0, 16384), dev("gpu-a", 1, 16384)}
-	// GPU index 0 sits on NUMA 1, index 1 on NUMA 0: ties go to the lower NUMA node first.
+	// Registered index 1 first, then index 0: ties follow the registration, not the index.
+	regOrder := []codec.DeviceInfo{dev("gpu-b", 1, 16384), dev("gpu-a", 0, 16384)}
+	// GPU index 0 sits on NUMA 1, index 1 on NUMA 0: HAMi's Less puts the lower NUMA node first in its list
+	// and walks from the end, so ties go to the higher NUMA node.
 	numaTie := []codec.DeviceInfo{dev("gpu-0", 0, 16384), dev("gpu-1", 1, 16384)}
 	numaTie[0].Numa = 1
 	threeGPUs := []*corev1.Node{mkNode("n1", gpus("n1", 3, 16384))}
@@ -54,12 +57,15 @@ func TestGPUOrderPolicy(t *testing.T) {
 		{"spread takes the empty GPU", twoGPUs, g1Used, "spread", 1, []string{"n1-g0"}},
 		{"default is spread", twoGPUs, g1Used, "", 1, []string{"n1-g0"}},
 		{"policy is case-insensitive", twoGPUs, g1Used, "BinPack", 1, []string{"n1-g1"}},
-		{"binpack tie on empty GPUs goes to index 0", twoGPUs, nil, "binpack", 1, []string{"n1-g0"}},
-		{"spread tie on empty GPUs goes to index 0", twoGPUs, nil, "spread", 1, []string{"n1-g0"}},
-		{"binpack tie on equally used GPUs goes to index 0", twoGPUs, bothUsed, "binpack", 1, []string{"n1-g0"}},
-		{"spread tie on equally used GPUs goes to index 0", twoGPUs, bothUsed, "spread", 1, []string{"n1-g0"}},
-		{"tie follows the index, not the UUID", []*corev1.Node{mkNode("n1", reversed)}, nil, "spread", 1, []string{"gpu-z"}},
-		{"tie goes to the lower NUMA node first", []*corev1.Node{mkNode("n1", numaTie)}, nil, "binpack", 1, []string{"gpu-1"}},
+		// HAMi's sort is stable for up to 12 GPUs and Fit walks from the end: ties go to the last-registered GPU.
+		{"binpack tie on empty GPUs goes to the last registered", twoGPUs, nil, "binpack", 1, []string{"n1-g1"}},
+		{"spread tie on empty GPUs goes to the last registered", twoGPUs, nil, "spread", 1, []string{"n1-g1"}},
+		{"binpack tie on equally used GPUs goes to the last registered", twoGPUs, bothUsed, "binpack", 1, []string{"n1-g1"}},
+		{"spread tie on equally used GPUs goes to the last registered", twoGPUs, bothUsed, "spread", 1, []string{"n1-g1"}},
+		{"tie follows the registration, not the UUID", []*corev1.Node{mkNode("n1", reversed)}, nil, "spread", 1, []string{"gpu-a"}},
+		{"tie follows the registration, not the index", []*corev1.Node{mkNode("n1", regOrder)}, nil, "spread", 1, []string{"gpu-a"}},
+		{"tie goes to the higher NUMA node first", []*corev1.Node{mkNode("n1", numaTie)}, nil, "binpack", 1, []string{"gpu-0"}},
+		{"spread: four idle equal GPUs, one GPU goes to GPU 3", []*corev1.Node{mkNode("n1", gpus("n1", 4, 16384))}, nil, "spread", 1, []string{"n1-g3"}},
 		{"mutex takes an unused GPU", twoGPUs, g1Used, "mutex", 1, []string{"n1-g0"}},
 		{"mutex skips a used GPU 0", twoGPUs, []*corev1.Pod{busy("b", "n1", "n1-g0", 4096, 20)}, "mutex", 1, []string{"n1-g1"}},
 		{"mutex beats binpack in a chain", twoGPUs, g1Used, "binpack,mutex", 1, []string{"n1-g0"}},
@@ -240,8 +246,8 @@ func TestDeviceScoringWeights(t *testing.T) {
 		{"binpack memory off", "binpack", "memory=0", "n1-g0"},
 		{"binpack memory-heavy", "binpack", "slot=1,core=1,memory=3", "n1-g1"},
 		{"spaces and aliases", "binpack", " slots = 10 , mem = 1 ", "n1-g0"},
-		// All weights zero: every GPU scores 0 and the tie goes to index 0.
-		{"all zero ties to index 0", "binpack", "slot=0,core=0,memory=0", "n1-g0"},
+		// All weights zero: every GPU scores 0 and the tie goes to the last-registered GPU.
+		{"all zero ties to the last registered", "binpack", "slot=0,core=0,memory=0", "n1-g1"},
 		// A malformed value is reported and the defaults apply.
 		{"malformed falls back to defaults", "binpack", "slot=ten", "n1-g1"},
 	}
@@ -302,8 +308,8 @@ func TestTopologyAware(t *testing.T) {
 	}{
 		{"two GPUs take the best pair", node, nil, "topology-aware", 2, []string{"b", "d"}},
 		{"one GPU takes the worst-connected", node, nil, "topology-aware", 1, []string{"c"}},
-		// Without topology-aware the spread order decides: a, then b.
-		{"spread ignores links", node, nil, "spread", 2, []string{"a", "b"}},
+		// Without topology-aware the spread order decides: equal GPUs, walked from the end: d, then c.
+		{"spread ignores links", node, nil, "spread", 2, []string{"c", "d"}},
 		{"chain with binpack", node, nil, "binpack,topology-aware", 2, []string{"b", "d"}},
 		// b has no free slot: the best pair among a, c, d is a-d (60).
 		{"best pair among the GPUs that fit", node, []*corev1.Pod{
@@ -315,8 +321,8 @@ func TestTopologyAware(t *testing.T) {
 			"topology-aware", 1, []string{"a"}},
 		// Three GPUs: b-d plus the third with the highest links to both: a (50 + 60) beats c (10 + 10).
 		{"three GPUs", node, nil, "topology-aware", 3, []string{"a", "b", "d"}},
-		// Without the annotation every pair scores 0: the policy order decides.
-		{"no scores keeps the policy order", mkNode("n1", devs), nil, "topology-aware", 2, []string{"a", "b"}},
+		// Without the annotation every pair scores 0: the walk order decides (d, c).
+		{"no scores keeps the policy order", mkNode("n1", devs), nil, "topology-aware", 2, []string{"c", "d"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -355,13 +361,17 @@ func TestNumaBind(t *testing.T) {
 		want  []string
 	}{
 		{"numa-bind true", []string{AnnoNumaBind, "true"}, 2, []string{"n1-g2", "n1-g3"}},
+		// "numa" alone is a sort key (lower NUMA node first in HAMi's list, so walked last), not a binding.
 		{"numa policy", []string{AnnoGPUPolicy, "numa"}, 2, []string{"n1-g2", "n1-g3"}},
+		{"numa policy does not bind", []string{AnnoGPUPolicy, "numa"}, 3, []string{"n1-g0", "n1-g2", "n1-g3"}},
 		{"numa-bind with binpack", []string{AnnoNumaBind, "true", AnnoGPUPolicy, "binpack"}, 2, []string{"n1-g2", "n1-g3"}},
-		// Without binding the spread order mixes NUMA nodes.
-		{"no numa-bind", nil, 2, []string{"n1-g0", "n1-g2"}},
-		{"numa-bind false", []string{AnnoNumaBind, "false"}, 2, []string{"n1-g0", "n1-g2"}},
-		// One GPU fits on NUMA 0 already.
-		{"one GPU stays on NUMA 0", []string{AnnoNumaBind, "true"}, 1, []string{"n1-g0"}},
+		// Without binding: score first (g1 is fullest), ties by NUMA node, walked from the end: g3, g2.
+		{"no numa-bind", nil, 2, []string{"n1-g2", "n1-g3"}},
+		{"numa-bind false", []string{AnnoNumaBind, "false"}, 2, []string{"n1-g2", "n1-g3"}},
+		// Spread with numa-bind walks the higher NUMA node first.
+		{"one GPU takes the higher NUMA node with spread", []string{AnnoNumaBind, "true"}, 1, []string{"n1-g3"}},
+		// Binpack with numa-bind walks the lower NUMA node first: g1 is full, g0 fits.
+		{"one GPU takes the lower NUMA node with binpack", []string{AnnoNumaBind, "true", AnnoGPUPolicy, "binpack"}, 1, []string{"n1-g0"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -379,7 +389,8 @@ func TestNumaBind(t *testing.T) {
 		if v.Fits {
 			t.Fatalf("fits on %v; NUMA 1 has only two GPUs", placedUUIDs(t, v))
 		}
-		if ns := v.NodeStatus("n1"); ns.Reason != "1/4 CardInsufficientMemory, 1/4 NumaNotFit, 2/4 AllocatedCardsInsufficientRequest" {
+		// Walked g3, g2 (NUMA 1: two found, dropped), g0 (NUMA 0), g1 (full).
+		if ns := v.NodeStatus("n1"); ns.Reason != "1/4 AllocatedCardsInsufficientRequest, 1/4 CardInsufficientMemory, 2/4 NumaNotFit" {
 			t.Errorf("reason %q", ns.Reason)
 		}
 	})

@@ -27,6 +27,10 @@ type GPU struct {
 	UsedMem     int64                `json:"usedMemMiB"`
 	UsedCores   int64                `json:"usedCores"`
 	MigUsed     []codec.MigPlacement `json:"migUsed,omitempty"`
+
+	// reg is the GPU's position in hami.io/node-nvidia-register: HAMi's device list starts in this order,
+	// and its stable sort keeps it among equal GPUs.
+	reg int
 }
 
 // FreeMem is the memory not yet given to counted pods (never negative on display).
@@ -273,6 +277,9 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 			break
 		}
 		node.Registered = true
+		if msg := registerVersionProblem(codec.RegisterFormat(reg), c.cfg.hamiVersion()); msg != "" {
+			bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "%s", msg)
+		}
 		for _, d := range devs {
 			if _, dup := node.uuidIndex[d.ID]; dup {
 				bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "GPU %s is registered twice; the second entry is ignored", d.ID)
@@ -285,10 +292,10 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 			node.uuidIndex[d.ID] = len(node.GPUs)
 			node.GPUs = append(node.GPUs, GPU{
 				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
-				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles,
+				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
 			})
 		}
-		// Index order, then UUID, so GPU walks never depend on the annotation's order.
+		// Index order, then UUID, for display; GPU walks start from the registration order (GPU.reg), as HAMi's do.
 		sort.SliceStable(node.GPUs, func(i, j int) bool {
 			a, b := &node.GPUs[i], &node.GPUs[j]
 			if a.Index != b.Index {
@@ -332,6 +339,21 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		}
 	}
 	return node, probs
+}
+
+// registerVersionProblem says when the configured HAMi version cannot read a register annotation that
+// kubectl-hami reads: v2.8 and later read only the JSON form (pkg/device/devices.go), v2.7 and earlier only
+// the text forms. "" when it can.
+func registerVersionProblem(format string, v HAMiVersion) string {
+	switch {
+	case (format == codec.RegisterText7 || format == codec.RegisterText9) && v.AtLeast(2, 8):
+		return fmt.Sprintf("registered in the %s text form, which HAMi v2.8 and later do not read: HAMi %s's scheduler "+
+			"sees this node as unregistered (\"node unregistered\") and places nothing here; kubectl-hami reads it", format, v)
+	case format == codec.RegisterJSON && !v.AtLeast(2, 8):
+		return fmt.Sprintf("registered in the JSON form, which HAMi v2.7 and earlier do not read: HAMi %s's scheduler "+
+			"sees this node as unregistered and places nothing here; kubectl-hami reads it", v)
+	}
+	return ""
 }
 
 // SetPod adds, updates or removes (when it no longer counts) a pod's usage.

@@ -82,7 +82,7 @@ func TestDrillDownAndBack(t *testing.T) {
 		t.Fatalf("enter: view %v node %q, want the Node view of gpu-a100-02", m.view, m.detail)
 	}
 	got := screen(m)
-	for _, want := range []string{"gpu-a100-02 · 8 GPUs · 6 pods", "finetune-a", "batch-render", "notebook-alice", "40000 MiB", "unhealthy", "cordoned", "[2 Node]"} {
+	for _, want := range []string{"gpu-a100-02 · 8 GPUs · 6 pods", "finetune-b", "batch-render", "notebook-alice", "40000 MiB", "unhealthy", "cordoned", "[2 Node]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("node detail lacks %q:\n%s", want, got)
 		}
@@ -151,7 +151,7 @@ func TestWhyPendingMatchesCLI(t *testing.T) {
 func TestWhatIfAnswers(t *testing.T) {
 	m := newDemo(t, 120, 40)
 	press(m, "5")
-	if !strings.Contains(screen(m), "✓ lands on gpu-t4-01 GPU 3 (8000 MiB, 30%)") {
+	if !strings.Contains(screen(m), "✓ lands on gpu-t4-01 GPU 0 (8000 MiB, 30%)") {
 		t.Errorf("default form answer:\n%s", screen(m))
 	}
 	// The what-if command's own case: -n team-vision --gpus 1 --gpumem 8000 --gpucores 20.

@@ -36,6 +36,8 @@ type Options struct {
 	Dynamic dynamic.Interface
 	// DeviceConfigMap is namespace/name of HAMi's device ConfigMap.
 	DeviceConfigMap string
+	// HAMiVersion is the HAMi release the cluster runs (--hami-version); empty means the engine's default.
+	HAMiVersion string
 	// Context is the kubeconfig context, shown in the header.
 	Context string
 	// Namespace is the what-if form's default namespace.
@@ -186,6 +188,10 @@ func New(o Options) (*Model, error) {
 	}
 	m := &Model{opts: o, now: o.Now, dark: true, keys: newKeyMap(), help: help.New(), width: 80, height: 24}
 	m.world = newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now)
+	if o.HAMiVersion != "" && o.HAMiVersion != engine.DefaultHAMiVersion {
+		m.world.hamiVersion = o.HAMiVersion
+		m.world.build(o.Snapshot)
+	}
 	if o.Client != nil {
 		m.watchVolcano = o.Dynamic != nil && o.Snapshot.Volcano
 		m.queue = newQueue()

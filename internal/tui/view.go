@@ -93,13 +93,7 @@ func (m *Model) header() []string {
 	if d.ConfigErr != "" {
 		notes = append(notes, s.warn.Render("⚠ "+d.ConfigErr))
 	}
-	if n := len(d.Problems); n > 0 {
-		word := "problems"
-		if n == 1 {
-			word = "problem"
-		}
-		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s", n, word))+": "+d.Problems[0].String())
-	}
+	// The metrics note is short; a problem's text is long and is the one cut at the right edge.
 	switch {
 	case m.metrics == nil:
 		notes = append(notes, s.dim.Render(noMetricsNote))
@@ -107,6 +101,13 @@ func (m *Model) header() []string {
 		notes = append(notes, s.warn.Render(m.metrics.Note))
 	case m.metrics.Note != "":
 		notes = append(notes, s.dim.Render(m.metrics.Note))
+	}
+	if n := len(d.Problems); n > 0 {
+		word := "problems"
+		if n == 1 {
+			word = "problem"
+		}
+		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s", n, word))+": "+d.Problems[0].String())
 	}
 	return []string{title, counts, strings.Join(notes, " · "), m.tabs()}
 }

@@ -121,6 +121,8 @@ type world struct {
 	kubeNodes  []*corev1.Node
 	kubeByNode map[string][]*corev1.Pod
 	kubeDirty  bool
+	// hamiVersion is Options.HAMiVersion, applied at every build.
+	hamiVersion string
 }
 
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
@@ -176,6 +178,9 @@ func (w *world) build(s *snapshot.Snapshot) {
 		}
 	}
 	cfg, err := s.Config(w.cmName)
+	if w.hamiVersion != "" {
+		cfg.HAMiVersion = w.hamiVersion
+	}
 	w.cfg, w.cfgErr = cfg, ""
 	if err != nil {
 		w.cfgErr = err.Error()
@@ -637,6 +642,7 @@ func (w *world) kubeUsedLocked(ns string) map[string]string {
 type whatIfAnswer struct {
 	Pod      *corev1.Pod
 	Changes  []string
+	Refusal  *engine.WebhookRefusal // HAMi's webhook would not create the pod
 	Verdict  *engine.Verdict
 	Capacity engine.Capacity
 	Input    render.VerdictInput
@@ -651,7 +657,7 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	now := w.now()
 	p, changes := engine.Admit(pod, w.cfg)
 	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
-	a := whatIfAnswer{Pod: p, Changes: changes, Verdict: v}
+	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v}
 	if !v.NoGPURequest {
 		a.Capacity = w.c.Capacity(p, maxCopies)
 	}

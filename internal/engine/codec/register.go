@@ -209,3 +209,31 @@ func tooLarge(field string, v int64) string {
 	}
 	return ""
 }
+
+// Register formats, as RegisterFormat names them.
+const (
+	RegisterJSON   = "json"   // HAMi v2.8 and later
+	RegisterText9  = "text-9" // v2.5 to v2.7: id,count,devmem,devcore,type,numa,health,index,mode
+	RegisterText7  = "text-7" // v2.4 and earlier: id,count,devmem,devcore,type,numa,health
+	RegisterNoForm = ""       // empty or neither
+)
+
+// RegisterFormat names the form of a hami.io/node-nvidia-register value by its first device, without
+// checking the rest (ParseNodeRegister does that).
+func RegisterFormat(value string) string {
+	t := strings.TrimSpace(value)
+	if t == "" {
+		return RegisterNoForm
+	}
+	if t[0] == '[' {
+		return RegisterJSON
+	}
+	first, _, _ := strings.Cut(t, ":")
+	switch strings.Count(first, ",") + 1 {
+	case 9:
+		return RegisterText9
+	case 7:
+		return RegisterText7
+	}
+	return RegisterNoForm
+}

@@ -244,12 +244,15 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type
 		// gates, which HAMi checks first.
 		if f.req.NumaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
-			if f.req.TopologyAware && len(sel) >= r.Count {
-				break // a NUMA node already holds enough candidates
+			// With topology-aware, HAMi keeps walking and restarts here even when the NUMA node already held
+			// enough candidates: only the last NUMA node walked reaches the topology choice.
+			detail := "NUMA node " + itoa(prevNuma) + " has too few fitting GPUs"
+			if len(sel) >= r.Count {
+				detail = "NUMA node " + itoa(prevNuma) + " is dropped: HAMi's topology-aware walk keeps only the last NUMA node it walks"
 			}
 			for _, s := range sel {
 				statuses[s].Result = Check{Gate: "numa", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
-					Detail: "NUMA node " + itoa(prevNuma) + " has too few fitting GPUs"}
+					Detail: detail}
 			}
 			sel, selMem, selCores = sel[:0], 0, 0
 			prevNuma, started = g.Numa, true

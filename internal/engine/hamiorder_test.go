@@ -67,6 +67,23 @@ func TestHAMiOrderExamples(t *testing.T) {
 			t.Errorf("code %s check %+v; want NodeInsufficientDevice 4 > 2", ns.Code, ns.Check)
 		}
 	})
+	t.Run("topology-aware with numa-bind keeps only the last NUMA node walked", func(t *testing.T) {
+		// Found by running HAMi's own Fit beside the engine (seed 216337): GPU g0 (NUMA 1, idle, 24 GiB) is
+		// walked first and fits; g1 (NUMA 0, 8 of 16 GiB used) restarts the set and does not fit. HAMi's
+		// topology walk never stops early, so g0 is dropped and the pod waits.
+		devs := []codec.DeviceInfo{dev("g0", 0, 24576), dev("g1", 1, 16384)}
+		devs[0].Numa = 1
+		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)},
+			[]*corev1.Pod{placedOn(mkPod("ns", "used", ctr("a", 1, 8192, -1, 0)), "n1", "g1,NVIDIA,8192,0:;")})
+		pod := withAnno(mkPod("ns", "p", ctr("a", 1, 12000, -1, 0)), AnnoNumaBind, "true", AnnoGPUPolicy, "spread,topology-aware")
+		v := c.Evaluate(pod, EvalOptions{})
+		if v.Fits {
+			t.Fatalf("fits on %v; HAMi leaves the pod pending", containerUUIDs(t, v))
+		}
+		if ns := v.NodeStatus("n1"); !strings.Contains(ns.Reason, "CardInsufficientMemory") {
+			t.Errorf("reason %q, want CardInsufficientMemory among the GPU reasons", ns.Reason)
+		}
+	})
 	t.Run("an unhealthy GPU on another NUMA node does not restart the set", func(t *testing.T) {
 		// Walk with numa-bind and spread: g2, g1 (NUMA 1), then the unhealthy g0 (NUMA 0). HAMi checks health
 		// before the NUMA set, so the set of two is kept and reported short, not dropped as NumaNotFit.

@@ -133,14 +133,15 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	fail := func(err error) error {
 		turn.Unlock()
 		held = false // the rollback lets the pod go
-		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, lock: locked, patched: patched, undo: undo})
+		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, placed: placed.Annotations, lock: locked, patched: patched, undo: undo})
 		return err
 	}
 	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
 		return fail(err)
 	}
 	locked = true
-	if err := s.writePlacement(ctx, pod, placed); err != nil {
+	if written, err := s.writePlacement(ctx, pod, placed); err != nil {
+		patched = written
 		return fail(err)
 	}
 	patched = true
@@ -177,7 +178,9 @@ func bindable(pod *corev1.Pod, args *extenderv1.ExtenderBindingArgs) error {
 // writePlacement writes HAMi's annotations and the node label over exactly the version of the pod that was
 // evaluated (resourceVersion is a precondition of the merge patch). When the pod changed in between it is
 // read again: bound by now means nothing is written; otherwise the same placement goes over the new version.
-func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) error {
+// On failure, written says whether the placement may have been written all the same (an error whose outcome
+// is unknown, such as a timeout), so that the rollback looks.
+func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (written bool, _ error) {
 	key := pod.Namespace + "/" + pod.Name
 	node := placed.Spec.NodeName
 	annos := map[string]any{}
@@ -198,19 +201,20 @@ func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) er
 		patch, _ := json.Marshal(map[string]any{"metadata": meta})
 		_, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
-			return nil
+			return true, nil
 		}
 		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
+			definite := apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err)
+			return !definite, fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
 		}
 		fresh, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("pod %s: %w", key, err)
+			return false, fmt.Errorf("pod %s: %w", key, err)
 		}
 		if err := bindable(fresh, &extenderv1.ExtenderBindingArgs{PodUID: pod.UID}); err != nil {
-			return err
+			return false, err
 		}
 		rv = fresh.ResourceVersion
 	}
-	return fmt.Errorf("pod %s kept changing; try again", key)
+	return false, fmt.Errorf("pod %s kept changing; try again", key)
 }

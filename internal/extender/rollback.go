@@ -20,7 +20,8 @@ type rollbackJob struct {
 	key     string
 	pod     *corev1.Pod // the version the placement was written over
 	node    string
-	lock    bool // the node lock was taken
+	placed  map[string]string // the annotations the bind wrote: only a pod still carrying them is touched
+	lock    bool              // the node lock was taken
 	patched bool // the placement annotations were (or may have been) written
 	undo    func()
 }
@@ -83,6 +84,10 @@ func (s *Server) clearPlacement(ctx context.Context, j rollbackJob) (bound bool)
 		}
 		if fresh.UID != j.pod.UID {
 			return nil
+		}
+		if fresh.Annotations[codec.PodNodeAnnotation] != j.placed[codec.PodNodeAnnotation] ||
+			fresh.Annotations[codec.PodAllocatedAnnotation] != j.placed[codec.PodAllocatedAnnotation] {
+			return nil // not this bind's placement (it never landed, or a newer one replaced it)
 		}
 		annos, labels := map[string]any{}, map[string]any{}
 		switch fresh.Spec.NodeName {
@@ -155,7 +160,7 @@ func (s *Server) Sweep(ctx context.Context) {
 			continue
 		}
 		s.log.Info("taking the placement off a pod no bind works on", "pod", key, "node", p.Annotations[codec.PodNodeAnnotation])
-		s.clearPlacement(ctx, rollbackJob{key: key, pod: p, node: p.Annotations[codec.PodNodeAnnotation]})
+		s.clearPlacement(ctx, rollbackJob{key: key, pod: p, node: p.Annotations[codec.PodNodeAnnotation], placed: p.Annotations})
 		s.flights.Delete(key)
 	}
 	for node, raw := range s.state.NodeLocks() {

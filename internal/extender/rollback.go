@@ -22,7 +22,7 @@ type rollbackJob struct {
 	node    string
 	placed  map[string]string // the annotations the bind wrote: only a pod still carrying them is touched
 	lock    bool              // the node lock was taken
-	patched bool // the placement annotations were (or may have been) written
+	patched bool              // the placement annotations were (or may have been) written
 	undo    func()
 }
 

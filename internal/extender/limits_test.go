@@ -183,3 +183,42 @@ func TestFilterLeavesOutNodesUnderALiveLock(t *testing.T) {
 	e.clock.Advance(5 * time.Minute) // the future lock has been seen for over 5 minutes
 	check([]string{"live", "future", "free"}, nil)
 }
+
+// TestSweepTakesBackAbandonedPlacementsAndLocks: an extender killed mid-bind leaves a pod placed but unbound
+// and its node locked; once the bind timeout has passed, one sweep takes the placement off and releases the
+// lock, and leaves a fresh placement, a bound pod and a live lock alone.
+func TestSweepTakesBackAbandonedPlacementsAndLocks(t *testing.T) {
+	now := newXTClock().Now()
+	unix := fmt.Sprint(now.Add(-time.Minute).Unix())
+	orphan := xtPlaced(xtPod("default", "orphan", 1, 8000, -1, 10), "k1", xtDev("k1", 0, 8000, 10))
+	orphan.Spec.NodeName = ""
+	orphan.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
+	orphan.Annotations[codec.PodBindTimeAnnotation] = unix
+	fresh := xtPlaced(xtPod("default", "fresh", 1, 4000, -1, 10), "k2", xtDev("k2", 0, 4000, 10))
+	fresh.Spec.NodeName = ""
+	fresh.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
+	fresh.Annotations[codec.PodBindTimeAnnotation] = fmt.Sprint(now.Add(-2 * time.Second).Unix())
+	bound := xtPlaced(xtPod("default", "bound", 1, 2000, -1, 10), "k1", xtDev("k1", 0, 2000, 10))
+	bound.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
+	bound.Annotations[codec.PodBindTimeAnnotation] = unix
+	k1 := xtLockedNode("k1", codec.NodeLock{Time: now.Add(-time.Minute), Namespace: "default", Pod: "orphan"})
+	k2 := xtLockedNode("k2", codec.NodeLock{Time: now.Add(-2 * time.Second), Namespace: "default", Pod: "fresh"})
+	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, k1, k2, orphan, fresh, bound)
+	e.srv.Sweep(t.Context())
+	got := e.livePod("default", "orphan")
+	if got.Annotations[codec.PodNodeAnnotation] != "" || got.Annotations[codec.PodAllocatedAnnotation] != "" || got.Annotations[codec.PodBindPhaseAnnotation] != "failed" {
+		t.Errorf("abandoned placement not taken back: %v", got.Annotations)
+	}
+	if _, held := xtLockOf(t, e.liveNode("k1")); held {
+		t.Errorf("the abandoned lock on k1 is still held")
+	}
+	if a := e.livePod("default", "fresh").Annotations; a[codec.PodNodeAnnotation] != "k2" {
+		t.Errorf("a placement younger than the bind timeout was taken back: %v", a)
+	}
+	if _, held := xtLockOf(t, e.liveNode("k2")); !held {
+		t.Errorf("the live lock on k2 was released")
+	}
+	if a := e.livePod("default", "bound").Annotations; a[codec.PodNodeAnnotation] != "k1" || a[codec.PodBindPhaseAnnotation] != "allocating" {
+		t.Errorf("a bound pod's placement changed: %v", a)
+	}
+}

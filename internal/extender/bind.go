@@ -150,13 +150,14 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
 		return fail(fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err))
 	}
-	turn.Unlock()
 	if s.opts.ReleaseLockAfterBind {
-		// Bound: the lock has done its work. Released on a context of its own, retried.
+		// Bound: the lock has done its work. Released before the next bind to the node takes its turn (it
+		// would find this pod's lock), on a context of its own, retried.
 		rctx, rcancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
 		defer rcancel()
 		s.releaseLockRetrying(rctx, args.Node, pod)
 	}
+	turn.Unlock()
 	return nil
 }
 

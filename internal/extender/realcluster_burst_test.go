@@ -3,6 +3,9 @@ package extender_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,6 +109,43 @@ func TestRealBurstWithShippedDefaults(t *testing.T) {
 			t.Errorf("pod %s failed", p.Name)
 		}
 	}
+	t.Logf("extender verbs: %s", xtVerbLatencies(t, x.http.URL))
 	t.Logf("%d pods created in %s; the %d that fit bound %s after the first create: %.0f pods/s; total %s",
 		total, createdIn.Round(time.Millisecond), fits, allBound.Round(time.Millisecond), float64(fits)/allBound.Seconds(), time.Since(began).Round(time.Millisecond))
+}
+
+// xtVerbLatencies reads the extender's /metrics: count and mean latency per verb, and the bind results.
+func xtVerbLatencies(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	sums, counts := map[string]float64{}, map[string]float64{}
+	var binds []string
+	for _, line := range strings.Split(string(b), "\n") {
+		var verb string
+		var v float64
+		switch {
+		case strings.HasPrefix(line, "kubectl_hami_extender_request_duration_seconds_sum{verb="):
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, "kubectl_hami_extender_request_duration_seconds_sum{verb="), "%q} %g", &verb, &v); err == nil {
+				sums[verb] = v
+			}
+		case strings.HasPrefix(line, "kubectl_hami_extender_request_duration_seconds_count{verb="):
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, "kubectl_hami_extender_request_duration_seconds_count{verb="), "%q} %g", &verb, &v); err == nil {
+				counts[verb] = v
+			}
+		case strings.HasPrefix(line, "kubectl_hami_extender_binds_total{"):
+			binds = append(binds, strings.TrimPrefix(line, "kubectl_hami_extender_binds_total"))
+		}
+	}
+	var out []string
+	for _, verb := range []string{"filter", "prioritize", "bind"} {
+		if counts[verb] > 0 {
+			out = append(out, fmt.Sprintf("%s %.0f x %.1f ms", verb, counts[verb], 1000*sums[verb]/counts[verb]))
+		}
+	}
+	return strings.Join(append(out, binds...), ", ")
 }

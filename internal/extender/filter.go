@@ -47,6 +47,7 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: now, Nodes: nonNil(names), Unranked: true})
 		s.recent.store(args.Pod, c.Version(), v)
 	})
+	locks := s.state.NodeLocks() // usually none or a few
 	res := extenderv1.ExtenderFilterResult{FailedNodes: extenderv1.FailedNodesMap{}, FailedAndUnresolvableNodes: extenderv1.FailedNodesMap{}}
 	fits := make(map[string]bool, len(v.Nodes))
 	if v.NoGPURequest {
@@ -59,7 +60,7 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case ns.Fits:
 				// A node held by another bind's live lock is out for this moment: a bind there would fail.
-				if why := s.lockedReason(ns.Node, args.Pod, now); why != "" {
+				if why := s.lockedReason(locks[ns.Node], ns.Node, args.Pod, now); why != "" {
 					res.FailedNodes[ns.Node] = why
 					continue
 				}

@@ -146,10 +146,10 @@ func (s *Server) lockTime(node, raw string, l codec.NodeLock, now time.Time) tim
 	return now
 }
 
-// lockedReason is filter's reason to leave a node out for this moment: a live lock held for another pod by a
-// bind that is not this extender's (its own binds to one node take turns, see nodeTurn). No API call.
-func (s *Server) lockedReason(node string, pod *corev1.Pod, now time.Time) string {
-	raw := s.state.NodeLock(node)
+// lockedReason is filter's reason to leave a node out for this moment, given its lock raw: a live lock held for
+// another pod by a bind that is not this extender's (its own binds to one node take turns, see nodeTurn). No
+// API call.
+func (s *Server) lockedReason(raw, node string, pod *corev1.Pod, now time.Time) string {
 	if raw == "" {
 		return ""
 	}

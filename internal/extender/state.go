@@ -186,14 +186,7 @@ func (s *State) Pods(f func(p *corev1.Pod)) {
 	}
 }
 
-// NodeLock is the node's hami.io/mutex.lock as the informer last delivered it ("" when none).
-func (s *State) NodeLock(node string) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.locks[node]
-}
-
-// NodeLocks copies every node's lock.
+// NodeLocks copies every node's hami.io/mutex.lock as the informer last delivered it.
 func (s *State) NodeLocks() map[string]string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -128,7 +128,9 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	// Binds to one node take turns: kube-scheduler sends them concurrently, and without this the second would
 	// find the first one's hami.io/mutex.lock and fail instead of waiting a few milliseconds.
 	turn := s.nodeTurn(args.Node)
+	turn.waiting.Add(1)
 	turn.Lock()
+	turn.waiting.Add(-1)
 	locked, patched := false, false
 	fail := func(err error) error {
 		turn.Unlock()
@@ -139,6 +141,7 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
 		return fail(err)
 	}
+	turn.handedOff.Store(nil) // the lock is this pod's now
 	locked = true
 	if written, err := s.writePlacement(ctx, pod, placed); err != nil {
 		patched = written
@@ -151,11 +154,16 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 		return fail(fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err))
 	}
 	if s.opts.ReleaseLockAfterBind {
-		// Bound: the lock has done its work. Released before the next bind to the node takes its turn (it
-		// would find this pod's lock), on a context of its own, retried.
-		rctx, rcancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
-		defer rcancel()
-		s.releaseLockRetrying(rctx, args.Node, pod)
+		// Bound: the lock has done its work. When another bind waits for the node it takes the lock over
+		// (one API call less per bind in a burst; should it fail first, the janitor releases the lock);
+		// otherwise it is released before the turn passes, on a context of its own, retried.
+		if turn.waiting.Load() > 0 {
+			turn.handedOff.Store(&key)
+		} else {
+			rctx, rcancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
+			defer rcancel()
+			s.releaseLockRetrying(rctx, args.Node, pod)
+		}
 	}
 	turn.Unlock()
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,6 +86,9 @@ func (s *Server) lockLive(ctx context.Context, node, raw string, l codec.NodeLoc
 		return true, "a lock without an owner, honoured until it expires"
 	}
 	key := l.Namespace + "/" + l.Pod
+	if s.handedOff(node, key) {
+		return false, "its owner is bound and left it to the next bind"
+	}
 	if f, ok := s.flights.Load(key); ok {
 		if f.(*bindFlight).failed.Load() {
 			return false, "its bind failed"
@@ -212,10 +216,28 @@ func (s *Server) forgetGoneNodes() {
 	}
 }
 
-// nodeTurn is the in-process mutex that serialises binds to one node.
-func (s *Server) nodeTurn(node string) *sync.Mutex {
-	m, _ := s.nodeTurns.LoadOrStore(node, &sync.Mutex{})
-	return m.(*sync.Mutex)
+// turn serialises binds to one node in this process; waiting counts the binds queued for it, and handedOff is
+// the pod namespace/name whose lock was left for the next bind to take over (see bind).
+type turn struct {
+	sync.Mutex
+	waiting   atomic.Int32
+	handedOff atomic.Pointer[string]
+}
+
+// nodeTurn is the node's turn.
+func (s *Server) nodeTurn(node string) *turn {
+	m, _ := s.nodeTurns.LoadOrStore(node, &turn{})
+	return m.(*turn)
+}
+
+// handedOff reports whether the node's lock of pod key was left, its pod bound, for the next bind to take over.
+func (s *Server) handedOff(node, key string) bool {
+	t, ok := s.nodeTurns.Load(node)
+	if !ok {
+		return false
+	}
+	h := t.(*turn).handedOff.Load()
+	return h != nil && *h == key
 }
 
 // releaseLock removes the node lock when owns says it is the one to remove, retrying when another writer

@@ -72,7 +72,7 @@ type Server struct {
 	now     func() time.Time
 	metrics *Metrics
 	events  *eventLimiter
-	// nodeTurns holds a *sync.Mutex per node name: binds to one node take turns.
+	// nodeTurns holds a *turn per node name: binds to one node take turns.
 	nodeTurns sync.Map
 	// recent is the last filter verdict, which the prioritize call that follows may reuse.
 	recent recentVerdict

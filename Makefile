@@ -9,7 +9,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools
+.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools soak soak-extender
 .PHONY: dist krew-manifest test-release completion
 
 all: build
@@ -59,6 +59,15 @@ fuzz:
 			echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# soak: the long fault runs on the real control plane (minutes), kept out of `make test`.
+soak: soak-extender
+
+# soak-extender: the shipped serve-extender behind kube-scheduler, a burst of GPU pods and mid-burst a
+# SIGKILL of the extender or a kube-apiserver restart; see docs/benchmarks.md (fault recovery).
+soak-extender: k8s-binaries
+	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) KUBECTL_HAMI_SOAK=1 \
+		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/
 
 clean:
 	rm -rf bin dist

@@ -15,7 +15,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
@@ -46,6 +45,8 @@ type ServeExtenderOptions struct {
 	WebhookClientCAFile string
 	CountBoundOnly      bool
 	HAMiVersion         string
+	KubeAPIQPS          float32
+	KubeAPIBurst        int
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -77,7 +78,9 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.BoolVar(&o.LeaderElect, "leader-elect", false, "with several replicas, only the holder of the Lease binds")
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
 	f.DurationVar(&o.EventInterval, "event-interval", d.EventInterval, "least time between two pending-reason events for one pod (0 disables them)")
-	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest request body accepted")
+	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", d.MaxBodyBytes, "largest filter, prioritize or bind body accepted; 0 sizes it from the cluster (node count x longest node name, with headroom, plus one pod); /webhook takes at most 3 MiB")
+	f.Float32Var(&o.KubeAPIQPS, "kube-api-qps", extender.DefaultKubeAPIQPS, "API requests per second for binds (and, separately, for the informers); a bind takes 3 or 4; events have a budget of their own")
+	f.IntVar(&o.KubeAPIBurst, "kube-api-burst", extender.DefaultKubeAPIBurst, "API request burst for binds (and, separately, for the informers)")
 	f.StringVar(&o.HAMiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose device plugins and annotations the cluster runs: nodes it cannot read are flagged")
 	f.StringVar(&o.CardQuota, "card-quota", engine.CardQuotaEnforce, "Volcano card-model quota (volcano.sh/card.quota) for pods naming volcano.sh/card.name and a queue: enforce or off")
 	// Who may call: client certificates for the scheduler verbs, the webhook on its own listener.
@@ -106,6 +109,12 @@ func (o *ServeExtenderOptions) Validate() error {
 	if o.CardQuota != engine.CardQuotaEnforce && o.CardQuota != engine.CardQuotaOff {
 		return fmt.Errorf("--card-quota %q: want enforce or off", o.CardQuota)
 	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
+		return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d: want both above 0", o.KubeAPIQPS, o.KubeAPIBurst)
+	}
+	if o.MaxBodyBytes < 0 {
+		return fmt.Errorf("--max-body-bytes %d: want 0 (sized from the cluster) or a byte count", o.MaxBodyBytes)
+	}
 	if !strings.Contains(o.LeaderLease, "/") {
 		return fmt.Errorf("--leader-elect-lease %q: want namespace/name", o.LeaderLease)
 	}
@@ -122,10 +131,11 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot load the kubeconfig: %w", err)
 	}
-	cs, err := kubernetes.NewForConfig(rc)
+	clients, err := extender.NewClients(rc, o.KubeAPIQPS, o.KubeAPIBurst)
 	if err != nil {
 		return err
 	}
+	cs := clients.Bind
 	cfg := engine.DefaultConfig()
 	if ns, name, ok := strings.Cut(o.DeviceConfigMap, "/"); ok {
 		if cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
@@ -139,6 +149,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()
 	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes
+	opts.EventClient = clients.Events
 	if o.LeaderElect {
 		leader := &extender.Leader{}
 		opts.IsLeader = leader.IsLeader
@@ -147,9 +158,11 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 		go leader.Run(ctx, cs, ns, name, host+"-"+fmt.Sprint(os.Getpid()), log)
 	}
 	srv := extender.NewServer(state, cs, opts, log, time.Now)
-	if _, err := extender.StartInformers(ctx, cs, state, time.Now); err != nil {
+	if _, err := extender.StartInformers(ctx, clients.Watch, state, time.Now); err != nil {
 		return fmt.Errorf("cannot watch the cluster at %s: %w", rc.Host, err)
 	}
+	// Placements and node locks left by a crashed or abandoned bind are taken back within seconds.
+	go srv.RunJanitor(ctx, time.Second)
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return err
@@ -165,6 +178,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 			"and /webhook; set --client-ca-file to kube-scheduler's client CA and --webhook-listen (see docs/deploy.md, Security)")
 	}
 	log.Info("serving", "listen", o.Listen, "tls", o.TLSCertFile != "", "clientCA", o.ClientCAFile != "", "allowedCNs", o.ClientAllowedCNs,
-		"webhookListen", o.WebhookListen, "countBoundOnly", o.CountBoundOnly, "cluster", rc.Host, "schedulerName", o.SchedulerName)
+		"webhookListen", o.WebhookListen, "countBoundOnly", o.CountBoundOnly, "cluster", rc.Host, "schedulerName", o.SchedulerName,
+		"kubeAPIQPS", o.KubeAPIQPS, "kubeAPIBurst", o.KubeAPIBurst)
 	return srv.ServeWith(ctx, sc)
 }

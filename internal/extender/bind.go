@@ -3,35 +3,48 @@ package extender
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
+// placementKeys are the pod annotations a bind writes and a rollback takes back.
+var placementKeys = []string{codec.PodNodeAnnotation, codec.PodTimeAnnotation, codec.PodToAllocateAnnotation,
+	codec.PodAllocatedAnnotation, codec.PodBindPhaseAnnotation, codec.PodBindTimeAnnotation, codec.PodMigAllocationsAnnotation}
+
 // handleBind places the pod on the node kube-scheduler chose, the way HAMi's bind does, but safely: the
-// placement is re-checked and assumed atomically, the node lock is taken with optimistic concurrency, and
-// every failure rolls the assumption back.
+// placement is re-checked and assumed atomically before any API call, the node lock is taken with optimistic
+// concurrency, the pod's annotations are written only over the version that was checked, and every failure
+// is rolled back on a context of its own (see rollback).
 func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
 	var args extenderv1.ExtenderBindingArgs
 	if !decode(w, r, &args) {
+		return
+	}
+	if err := validBindArgs(&args); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	res := extenderv1.ExtenderBindingResult{}
 	if err := s.bind(r.Context(), &args); err != nil {
 		res.Error = err.Error()
 		s.log.Warn("bind failed", "pod", args.PodNamespace+"/"+args.PodName, "node", args.Node, "err", err)
-		s.metrics.bindResult(false)
+		if errors.Is(err, errAlreadyBound) {
+			s.metrics.alreadyBound()
+		} else {
+			s.metrics.bindResult(false)
+		}
 	} else {
 		s.log.Info("bound", "pod", args.PodNamespace+"/"+args.PodName, "node", args.Node)
 		s.metrics.bindResult(true)
@@ -39,21 +52,72 @@ func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, res)
 }
 
+// validBindArgs checks the names before they reach an API path: a namespace is a DNS label, pod and node
+// names DNS subdomains.
+func validBindArgs(a *extenderv1.ExtenderBindingArgs) error {
+	if errs := validation.IsDNS1123Label(a.PodNamespace); len(errs) > 0 {
+		return fmt.Errorf("bind: podNamespace %q: %s", a.PodNamespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(a.PodName); len(errs) > 0 {
+		return fmt.Errorf("bind: podName %q: %s", a.PodName, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(a.Node); len(errs) > 0 {
+		return fmt.Errorf("bind: node %q: %s", a.Node, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// validPodRef reports whether namespace/name can name a pod (checked before any API call with them).
+func validPodRef(namespace, name string) bool {
+	return len(validation.IsDNS1123Label(namespace)) == 0 && len(validation.IsDNS1123Subdomain(name)) == 0
+}
+
+// errAlreadyBound marks a bind refused because the pod is bound, or being bound, already: nothing changed.
+var errAlreadyBound = errors.New("already bound")
+
+// bindFlight is a bind in progress in this process; failed is set once it is being rolled back.
+type bindFlight struct {
+	node   string
+	failed atomic.Bool
+}
+
 func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) error {
 	if s.opts.IsLeader != nil && !s.opts.IsLeader() {
 		return fmt.Errorf("this extender replica is not the leader")
 	}
 	key := args.PodNamespace + "/" + args.PodName
-	pods := s.client.CoreV1().Pods(args.PodNamespace)
-	pod, err := pods.Get(ctx, args.PodName, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("pod %s: %w", key, err)
+	// One bind per pod at a time: a second one (kube-scheduler retrying after a timeout, or anyone else)
+	// changes nothing, whichever node it names.
+	if f, busy := s.flights.LoadOrStore(key, &bindFlight{node: args.Node}); busy {
+		return fmt.Errorf("pod %s is being bound to node %s already; nothing changed: %w", key, f.(*bindFlight).node, errAlreadyBound)
 	}
-	if args.PodUID != "" && pod.UID != args.PodUID {
-		return fmt.Errorf("pod %s was recreated (uid %s, bind asked for %s)", key, pod.UID, args.PodUID)
+	held := true
+	defer func() {
+		if held {
+			s.flights.Delete(key)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.BindTimeout)
+	defer cancel()
+	pods := s.client.CoreV1().Pods(args.PodNamespace)
+	// The informer's copy: the reservation is taken before any round trip to the API server. A pod the
+	// informer has not delivered yet is read.
+	pod := s.state.Pod(args.PodNamespace, args.PodName)
+	if pod == nil {
+		got, err := pods.Get(ctx, args.PodName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("pod %s: %w", key, err)
+		}
+		pod = got
+	}
+	if err := bindable(pod, args); err != nil {
+		return err
 	}
 	now := s.now()
-	v, placed, undo := s.state.Reserve(pod, args.Node, now)
+	v, placed, undo, err := s.state.Reserve(pod, args.Node, now)
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, errAlreadyBound)
+	}
 	if undo == nil {
 		reason := v.Summary
 		if ns := v.NodeStatus(args.Node); ns != nil && ns.Reason != "" {
@@ -61,199 +125,105 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 		}
 		return fmt.Errorf("pod %s no longer fits on node %s: %s", key, args.Node, reason)
 	}
-	fail := func(err error) error {
-		undo()
-		s.markFailed(ctx, pod)
-		s.releaseLock(ctx, args.Node, pod)
-		return err
-	}
 	// Binds to one node take turns: kube-scheduler sends them concurrently, and without this the second would
 	// find the first one's hami.io/mutex.lock and fail instead of waiting a few milliseconds.
 	turn := s.nodeTurn(args.Node)
+	turn.waiting.Add(1)
 	turn.Lock()
-	defer turn.Unlock()
-	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
-		undo()
+	turn.waiting.Add(-1)
+	locked, patched := false, false
+	fail := func(err error) error {
+		turn.Unlock()
+		held = false // the rollback lets the pod go
+		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, placed: placed.Annotations, lock: locked, patched: patched, undo: undo})
 		return err
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations": placed.Annotations, "labels": map[string]string{codec.PodNodeAnnotation: args.Node}}})
-	if _, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fail(fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err))
+	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
+		return fail(err)
 	}
+	turn.handedOff.Store(nil) // the lock is this pod's now
+	locked = true
+	if written, err := s.writePlacement(ctx, pod, placed); err != nil {
+		patched = written
+		return fail(err)
+	}
+	patched = true
 	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 		Target: corev1.ObjectReference{Kind: "Node", Name: args.Node}}
 	if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
 		return fail(fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err))
 	}
 	if s.opts.ReleaseLockAfterBind {
-		s.releaseLock(ctx, args.Node, pod)
+		// Bound: the lock has done its work. When another bind waits for the node it takes the lock over
+		// (one API call less per bind in a burst; should it fail first, the janitor releases the lock);
+		// otherwise it is released before the turn passes, on a context of its own, retried.
+		if turn.waiting.Load() > 0 {
+			turn.handedOff.Store(&key)
+		} else {
+			rctx, rcancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
+			defer rcancel()
+			s.releaseLockRetrying(rctx, args.Node, pod)
+		}
+	}
+	turn.Unlock()
+	return nil
+}
+
+// bindable refuses a pod that is bound already, being deleted, or another pod than kube-scheduler meant.
+func bindable(pod *corev1.Pod, args *extenderv1.ExtenderBindingArgs) error {
+	key := pod.Namespace + "/" + pod.Name
+	if args.PodUID != "" && pod.UID != args.PodUID {
+		return fmt.Errorf("pod %s was recreated (uid %s, bind asked for %s)", key, pod.UID, args.PodUID)
+	}
+	if pod.Spec.NodeName != "" {
+		return fmt.Errorf("pod %s is already bound to node %s; nothing changed: %w", key, pod.Spec.NodeName, errAlreadyBound)
+	}
+	if pod.DeletionTimestamp != nil {
+		return fmt.Errorf("pod %s is being deleted", key)
 	}
 	return nil
 }
 
-// lockNode takes hami.io/mutex.lock for the pod. A lock held by another pod is taken over when it expired,
-// when its owner is gone or has finished allocating; otherwise the node is busy and bind fails, so that
-// kube-scheduler retries later (HAMi's device plugin identifies the pod being allocated by this lock).
-//
-// It starts from the node as this extender's last write left it (binds to one node take turns, so consecutive
-// binds need no read): the patch's resourceVersion precondition turns a stale copy into a conflict, and then
-// the node is read afresh. A lock that blocks is always confirmed on a fresh read before the bind fails.
-func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod, now time.Time) error {
-	nodes := s.client.CoreV1().Nodes()
-	n, fresh := s.lastWritten(nodeName), false
-	for attempt := 0; attempt < 5; attempt++ {
-		if n == nil {
-			got, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("node %s: %w", nodeName, err)
-			}
-			n, fresh = got, true
+// writePlacement writes HAMi's annotations and the node label over exactly the version of the pod that was
+// evaluated (resourceVersion is a precondition of the merge patch). When the pod changed in between it is
+// read again: bound by now means nothing is written; otherwise the same placement goes over the new version.
+// On failure, written says whether the placement may have been written all the same (an error whose outcome
+// is unknown, such as a timeout), so that the rollback looks.
+func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (written bool, _ error) {
+	key := pod.Namespace + "/" + pod.Name
+	node := placed.Spec.NodeName
+	annos := map[string]any{}
+	for _, k := range placementKeys {
+		if v, ok := placed.Annotations[k]; ok {
+			annos[k] = v
+		} else {
+			annos[k] = nil
 		}
-		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" {
-			if l, err := codec.ParseNodeLock(raw); err == nil && !l.Expired(now) && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
-				if !fresh {
-					n = nil // our copy may predate the release: read the node before deciding
-					attempt--
-					continue
-				}
-				if s.lockOwnerActive(ctx, l) {
-					return fmt.Errorf("node %s is locked by pod %s/%s since %s (HAMi's device plugin has not allocated it yet)",
-						nodeName, l.Namespace, l.Pod, l.Time.Format(time.RFC3339))
-				}
-			}
+	}
+	pods := s.client.CoreV1().Pods(pod.Namespace)
+	rv := pod.ResourceVersion
+	for attempt := 0; attempt < 3; attempt++ {
+		meta := map[string]any{"annotations": annos, "labels": map[string]string{codec.PodNodeAnnotation: node}}
+		if rv != "" {
+			meta["resourceVersion"] = rv
 		}
-		value := codec.FormatNodeLock(codec.NodeLock{Time: now.UTC().Truncate(time.Second), Namespace: pod.Namespace, Pod: pod.Name})
-		// resourceVersion in a merge patch is a precondition: a concurrent writer makes this a conflict.
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": n.ResourceVersion, "annotations": map[string]string{codec.NodeLockAnnotation: value}}})
-		updated, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		patch, _ := json.Marshal(map[string]any{"metadata": meta})
+		_, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
-			s.wrote(updated)
-			return nil
+			return true, nil
 		}
 		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("node %s: cannot take %s: %w", nodeName, codec.NodeLockAnnotation, err)
+			definite := apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err)
+			return !definite, fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
 		}
-		n = nil
-	}
-	return fmt.Errorf("node %s: %s kept changing; try again", nodeName, codec.NodeLockAnnotation)
-}
-
-// lastWritten is the node as this extender's last lock write returned it, or nil.
-func (s *Server) lastWritten(node string) *corev1.Node {
-	if n, ok := s.nodeWrites.Load(node); ok {
-		return n.(*corev1.Node)
-	}
-	return nil
-}
-
-// wrote remembers, of a node returned by a lock write, what the next lock needs: its resourceVersion and
-// lock annotation (not the whole Node). Entries of nodes the cluster no longer has are dropped now and then.
-func (s *Server) wrote(n *corev1.Node) {
-	if n == nil || n.Name == "" || n.ResourceVersion == "" {
-		return // fakes that return nothing
-	}
-	keep := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, ResourceVersion: n.ResourceVersion, Annotations: map[string]string{}}}
-	if l, ok := n.Annotations[codec.NodeLockAnnotation]; ok {
-		keep.Annotations[codec.NodeLockAnnotation] = l
-	}
-	s.nodeWrites.Store(n.Name, keep)
-	if s.writes.Add(1)%1024 == 0 {
-		s.forgetGoneNodes()
-	}
-}
-
-// forgetGoneNodes drops the saved copies (and bind turns) of nodes the cluster no longer has: with node
-// autoscaling, names come and go for good.
-func (s *Server) forgetGoneNodes() {
-	var gone []string
-	s.state.Read(func(c *engine.Cluster) {
-		s.nodeWrites.Range(func(k, _ any) bool {
-			if c.Node(k.(string)) == nil {
-				gone = append(gone, k.(string))
-			}
-			return true
-		})
-	})
-	for _, name := range gone {
-		s.nodeWrites.Delete(name)
-		s.nodeTurns.Delete(name) // a bind to a node that is gone fails anyway
-	}
-}
-
-// lockOwnerActive reports whether the lock's owner still waits for allocation.
-func (s *Server) lockOwnerActive(ctx context.Context, l codec.NodeLock) bool {
-	if l.Pod == "" {
-		return true // legacy time-only lock: honour it until it expires
-	}
-	owner, err := s.client.CoreV1().Pods(l.Namespace).Get(ctx, l.Pod, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false
-	}
-	if err != nil {
-		return true
-	}
-	switch owner.Annotations[codec.PodBindPhaseAnnotation] {
-	case "success", "failed":
-		return false
-	}
-	return owner.Status.Phase != corev1.PodSucceeded && owner.Status.Phase != corev1.PodFailed
-}
-
-// nodeTurn is the in-process mutex that serialises binds to one node.
-func (s *Server) nodeTurn(node string) *sync.Mutex {
-	m, _ := s.nodeTurns.LoadOrStore(node, &sync.Mutex{})
-	return m.(*sync.Mutex)
-}
-
-// releaseLock removes the node lock if this pod holds it, retrying when another writer changed the node in
-// between: a lock left behind would stall the node for its whole 5-minute lifetime.
-func (s *Server) releaseLock(ctx context.Context, nodeName string, pod *corev1.Pod) {
-	nodes := s.client.CoreV1().Nodes()
-	n, fresh := s.lastWritten(nodeName), false
-	for attempt := 0; attempt < 5; attempt++ {
-		if n == nil {
-			got, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
-			if err != nil {
-				return
-			}
-			n, fresh = got, true
+		fresh, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("pod %s: %w", key, err)
 		}
-		l, err := codec.ParseNodeLock(n.Annotations[codec.NodeLockAnnotation])
-		if err != nil || l.Namespace != pod.Namespace || l.Pod != pod.Name {
-			if !fresh {
-				n = nil // our copy may be out of date: only a fresh read says the lock is not ours
-				attempt--
-				continue
-			}
-			return
+		if err := bindable(fresh, &extenderv1.ExtenderBindingArgs{PodUID: pod.UID}); err != nil {
+			return false, err
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": n.ResourceVersion, "annotations": map[string]any{codec.NodeLockAnnotation: nil}}})
-		updated, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
-		if err == nil {
-			s.wrote(updated)
-			return
-		}
-		n = nil
-		if !apierrors.IsConflict(err) {
-			s.log.Warn("cannot release node lock", "node", nodeName, "err", err)
-			return
-		}
+		rv = fresh.ResourceVersion
 	}
-	s.log.Warn("cannot release node lock: the node kept changing", "node", nodeName)
-}
-
-// markFailed records bind-phase=failed and clears the placement so that nobody counts the pod any more.
-func (s *Server) markFailed(ctx context.Context, pod *corev1.Pod) {
-	annos := map[string]any{codec.PodBindPhaseAnnotation: "failed"}
-	for _, k := range []string{codec.PodNodeAnnotation, codec.PodToAllocateAnnotation, codec.PodAllocatedAnnotation, codec.PodMigAllocationsAnnotation} {
-		annos[k] = nil
-	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annos}})
-	if _, err := s.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil &&
-		!strings.Contains(err.Error(), "not found") {
-		s.log.Warn("cannot mark bind failed", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-	}
+	return false, fmt.Errorf("pod %s kept changing; try again", key)
 }

@@ -373,16 +373,23 @@ func TestBindRespectsNodeLockOfActivePod(t *testing.T) {
 	e0 := newXTClock().Now()
 	owner := xtPod("other", "owner", 1, 1000, -1, 10)
 	owner.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
+	boundOwner := owner.DeepCopy()
+	boundOwner.Spec.NodeName = "b1"
 	for _, tc := range []struct {
-		name string
-		lock codec.NodeLock
+		name    string
+		lock    codec.NodeLock
+		owner   *corev1.Pod
+		release bool
 	}{
-		{"pod lock", codec.NodeLock{Time: e0.Add(-time.Minute), Namespace: "other", Pod: "owner"}},
-		{"legacy time-only lock", codec.NodeLock{Time: e0.Add(-time.Minute)}},
+		// An unbound owner: another extender's bind in progress, for the bind timeout.
+		{"pod lock of a bind in progress", codec.NodeLock{Time: e0.Add(-5 * time.Second), Namespace: "other", Pod: "owner"}, owner, true},
+		// A bound owner still allocating: HAMi's device plugin has not allocated it yet.
+		{"pod lock awaiting the device plugin", codec.NodeLock{Time: e0.Add(-time.Minute), Namespace: "other", Pod: "owner"}, boundOwner, false},
+		{"legacy time-only lock", codec.NodeLock{Time: e0.Add(-time.Minute)}, owner, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := xtPod("default", "p1", 1, 6000, -1, 30)
-			e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtLockedNode("b1", tc.lock), pod, owner)
+			e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: tc.release}, xtLockedNode("b1", tc.lock), pod, tc.owner)
 			var bs xtBindings
 			bs.install(e)
 			res := e.bind(pod, "b1")

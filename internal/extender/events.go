@@ -50,27 +50,39 @@ func (l *eventLimiter) allow(key, summary string, now time.Time) bool {
 	return true
 }
 
-// pending sends the readable reason of a pending pod as a Warning event, without delaying the filter.
+// pending sends the readable reason of a pending pod as a Warning event, without delaying the filter: only
+// for a pod the informer knows (same UID), at most one per pod per interval, on the event client's own API
+// budget, and with at most a few writes in flight (one more is dropped, never queued).
 func (l *eventLimiter) pending(_ context.Context, s *Server, pod *corev1.Pod, v *engine.Verdict) {
-	if s.client == nil || l.interval <= 0 {
+	if s.opts.EventClient == nil || l.interval <= 0 || !validPodRef(pod.Namespace, pod.Name) {
+		return
+	}
+	known := s.state.Pod(pod.Namespace, pod.Name)
+	if known == nil || (pod.UID != "" && known.UID != pod.UID) {
 		return
 	}
 	now := s.now()
 	if !l.allow(pod.Namespace+"/"+pod.Name, v.Summary, now) {
 		return
 	}
+	select {
+	case s.eventSlots <- struct{}{}:
+	default:
+		return
+	}
 	msg := eventMessage(v)
 	go func() {
+		defer func() { <-s.eventSlots }()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ev := &corev1.Event{
 			ObjectMeta:     metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
-			InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: known.UID},
 			Reason:         EventReason, Message: msg, Type: corev1.EventTypeWarning, Count: 1,
 			FirstTimestamp: metav1.NewTime(now), LastTimestamp: metav1.NewTime(now),
 			Source: corev1.EventSource{Component: "kubectl-hami-extender"},
 		}
-		if _, err := s.client.CoreV1().Events(pod.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		if _, err := s.opts.EventClient.CoreV1().Events(pod.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
 			s.log.Warn("cannot record event", "pod", pod.Namespace+"/"+pod.Name, "err", err)
 		}
 	}()

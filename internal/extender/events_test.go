@@ -53,9 +53,11 @@ func (e *xtEnv) filter(pod *corev1.Pod, names ...string) extenderv1.ExtenderFilt
 }
 
 func TestPendingEventsAreRateLimited(t *testing.T) {
-	e := newXTEnv(t, extender.Options{EventInterval: time.Minute},
-		xtNode("e1", xtGPUs("e1", 2, 16384, 10)), xtNode("e2", xtGPUs("e2", 1, 8192, 10)))
 	big := xtPod("default", "big", 1, 20000, -1, 10)
+	other := xtPod("default", "other", 1, 20000, -1, 10)
+	small := xtPod("default", "small", 1, 1000, -1, 10)
+	e := newXTEnv(t, extender.Options{EventInterval: time.Minute},
+		xtNode("e1", xtGPUs("e1", 2, 16384, 10)), xtNode("e2", xtGPUs("e2", 1, 8192, 10)), big, other, small)
 
 	for range 5 {
 		e.filter(big, "e1")
@@ -98,10 +100,8 @@ func TestPendingEventsAreRateLimited(t *testing.T) {
 	e.waitEvents("default", "big", 3)
 
 	// Another pod has its own budget; a pod that fits gets none.
-	other := xtPod("default", "other", 1, 20000, -1, 10)
 	e.filter(other, "e1")
 	e.waitEvents("default", "other", 1)
-	small := xtPod("default", "small", 1, 1000, -1, 10)
 	if res := e.filter(small, "e1"); res.NodeNames == nil || len(*res.NodeNames) != 1 {
 		t.Fatalf("small pod does not fit: %+v", res)
 	}
@@ -112,4 +112,30 @@ func TestPendingEventsDisabled(t *testing.T) {
 	e := newXTEnv(t, extender.Options{EventInterval: 0}, xtNode("e1", xtGPUs("e1", 1, 16384, 10)))
 	e.filter(xtPod("default", "big", 1, 20000, -1, 10), "e1")
 	e.waitEvents("default", "big", 0)
+}
+
+// TestPendingEventsOnlyForPodsThatExist: a forged filter request names pods the cluster does not have (in any
+// namespace, kube-system included) or a pod under another UID: no event is written for any of them.
+func TestPendingEventsOnlyForPodsThatExist(t *testing.T) {
+	real := xtPod("default", "real", 1, 20000, -1, 10)
+	e := newXTEnv(t, extender.Options{EventInterval: time.Minute}, xtNode("e1", xtGPUs("e1", 1, 16384, 10)), real)
+	ghost := xtPod("kube-system", "ghost", 1, 20000, -1, 10)
+	impostor := real.DeepCopy()
+	impostor.UID = "another-uid"
+	bad := xtPod("default", "Not_A_Name", 1, 20000, -1, 10)
+	for _, p := range []*corev1.Pod{ghost, impostor, bad} {
+		e.filter(p, "e1")
+	}
+	e.filter(real, "e1")
+	e.waitEvents("default", "real", 1)
+	for _, p := range []*corev1.Pod{ghost, bad} {
+		e.waitEvents(p.Namespace, p.Name, 0)
+	}
+	evs, err := e.client.CoreV1().Events("").List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) != 1 || evs.Items[0].InvolvedObject.UID != real.UID {
+		t.Errorf("events %+v: want exactly one, for default/real (uid %s)", evs.Items, real.UID)
+	}
 }

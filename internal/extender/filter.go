@@ -1,6 +1,7 @@
 package extender
 
 import (
+	"fmt"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,11 +38,16 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	names := candidates(&args)
+	if !s.candidatesBounded(w, names) {
+		return
+	}
+	now := s.now()
 	var v *engine.Verdict
 	s.state.Read(func(c *engine.Cluster) {
-		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names), Unranked: true})
+		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: now, Nodes: nonNil(names), Unranked: true})
 		s.recent.store(args.Pod, c.Version(), v)
 	})
+	locks := s.state.NodeLocks() // usually none or a few
 	res := extenderv1.ExtenderFilterResult{FailedNodes: extenderv1.FailedNodesMap{}, FailedAndUnresolvableNodes: extenderv1.FailedNodesMap{}}
 	fits := make(map[string]bool, len(v.Nodes))
 	if v.NoGPURequest {
@@ -53,6 +59,11 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 			ns := &v.Nodes[i]
 			switch {
 			case ns.Fits:
+				// A node held by another bind's live lock is out for this moment: a bind there would fail.
+				if why := s.lockedReason(locks[ns.Node], ns.Node, args.Pod, now); why != "" {
+					res.FailedNodes[ns.Node] = why
+					continue
+				}
 				fits[ns.Node] = true
 			case unresolvable(ns.Code):
 				res.FailedAndUnresolvableNodes[ns.Node] = ns.Reason
@@ -90,6 +101,17 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, res)
 }
 
+// candidatesBounded answers 400 when the request names more candidate nodes than the cluster could have
+// (kube-scheduler offers each node once): the work and the answer stay proportional to the cluster.
+func (s *Server) candidatesBounded(w http.ResponseWriter, names []string) bool {
+	nodes, _ := s.state.NodeStats()
+	if limit := 2*nodes + 64; len(names) > limit {
+		http.Error(w, fmt.Sprintf("the request names %d candidate nodes; the cluster has %d", len(names), nodes), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
 // unresolvable codes cannot change by preempting pods, so kube-scheduler need not try.
 func unresolvable(c engine.Code) bool {
 	switch c {
@@ -114,6 +136,9 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	names := candidates(&args)
+	if !s.candidatesBounded(w, names) {
+		return
+	}
 	out := make(extenderv1.HostPriorityList, 0, len(names))
 	if args.Pod == nil {
 		writeJSON(w, out)

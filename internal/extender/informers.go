@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -81,4 +82,30 @@ func stripManagedFields(o any) (any, error) {
 		m.SetManagedFields(nil)
 	}
 	return o, nil
+}
+
+// Clients are the extender's API clients, each with its own rate budget: Bind for binds (lock, placement,
+// binding, rollback), Watch for the informers' lists and watches (a relist after an API server restart does
+// not take the binds' budget), Events for the pending-reason events (EventQPS, EventBurst).
+type Clients struct {
+	Bind, Watch, Events kubernetes.Interface
+}
+
+// NewClients builds the extender's clients from one configuration, Bind and Watch with qps and burst.
+func NewClients(rc *rest.Config, qps float32, burst int) (Clients, error) {
+	mk := func(q float32, b int) (kubernetes.Interface, error) {
+		c := rest.CopyConfig(rc)
+		c.QPS, c.Burst, c.RateLimiter = q, b, nil
+		return kubernetes.NewForConfig(c)
+	}
+	var cs Clients
+	var err error
+	if cs.Bind, err = mk(qps, burst); err != nil {
+		return cs, err
+	}
+	if cs.Watch, err = mk(qps, burst); err != nil {
+		return cs, err
+	}
+	cs.Events, err = mk(EventQPS, EventBurst)
+	return cs, err
 }

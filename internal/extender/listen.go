@@ -97,10 +97,10 @@ func (s *Server) handlers(c ServeConfig) (main, webhook http.Handler) {
 	if c.ClientCAFile != "" {
 		guard = func(h http.HandlerFunc) http.HandlerFunc { return clientAuth(c.AllowedCNs, h) }
 	}
-	hook := guard(s.timed("webhook", s.handleWebhook))
+	hook := guard(s.timed("webhook", s.webhookBodyLimit, s.handleWebhook))
 	if c.WebhookAddr != "" {
 		hook = forbidden("the webhook is served on its own listener " + c.WebhookAddr)
-		whook := s.timed("webhook", s.handleWebhook)
+		whook := s.timed("webhook", s.webhookBodyLimit, s.handleWebhook)
 		if c.WebhookClientCAFile != "" {
 			whook = clientAuth(nil, whook)
 		}

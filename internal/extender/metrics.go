@@ -61,6 +61,12 @@ func (m *Metrics) decision(v *engine.Verdict) {
 	}
 }
 
+// rollback counts a failed bind taken back.
+func (m *Metrics) rollback() { m.binds.WithLabelValues("rolled_back").Inc() }
+
+// alreadyBound counts a bind refused because the pod is bound, or being bound, already.
+func (m *Metrics) alreadyBound() { m.binds.WithLabelValues("already_bound").Inc() }
+
 func (m *Metrics) bindResult(ok bool) {
 	if ok {
 		m.binds.WithLabelValues("bound").Inc()

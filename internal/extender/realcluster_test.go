@@ -55,6 +55,12 @@ func xtStartLiveExtender(t testing.TB, client kubernetes.Interface, tlsServer bo
 	opts := extender.DefaultOptions()
 	opts.ReleaseLockAfterBind = true
 	opts.EventInterval = 10 * time.Second
+	return xtStartLiveExtenderWith(t, client, opts, tlsServer)
+}
+
+// xtStartLiveExtenderWith is xtStartLiveExtender with the given options.
+func xtStartLiveExtenderWith(t testing.TB, client kubernetes.Interface, opts extender.Options, tlsServer bool) *xtLiveExtender {
+	t.Helper()
 	x := &xtLiveExtender{t: t, client: client, opts: opts}
 	x.start()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -98,6 +104,7 @@ func (x *xtLiveExtender) start() {
 			x.t.Fatalf("extender Volcano informers: on %v, %v", on, err)
 		}
 	}
+	go srv.RunJanitor(ctx, time.Second) // as serve-extender runs it
 	x.handler, x.state, x.cancel, x.factory = srv.Handler(), state, cancel, f
 }
 

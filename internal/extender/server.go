@@ -28,17 +28,39 @@ type Options struct {
 	// releases it after Allocate; without one (tests, or nodes that never consume it) the lock would stall
 	// the node for its 5-minute expiry.
 	ReleaseLockAfterBind bool
-	// MaxBodyBytes bounds a request body (kube-scheduler sends every candidate node without a node cache).
+	// MaxBodyBytes bounds the body of a scheduler verb (filter, prioritize, bind); 0 sizes it from the cluster:
+	// one pod (3 MiB, the API server's own limit) plus twice the node count times the longest node name and
+	// its JSON punctuation (kube-scheduler with nodeCacheCapable sends node names only). Set it when
+	// kube-scheduler sends whole Node objects (nodeCacheCapable: false). /webhook takes at most 3 MiB.
 	MaxBodyBytes int64
 	// EventInterval is the least time between two pending-reason events for one pod.
 	EventInterval time.Duration
 	// IsLeader says whether this replica may bind; nil means always.
 	IsLeader func() bool
+	// BindTimeout bounds a bind's own API calls; a placement or lock of an unbound pod that no bind here works
+	// on is abandoned after it (the janitor takes it back, and other binds take the lock over).
+	BindTimeout time.Duration
+	// RollbackTimeout bounds the rollback of a failed bind, retried until done on a context of its own.
+	RollbackTimeout time.Duration
+	// EventClient writes the pending-reason events, on an API budget of its own so that events never delay a
+	// bind; nil uses the bind client.
+	EventClient kubernetes.Interface
 }
+
+// API client budgets of serve-extender (--kube-api-qps, --kube-api-burst): a bind takes three or four API
+// calls, so 500 requests/s binds well over 100 pods/s; events have a budget of their own.
+const (
+	DefaultKubeAPIQPS   = 500
+	DefaultKubeAPIBurst = 1000
+	EventQPS            = 20
+	EventBurst          = 40
+	// WebhookMaxBodyBytes is the API server's own request limit (3 MiB): an AdmissionReview is never larger.
+	WebhookMaxBodyBytes = 3 << 20
+)
 
 // DefaultOptions are the defaults of `kubectl hami serve-extender`.
 func DefaultOptions() Options {
-	return Options{SchedulerName: "hami-scheduler", MaxBodyBytes: 64 << 20, EventInterval: time.Minute}
+	return Options{SchedulerName: "hami-scheduler", EventInterval: time.Minute, BindTimeout: 10 * time.Second, RollbackTimeout: 5 * time.Minute}
 }
 
 // Server answers kube-scheduler's extender calls and HAMi's admission webhook.
@@ -50,7 +72,7 @@ type Server struct {
 	now     func() time.Time
 	metrics *Metrics
 	events  *eventLimiter
-	// nodeTurns holds a *sync.Mutex per node name: binds to one node take turns.
+	// nodeTurns holds a *turn per node name: binds to one node take turns.
 	nodeTurns sync.Map
 	// recent is the last filter verdict, which the prioritize call that follows may reuse.
 	recent recentVerdict
@@ -58,33 +80,46 @@ type Server struct {
 	// (a small *corev1.Node); writes counts them, to prune now and then.
 	nodeWrites sync.Map
 	writes     atomic.Int64
+	// flights holds a *bindFlight per pod namespace/name being bound (or rolled back, or swept).
+	flights sync.Map
+	// futureLocks holds a lockSeen per node whose lock is dated in the future.
+	futureLocks sync.Map
+	// eventSlots bounds the event writes in flight: one more is dropped, never queued.
+	eventSlots chan struct{}
 }
 
 // NewServer builds a server over the state. client is used by bind and for events.
 func NewServer(state *State, client kubernetes.Interface, opts Options, log *slog.Logger, now func() time.Time) *Server {
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultOptions().MaxBodyBytes
+	d := DefaultOptions()
+	if opts.BindTimeout <= 0 {
+		opts.BindTimeout = d.BindTimeout
+	}
+	if opts.RollbackTimeout <= 0 {
+		opts.RollbackTimeout = d.RollbackTimeout
+	}
+	if opts.EventClient == nil {
+		opts.EventClient = client
 	}
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Server{state: state, client: client, opts: opts, log: log, now: now,
-		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval)}
+		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval), eventSlots: make(chan struct{}, 16)}
 }
 
 // Handler routes the extender's endpoints, with no client authentication.
 func (s *Server) Handler() http.Handler {
 	open := func(h http.HandlerFunc) http.HandlerFunc { return h }
-	return s.routes(open, s.timed("webhook", s.handleWebhook))
+	return s.routes(open, s.timed("webhook", s.webhookBodyLimit, s.handleWebhook))
 }
 
 // routes builds the main listener's mux: guard wraps the scheduler verbs, webhook serves POST /webhook.
 // /healthz, /readyz and /metrics stay open.
 func (s *Server) routes(guard func(http.HandlerFunc) http.HandlerFunc, webhook http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /filter", guard(s.timed("filter", s.handleFilter)))
-	mux.HandleFunc("POST /prioritize", guard(s.timed("prioritize", s.handlePrioritize)))
-	mux.HandleFunc("POST /bind", guard(s.timed("bind", s.handleBind)))
+	mux.HandleFunc("POST /filter", guard(s.timed("filter", s.schedulerBodyLimit, s.handleFilter)))
+	mux.HandleFunc("POST /prioritize", guard(s.timed("prioritize", s.schedulerBodyLimit, s.handlePrioritize)))
+	mux.HandleFunc("POST /bind", guard(s.timed("bind", s.schedulerBodyLimit, s.handleBind)))
 	mux.HandleFunc("POST /webhook", webhook)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -104,19 +139,52 @@ func (s *Server) routes(guard func(http.HandlerFunc) http.HandlerFunc, webhook h
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }
 
-// timed records the latency of a verb.
-func (s *Server) timed(verb string, h http.HandlerFunc) http.HandlerFunc {
+// timed bounds the body of a verb and records its latency.
+func (s *Server) timed(verb string, limit func() int64, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		max := limit()
+		if r.ContentLength > max {
+			http.Error(w, fmt.Sprintf("the request body of %d bytes is over the limit of %d", r.ContentLength, max), http.StatusRequestEntityTooLarge)
+			s.metrics.observe(verb, time.Since(start))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
 		h(w, r)
 		s.metrics.observe(verb, time.Since(start))
 	}
 }
 
-// decode reads a JSON body into v, answering 400 (or 413) itself on failure.
+// podBodyBytes is what a scheduler verb's body may spend on the pod: the API server's request limit.
+const podBodyBytes = 3 << 20
+
+// schedulerBodyLimit is MaxBodyBytes, or when it is 0 one pod plus twice (headroom for nodes joining) the
+// node count times the longest node name with its quotes and comma.
+func (s *Server) schedulerBodyLimit() int64 {
+	if s.opts.MaxBodyBytes > 0 {
+		return s.opts.MaxBodyBytes
+	}
+	nodes, longest := s.state.NodeStats()
+	return podBodyBytes + 2*int64(nodes+16)*int64(longest+4)
+}
+
+// webhookBodyLimit is the API server's own limit, or MaxBodyBytes when that is smaller.
+func (s *Server) webhookBodyLimit() int64 {
+	if s.opts.MaxBodyBytes > 0 {
+		return min(s.opts.MaxBodyBytes, WebhookMaxBodyBytes)
+	}
+	return WebhookMaxBodyBytes
+}
+
+// decode reads a JSON body into v, answering 400 (or 413) itself on failure. The body is read into one
+// buffer of its announced length (bounded by the limit), so reading holds the body once.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(r.Body)
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= 64<<20 {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r.Body)
+	body := buf.Bytes()
 	if err == nil {
 		// json-iterator decodes kube-scheduler's thousands of node names several times faster than
 		// encoding/json, with the same rules; it also refuses anything after the one JSON value, which

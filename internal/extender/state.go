@@ -1,6 +1,7 @@
 package extender
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -19,6 +20,13 @@ type State struct {
 	// assumed holds pods this extender bound whose annotated version the informer has not delivered yet.
 	assumed map[string]assumption
 	synced  bool
+	// objects are the pods as the informer last delivered them (shared with its cache, never modified): bind
+	// reserves from them without a round trip to the API server, filter sends events only for pods that exist.
+	objects map[string]*corev1.Pod
+	// locks holds each node's hami.io/mutex.lock as the informer last delivered it; longest is the longest
+	// node name seen (it sizes the scheduler verbs' body limit).
+	locks   map[string]string
+	longest int
 }
 
 type assumption struct {
@@ -31,7 +39,7 @@ const assumeTTL = 2 * time.Minute
 
 // NewState returns an empty state with the engine configuration.
 func NewState(cfg engine.Config) *State {
-	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}}
+	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}, objects: map[string]*corev1.Pod{}, locks: map[string]string{}}
 }
 
 // Read runs f with the cluster under a read lock.
@@ -53,6 +61,12 @@ func (s *State) SetNode(n *corev1.Node) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cluster.SetNode(n)
+	if l := n.Annotations[codec.NodeLockAnnotation]; l != "" {
+		s.locks[n.Name] = l
+	} else {
+		delete(s.locks, n.Name)
+	}
+	s.longest = max(s.longest, len(n.Name))
 }
 
 // RemoveNode forgets a node.
@@ -60,6 +74,7 @@ func (s *State) RemoveNode(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cluster.RemoveNode(name)
+	delete(s.locks, name)
 }
 
 // SetQuota records a ResourceQuota.
@@ -82,6 +97,7 @@ func (s *State) SetPod(p *corev1.Pod, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := p.Namespace + "/" + p.Name
+	s.objects[key] = p
 	if a, ok := s.assumed[key]; ok {
 		if p.Annotations[codec.PodNodeAnnotation] == "" && p.DeletionTimestamp == nil && now.Sub(a.at) < assumeTTL {
 			return // an older view of a pod we just bound
@@ -96,6 +112,7 @@ func (s *State) RemovePod(namespace, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.assumed, namespace+"/"+name)
+	delete(s.objects, namespace+"/"+name)
 	s.cluster.RemovePod(namespace, name)
 }
 
@@ -116,12 +133,20 @@ func (s *State) Synced() bool {
 // Reserve re-evaluates a pod on one node and, when it fits, assumes the placement in the same critical
 // section, so two binds racing for the same GPU share cannot both win. It returns the verdict, the pod with
 // HAMi's annotations and an undo function (nil when the pod does not fit).
-func (s *State) Reserve(pod *corev1.Pod, node string, now time.Time) (*engine.Verdict, *corev1.Pod, func()) {
+//
+// A pod this extender bound and the informer has not delivered bound yet is refused (errAssumed): binding it
+// again would replace its counted placement with another one.
+func (s *State) Reserve(pod *corev1.Pod, node string, now time.Time) (*engine.Verdict, *corev1.Pod, func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	key := pod.Namespace + "/" + pod.Name
+	if a, ok := s.assumed[key]; ok && now.Sub(a.at) < assumeTTL {
+		return nil, nil, nil, fmt.Errorf("pod %s is already bound to node %s (by this extender, %s ago); nothing changed",
+			key, a.pod.Spec.NodeName, now.Sub(a.at).Round(time.Millisecond))
+	}
 	v := s.cluster.Evaluate(pod, engine.EvalOptions{Now: now, Nodes: []string{node}})
 	if !v.Fits || v.Placement == nil {
-		return v, nil, nil
+		return v, nil, nil, nil
 	}
 	placed := pod.DeepCopy()
 	if placed.Annotations == nil {
@@ -135,7 +160,6 @@ func (s *State) Reserve(pod *corev1.Pod, node string, now time.Time) (*engine.Ve
 	}
 	placed.Labels[codec.PodNodeAnnotation] = node
 	placed.Spec.NodeName = node
-	key := pod.Namespace + "/" + pod.Name
 	s.assumed[key] = assumption{pod: placed, at: now}
 	s.cluster.SetPod(placed)
 	return v, placed, func() {
@@ -143,5 +167,39 @@ func (s *State) Reserve(pod *corev1.Pod, node string, now time.Time) (*engine.Ve
 		defer s.mu.Unlock()
 		delete(s.assumed, key)
 		s.cluster.SetPod(pod)
+	}, nil
+}
+
+// Pod is the pod namespace/name as the informer last delivered it, or nil. It must not be modified.
+func (s *State) Pod(namespace, name string) *corev1.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.objects[namespace+"/"+name]
+}
+
+// Pods calls f for every pod the informer delivered, under the read lock (f must not call the State).
+func (s *State) Pods(f func(p *corev1.Pod)) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, p := range s.objects {
+		f(p)
 	}
+}
+
+// NodeLocks copies every node's hami.io/mutex.lock as the informer last delivered it.
+func (s *State) NodeLocks() map[string]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string]string, len(s.locks))
+	for k, v := range s.locks {
+		out[k] = v
+	}
+	return out
+}
+
+// NodeStats is the number of nodes and the longest node name seen.
+func (s *State) NodeStats() (nodes, longest int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.cluster.NodeNames()), s.longest
 }

@@ -84,6 +84,10 @@ type Env struct {
 	apiserverArgs []string
 	mu            sync.Mutex
 	schedulers    int
+	// apiserver, apiserverBin and etcd let RestartAPIServer start the apiserver again on its port.
+	apiserver    *process
+	apiserverBin string
+	etcd         *process
 }
 
 // Option configures Start.
@@ -176,9 +180,11 @@ func Start(t testing.TB, opts ...Option) *Env {
 	if err := e.writeCredentials(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.startAPIServer(t, bins[1], etcd); err != nil {
+	apiserver, err := e.startAPIServer(t, bins[1], etcd, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	e.apiserver, e.apiserverBin, e.etcd = apiserver, bins[1], etcd
 	if err := e.buildClients(); err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +273,18 @@ func (e *Env) startEtcd(t testing.TB, bin string) (*process, error) {
 	}, etcdReadyTimeout)
 }
 
-func (e *Env) startAPIServer(t testing.TB, bin string, etcd *process) (*process, error) {
+// startAPIServer starts kube-apiserver on port, or on a free port when port is 0.
+func (e *Env) startAPIServer(t testing.TB, bin string, etcd *process, port int) (*process, error) {
 	return e.startWithPortRetry(t, "kube-apiserver", bin, func() ([]string, error) {
 		if etcd.exited() {
 			return nil, etcd.exitError()
 		}
-		ports, err := freePorts(1)
-		if err != nil {
-			return nil, err
+		ports := []int{port}
+		if port == 0 {
+			var err error
+			if ports, err = freePorts(1); err != nil {
+				return nil, err
+			}
 		}
 		e.APIServerURL = fmt.Sprintf("https://127.0.0.1:%d", ports[0])
 		args := []string{

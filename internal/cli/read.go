@@ -29,6 +29,7 @@ type readFlags struct {
 	snapshotPath    string
 	demo            bool
 	deviceConfigMap string
+	schedulerName   string
 	// client and dynamic are set once load has connected to a live cluster.
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
@@ -37,6 +38,7 @@ type readFlags struct {
 func (r *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON) instead of the cluster")
 	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
+	cmd.Flags().StringVar(&r.schedulerName, "scheduler-name", engine.DefaultSchedulerName, "HAMi's scheduler profile: only pods addressed to it get HAMi's gates; volcano's get the standard checks and the queue's card quota, others the standard checks")
 	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
 }
 
@@ -100,10 +102,13 @@ func (r *readFlags) namespace() string {
 }
 
 // cluster builds the engine model and reports bad input as warnings that name the object and field.
-func cluster(s *snapshot.Snapshot, cm string, errOut io.Writer) (*engine.Cluster, engine.Config) {
-	cfg, err := s.Config(cm)
+func cluster(s *snapshot.Snapshot, r *readFlags, errOut io.Writer) (*engine.Cluster, engine.Config) {
+	cfg, err := s.Config(r.deviceConfigMap)
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: %v\n", err)
+	}
+	if r.schedulerName != "" {
+		cfg.SchedulerName = r.schedulerName
 	}
 	c, problems := s.Cluster(cfg)
 	warnProblems(errOut, problems)

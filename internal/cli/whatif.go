@@ -206,7 +206,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	if o.File == "" {
 		renameResources(o.pod, cfg)
 	}

@@ -107,7 +107,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
 		}
 	}
-	c, cfg := cluster(s, o.read.deviceConfigMap, o.streams.ErrOut)
+	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: pod.Namespace + "/" + pod.Name, Phase: string(pod.Status.Phase), Problems: c.Problems()}
 	for _, e := range s.EventsFor(o.Namespace, o.Pod) {
 		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: eventLast(e), Message: e.Message})

@@ -34,6 +34,11 @@ type Config struct {
 	// CardQuota switches the Volcano card-model quota gate: CardQuotaEnforce (the default) or CardQuotaOff
 	// (numbers still shown, nodes not filtered).
 	CardQuota string `json:"cardQuota,omitempty"`
+
+	// SchedulerName is HAMi's scheduler profile. When set, only pods addressed to it (or naming none) get HAMi's
+	// gates; the others get their own scheduler's checks. Empty (the extender's setting: kube-scheduler sends
+	// it only its own pods) judges every pod as HAMi's.
+	SchedulerName string `json:"schedulerName,omitempty"`
 }
 
 // Card quota switch values.

@@ -122,6 +122,7 @@ type Cluster struct {
 	cardPods  map[string]*cardPod
 	volcano   bool
 	cards     cardCache
+	kube      kubeWorld
 	version   uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
@@ -214,6 +215,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	}
 	c.gpuCount += len(node.GPUs)
 	c.nodes[n.Name] = node
+	c.trackKubeNode(n)
 	for _, p := range c.byNode[n.Name] {
 		c.applyToNode(node, p, +1)
 	}
@@ -229,6 +231,7 @@ func (c *Cluster) RemoveNode(name string) {
 		return
 	}
 	delete(c.nodes, name)
+	c.untrackKubeNode(name)
 	c.gpuCount -= len(old.GPUs)
 	if len(old.Cards) > 0 {
 		c.invalidateCards()
@@ -335,6 +338,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
+	c.trackKubePod(pod)
 	alloc, probs := podAllocation(pod, c.cfg)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
@@ -362,6 +366,7 @@ func (c *Cluster) RemovePod(namespace, name string) {
 	c.version++
 	key := namespace + "/" + name
 	delete(c.problems, "Pod/"+key)
+	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)
 		delete(c.cardPods, key)

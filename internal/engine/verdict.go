@@ -95,7 +95,7 @@ type Verdict struct {
 	// verdict of theirs, like one for a pod with no GPU HAMi manages, has no Placement: HAMi chooses no GPU.
 	Scheduler string `json:"scheduler,omitempty"`
 	// NotHAMi is set when another scheduler than HAMi's profile decides the pod.
-	NotHAMi      bool           `json:"notHAMi,omitempty"`
+	NotHAMi bool `json:"notHAMi,omitempty"`
 	// Routing says, for a pod that asks for HAMi's resources but is addressed to another scheduler, why no
 	// node will ever fit; it comes first on every surface.
 	Routing      string         `json:"routing,omitempty"`

@@ -30,13 +30,14 @@ type readFlags struct {
 	demo            bool
 	deviceConfigMap string
 	schedulerName   string
+	stdin           io.Reader // --snapshot - and -f -
 	// client and dynamic are set once load has connected to a live cluster.
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
 }
 
 func (r *readFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON) instead of the cluster")
+	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON; - for standard input) instead of the cluster")
 	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
 	cmd.Flags().StringVar(&r.schedulerName, "scheduler-name", engine.DefaultSchedulerName, "HAMi's scheduler profile: only pods addressed to it get HAMi's gates; volcano's get the standard checks and the queue's card quota, others the standard checks")
 	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
@@ -59,6 +60,8 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	switch {
 	case r.demo:
 		return snapshot.Parse(examples.DemoCluster, "demo-cluster.yaml (embedded)")
+	case r.snapshotPath == "-":
+		return snapshot.LoadReader(r.stdin, "standard input")
 	case r.snapshotPath != "":
 		return snapshot.LoadFile(r.snapshotPath)
 	}

@@ -310,6 +310,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		}
 		pod, changes := engine.Admit(p.pod, cfg)
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
+		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Verdict: v, Wanted: p.count,
 			Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
 		if !v.Fits || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {

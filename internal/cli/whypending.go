@@ -116,6 +116,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 		return o.placed(c, pod, out)
 	}
 	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes, DetailAll: o.Output == "json" || o.Output == "yaml"})
+	c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 	out.Verdict = v
 	out.Kubernetes = kubeChecks(s, pod, cfg)
 	if o.Output == "json" || o.Output == "yaml" {

@@ -112,7 +112,9 @@ type Verdict struct {
 	Card         *CardStatus    `json:"card,omitempty"`    // Volcano card-model quota, when the pod names a card and a queue
 	Enqueue      *EnqueueStatus `json:"enqueue,omitempty"` // the job-level enqueue check, when the pod's PodGroup waits for it
 	Hints        []string       `json:"hints,omitempty"`
-	Problems     []Problem      `json:"problems,omitempty"`
+	// Fixes are the changes the engine proved (Cluster.ProveFixes), each evaluated on a copy of the world.
+	Fixes    []Fix     `json:"fixes,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
 }
 
 // NodeStatus returns the status of the named node, or nil.

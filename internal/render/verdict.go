@@ -89,13 +89,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	}
 	quota(p, v.Quota, in.KubeQuotaUsed)
 	cardQuota(p, v)
-	if len(v.Hints) > 0 {
-		p.blank()
-		p.line("What would make it fit:")
-		for _, h := range v.Hints {
-			p.line("  - %s", h)
-		}
-	}
+	fixes(p, v)
 	if in.Wide {
 		nodeTable(p, v, in.Kube)
 	}
@@ -366,4 +360,27 @@ func otherScheduler(p *printer, in VerdictInput) error {
 	}
 	events(p, in.Events, in.Now)
 	return p.err
+}
+
+// fixes writes "What would make it fit": the changes the engine proved first (each evaluated on a copy of the
+// world: sufficient, or not enough and what blocks next), then the hints it could not turn into a change.
+func fixes(p *printer, v *engine.Verdict) {
+	if len(v.Fixes) == 0 && len(v.Hints) == 0 {
+		return
+	}
+	p.blank()
+	p.line("What would make it fit:")
+	for _, f := range v.Fixes {
+		if f.Sufficient {
+			p.line("  - %s", f.Text())
+		}
+	}
+	for _, f := range v.Fixes {
+		if !f.Sufficient {
+			p.line("  - %s", f.Text())
+		}
+	}
+	for _, h := range v.Hints {
+		p.line("  - %s", h)
+	}
 }

@@ -55,6 +55,9 @@ func TestDemoFixesAreProven(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, w := range f.With {
+				applyFix(t, s, p.Namespace+"/"+p.Name, w)
+			}
 			pod := applyFix(t, s, p.Namespace+"/"+p.Name, f)
 			cfg, _ := s.Config(snapshot.DefaultDeviceConfigMap)
 			c, _ := s.Cluster(cfg)

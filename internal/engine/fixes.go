@@ -21,10 +21,25 @@ type Fix struct {
 	Node string `json:"node,omitempty"`
 	// Then is the deciding reason after the change when it is not enough: "CardInsufficientCore on gpu-a100-02".
 	Then string `json:"then,omitempty"`
+	// With are changes applied before this one: a fix that is needed only once another one lets the pod past
+	// an earlier gate ("with the card quota raised, raise the namespace quota too").
+	With []Fix `json:"with,omitempty"`
+
+	queue, card string // a card-quota fix's change, to apply it again under another
+	want        int64
 }
 
 // Text is the fix as a line of "What would make it fit".
 func (f Fix) Text() string {
+	if len(f.With) > 0 {
+		var parts []string
+		for _, w := range f.With {
+			parts = append(parts, w.What+" ("+w.Object+" "+w.Field+": "+w.From+" -> "+w.To+")")
+		}
+		g := f
+		g.With = nil
+		return "together with " + strings.Join(parts, " and ") + ": " + g.Text()
+	}
 	if f.Sufficient {
 		s := f.What + " (" + f.Object + " " + f.Field + ": " + f.From + " -> " + f.To + ")"
 		if f.Node != "" {
@@ -55,6 +70,16 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	}
 	if f := c.cardFix(pod, v, eval); f != nil {
 		fixes = append(fixes, *f)
+		if !f.Sufficient && strings.HasPrefix(f.Then, string(ResourceQuotaNotFit)+" ") {
+			// The card quota was the first gate; with it raised, the namespace quota decides: prove both.
+			c.withCardQuota(f.queue, f.card, f.want, func() {
+				after := eval(pod)
+				if q := c.quotaFix(pod, after, eval); q != nil {
+					q.With = []Fix{*f}
+					fixes = append(fixes, *q)
+				}
+			})
+		}
 	}
 	// Pod-side changes.
 	for _, f := range []func() *Fix{
@@ -207,19 +232,34 @@ func (c *Cluster) cardFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *V
 		return nil
 	}
 	want := alt.Used + alt.Need
+	var after *Verdict
+	c.withCardQuota(s.Queue, alt.Card, want, func() { after = eval(pod) })
+	f := outcome(&Fix{What: fmt.Sprintf("raise queue %s's card quota for %s", s.Queue, alt.Card), Object: "Queue " + s.Queue,
+		Field: "metadata.annotations[volcano.sh/card.quota][" + alt.Card + "]", From: fmt.Sprint(alt.Quota), To: fmt.Sprint(want)}, after)
+	f.queue, f.card, f.want = s.Queue, alt.Card, want
+	return f
+}
+
+// withCardQuota runs fn with the queue's card quota for card set to n, then restores the queue.
+func (c *Cluster) withCardQuota(queue, card string, n int64, fn func()) {
+	old := c.queues[queue]
+	if old == nil {
+		fn()
+		return
+	}
 	q := *old
 	q.CardQuota = map[string]int64{}
-	for k, n := range old.CardQuota {
-		q.CardQuota[k] = n
+	for k, v := range old.CardQuota {
+		q.CardQuota[k] = v
 	}
-	q.CardQuota[alt.Card], q.HasCardQuota = want, true
-	c.queues[s.Queue] = &q
+	q.CardQuota[card], q.HasCardQuota = n, true
+	c.queues[queue] = &q
 	c.invalidateCards()
-	after := eval(pod)
-	c.queues[s.Queue] = old
-	c.invalidateCards()
-	return outcome(&Fix{What: fmt.Sprintf("raise queue %s's card quota for %s", s.Queue, alt.Card), Object: "Queue " + s.Queue,
-		Field: "metadata.annotations[volcano.sh/card.quota][" + alt.Card + "]", From: fmt.Sprint(alt.Quota), To: fmt.Sprint(want)}, after)
+	defer func() {
+		c.queues[queue] = old
+		c.invalidateCards()
+	}()
+	fn()
 }
 
 // filterFix drops the pod's type or UUID filters when GPUs are excluded only by them.

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
@@ -69,6 +73,21 @@ func checkWorldViews(t *testing.T, seed uint64, w *snapshot.Snapshot) int {
 		}
 		if size[0] != 200 {
 			continue
+		}
+		// One verdict per pod: the Pending view's reason is what top and why-pending compute from the same objects.
+		cfg, _ := w.Config(snapshot.DefaultDeviceConfigMap)
+		ref, _ := w.Cluster(cfg)
+		pods := map[string]*corev1.Pod{}
+		for _, p := range w.Pods {
+			pods[p.Namespace+"/"+p.Name] = p
+		}
+		for _, p := range m.data.Pending {
+			if pod := pods[p.Key()]; pod != nil {
+				want := render.OneLine(ref.Evaluate(pod, engine.EvalOptions{Now: worldgen.Epoch.Add(time.Hour)}))
+				if got := m.reason(p); got != want {
+					t.Errorf("seed %d: %s: the UI says %q, top %q", seed, p.Key(), got, want)
+				}
+			}
 		}
 		for _, p := range m.data.Pending {
 			press(m, "4", ":", "pending "+p.Namespace+"/"+p.Name, "enter", "enter")

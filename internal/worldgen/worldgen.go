@@ -368,11 +368,12 @@ func (g *gen) pod(i int) {
 }
 
 // place binds a HAMi pod to a HAMi node with a plausible allocation (which may oversubscribe: the reader must
-// cope with what a cluster holds).
+// cope with what a cluster holds). MIG nodes get no running pods: a real one's usage always comes with its
+// hami.io/vgpu-mig-allocations, and usage without them would make a MIG GPU look free to whole profiles.
 func (g *gen) place(p *corev1.Pod) {
 	var cands []genNode
 	for _, n := range g.nodes {
-		if n.hami && len(n.gpus) > 0 {
+		if n.hami && len(n.gpus) > 0 && n.gpus[0].Mode != "mig" {
 			cands = append(cands, n)
 		}
 	}

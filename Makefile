@@ -9,7 +9,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools soak soak-extender
+.PHONY: all build test unit lint bench fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds
 .PHONY: dist krew-manifest test-release completion
 
 all: build
@@ -60,14 +60,25 @@ fuzz:
 		done; \
 	done
 
-# soak: the long fault runs on the real control plane (minutes), kept out of `make test`.
-soak: soak-extender
+# soak: the long runs kept out of `make test`: fault runs on the real control plane and generated worlds.
+soak: soak-extender soak-worlds
 
 # soak-extender: the shipped serve-extender behind kube-scheduler, a burst of GPU pods and mid-burst a
 # SIGKILL of the extender or a kube-apiserver restart; see docs/benchmarks.md (fault recovery).
 soak-extender: k8s-binaries
 	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) KUBECTL_HAMI_SOAK=1 \
 		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/
+
+# soak-worlds: WORLDS generated clusters (from WORLD_SEED) through every surface: the commands, the terminal
+# UI's views and drills, the extender's filter/prioritize/bind. A failure names its seed: rerun it with
+# WORLD_SEED=<seed> WORLDS=1.
+WORLDS ?= 10000
+WORLD_SEED ?= 1
+soak-worlds:
+	@mkdir -p bin
+	@WORLDS=$(WORLDS) WORLD_SEED=$(WORLD_SEED) $(GO) test -count=1 -timeout 0 -v -run 'TestGeneratedWorlds' \
+		./internal/cli/ ./internal/tui/ ./internal/extender/ > bin/soak-worlds.log 2>&1; status=$$?; \
+		grep -E '^(--- |ok|FAIL)|worlds from seed|seed [0-9]+' bin/soak-worlds.log; exit $$status
 
 clean:
 	rm -rf bin dist

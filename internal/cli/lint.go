@@ -93,7 +93,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		return err
 	}
 	// The engine's input problems are findings of their own here, so they are not printed twice as warnings.
-	c, cfg := o.read.cluster(s, io.Discard)
+	c, cfg := cluster(s, o.read, io.Discard)
 	all := lint.Run(s, c, cfg)
 	errs, _, _ := lint.Count(all)
 	shown := filterSeverity(all, lint.Severity(o.MinSeverity))

@@ -30,15 +30,18 @@ type readFlags struct {
 	demo            bool
 	deviceConfigMap string
 	// hamiVersion is the HAMi version whose scheduler runs beside (or instead of) kubectl-hami.
-	hamiVersion string
+	hamiVersion   string
+	schedulerName string
+	stdin         io.Reader // --snapshot - and -f -
 	// client and dynamic are set once load has connected to a live cluster.
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
 }
 
 func (r *readFlags) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON) instead of the cluster")
+	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON; - for standard input) instead of the cluster")
 	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
+	cmd.Flags().StringVar(&r.schedulerName, "scheduler-name", engine.DefaultSchedulerName, "HAMi's scheduler profile: only pods addressed to it get HAMi's gates; volcano's get the standard checks and the queue's card quota, others the standard checks")
 	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
 	cmd.Flags().StringVar(&r.hamiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose scheduler runs in the cluster: nodes whose annotations it cannot read are flagged")
 }
@@ -65,6 +68,8 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	switch {
 	case r.demo:
 		return snapshot.Parse(examples.DemoCluster, "demo-cluster.yaml (embedded)")
+	case r.snapshotPath == "-":
+		return snapshot.LoadReader(r.stdin, "standard input")
 	case r.snapshotPath != "":
 		return snapshot.LoadFile(r.snapshotPath)
 	}
@@ -107,23 +112,18 @@ func (r *readFlags) namespace() string {
 	return "default"
 }
 
-// cluster builds the engine model and reports bad input as warnings that name the object and field.
-func cluster(s *snapshot.Snapshot, cm string, errOut io.Writer) (*engine.Cluster, engine.Config) {
-	return clusterFor(s, cm, "", errOut)
-}
-
-// cluster is the engine model of the snapshot with the flags' HAMi ConfigMap and version.
-func (r *readFlags) cluster(s *snapshot.Snapshot, errOut io.Writer) (*engine.Cluster, engine.Config) {
-	return clusterFor(s, r.deviceConfigMap, r.hamiVersion, errOut)
-}
-
-func clusterFor(s *snapshot.Snapshot, cm, hamiVersion string, errOut io.Writer) (*engine.Cluster, engine.Config) {
-	cfg, err := s.Config(cm)
+// cluster builds the engine model with the flags' HAMi ConfigMap, scheduler profile and HAMi version, and reports
+// bad input as warnings that name the object and field.
+func cluster(s *snapshot.Snapshot, r *readFlags, errOut io.Writer) (*engine.Cluster, engine.Config) {
+	cfg, err := s.Config(r.deviceConfigMap)
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: %v\n", err)
 	}
-	if hamiVersion != "" {
-		cfg.HAMiVersion = hamiVersion
+	if r.schedulerName != "" {
+		cfg.SchedulerName = r.schedulerName
+	}
+	if r.hamiVersion != "" {
+		cfg.HAMiVersion = r.hamiVersion
 	}
 	c, problems := s.Cluster(cfg)
 	warnProblems(errOut, problems)

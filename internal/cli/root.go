@@ -42,7 +42,7 @@ card-model quotas per queue), and runs as that scheduler's extender and as the n
 	root.SetErr(streams.ErrOut)
 	config := genericclioptions.NewConfigFlags(true)
 	config.AddFlags(root.PersistentFlags())
-	read := &readFlags{config: config}
+	read := &readFlags{config: config, stdin: streams.In}
 	root.AddCommand(
 		newVersionCommand(streams),
 		newWhyPendingCommand(read, streams, now),

@@ -146,7 +146,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) {
 		return o.runUI(ctx, s)
 	}
-	c, cfg := o.read.cluster(s, o.streams.ErrOut)
+	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	rows := pendingRows(s, c, cfg, o.now())
 	live := o.liveUsage(ctx)
 	if o.Output == "json" || o.Output == "yaml" {

@@ -18,7 +18,7 @@ func TestTopLiveUsageTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := cluster(s, snapshot.DefaultDeviceConfigMap, &bytes.Buffer{})
+	c, _ := cluster(s, &readFlags{deviceConfigMap: snapshot.DefaultDeviceConfigMap}, &bytes.Buffer{})
 	u := 0.57
 	live := &usage.Result{Agents: []usage.Agent{
 		{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agent.UsageReport{Node: "gpu-a100-01", GPUs: []agent.GPUUsage{

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
 // maxCopies bounds how many copies what-if places to count "how many fit now".
@@ -44,9 +47,16 @@ type WhatIfOptions struct {
 	Queue       string
 	Count       int
 	Nodes       []string
+	ExitCode    bool
 
 	namespace string
-	pod       *corev1.Pod
+	pods      []whatIfPod
+}
+
+// whatIfPod is one hypothetical pod: from the flags, or one workload of the manifest.
+type whatIfPod struct {
+	pod   *corev1.Pod
+	count int
 }
 
 func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
@@ -71,7 +81,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 	read.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
-	f.StringVarP(&o.File, "filename", "f", "", "a Pod, Deployment, StatefulSet, Job or ReplicaSet manifest (its template and replicas are used)")
+	f.StringVarP(&o.File, "filename", "f", "", "a manifest of Pods, Deployments, StatefulSets, Jobs or ReplicaSets, every document (their templates and replicas are used); - for standard input")
 	f.StringVar(&o.Name, "name", "what-if", "name of the hypothetical pod")
 	f.Int64Var(&o.GPUs, "gpus", 1, "GPUs per pod (nvidia.com/gpu)")
 	f.Int64Var(&o.GPUMem, "gpumem", 0, "GPU memory per GPU in MiB (nvidia.com/gpumem)")
@@ -82,51 +92,125 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 	f.StringVar(&o.Queue, "queue", "", "Volcano queue whose card quota the pod draws on (scheduling.volcano.sh/queue-name)")
 	f.IntVar(&o.Count, "count", 0, "copies wanted (default: the manifest's replicas, else 1)")
 	f.StringSliceVar(&o.Nodes, "node", nil, "show every gate for every GPU of these nodes")
+	f.BoolVar(&o.ExitCode, "exit-code", false, "exit 1 when a pod would not fit, or fewer copies fit than wanted (for CI)")
 	return cmd
 }
 
-// Complete builds the hypothetical pod from the flags or the manifest.
+// Complete builds the hypothetical pods from the flags or the manifest, and warns for every flag the manifest
+// makes irrelevant.
 func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
 	o.namespace = o.read.namespace()
 	if o.File != "" {
-		pod, replicas, err := podFromManifest(o.File)
+		pods, err := o.podsFromFile(cmd.Flags().Changed("namespace"))
 		if err != nil {
 			return err
 		}
-		if cmd.Flags().Changed("namespace") || pod.Namespace == "" {
-			pod.Namespace = o.namespace
+		o.pods = pods
+		for _, name := range []string{"gpus", "gpumem", "gpumem-percentage", "gpucores", "name"} {
+			if cmd.Flags().Changed(name) {
+				fmt.Fprintf(o.streams.ErrOut, "warning: --%s is ignored with -f: the manifest's pod template decides\n", name)
+			}
 		}
-		o.namespace = pod.Namespace
-		if o.Count == 0 {
-			o.Count = replicas
-		}
-		o.pod = pod
 	} else {
-		o.pod = o.podFromFlags()
+		o.pods = []whatIfPod{{pod: o.podFromFlags(), count: 1}}
 	}
-	if o.Count == 0 {
-		o.Count = 1
+	for i := range o.pods {
+		if o.Count > 0 {
+			o.pods[i].count = o.Count
+		}
+		if o.pods[i].count <= 0 {
+			o.pods[i].count = 1
+		}
 	}
 	for _, a := range o.Annotations {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
 			return fmt.Errorf("--annotation %q: want key=value", a)
 		}
-		if o.pod.Annotations == nil {
-			o.pod.Annotations = map[string]string{}
-		}
-		o.pod.Annotations[k] = v
+		o.annotate(k, v)
 	}
-	for k, v := range map[string]string{codec.CardNameAnnotation: o.Card, codec.QueueNameAnnotation: o.Queue} {
-		if v == "" {
-			continue
-		}
-		if o.pod.Annotations == nil {
-			o.pod.Annotations = map[string]string{}
-		}
-		o.pod.Annotations[k] = v
+	if o.Card != "" {
+		o.annotate(codec.CardNameAnnotation, o.Card)
+	}
+	if o.Queue != "" {
+		o.annotate(codec.QueueNameAnnotation, o.Queue)
 	}
 	return nil
+}
+
+func (o *WhatIfOptions) annotate(k, v string) {
+	for _, p := range o.pods {
+		if p.pod.Annotations == nil {
+			p.pod.Annotations = map[string]string{}
+		}
+		p.pod.Annotations[k] = v
+	}
+}
+
+// podsFromFile reads every document of -f (standard input for -); documents that are not a Pod or a
+// workload are named in a warning, never silently dropped.
+func (o *WhatIfOptions) podsFromFile(nsFlag bool) ([]whatIfPod, error) {
+	var r io.Reader
+	name := o.File
+	if o.File == "-" {
+		r, name = o.read.stdin, "standard input"
+	} else {
+		f, err := os.Open(o.File)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := snapshot.ReadCapped(r, name, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	var out []whatIfPod
+	for i, doc := range splitDocuments(data) {
+		pod, replicas, err := podFromManifest(doc, fmt.Sprintf("%s (document %d)", name, i+1))
+		if errors.Is(err, errNotWorkload) {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %v: ignored\n", err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if nsFlag || pod.Namespace == "" {
+			pod.Namespace = o.namespace
+		}
+		out = append(out, whatIfPod{pod: pod, count: replicas})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no Pod, Deployment, StatefulSet, Job or ReplicaSet", name)
+	}
+	return out, nil
+}
+
+// splitDocuments cuts a YAML stream at "---" lines and drops empty documents; JSON is one document.
+func splitDocuments(data []byte) [][]byte {
+	var out [][]byte
+	var cur []string
+	flush := func() {
+		doc := strings.Join(cur, "\n")
+		cur = nil
+		trimmed := strings.TrimSpace(doc)
+		for _, l := range strings.Split(trimmed, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				out = append(out, []byte(doc))
+				return
+			}
+		}
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "---") && strings.TrimSpace(strings.TrimLeft(l, "-")) == "" {
+			flush()
+			continue
+		}
+		cur = append(cur, l)
+	}
+	flush()
+	return out
 }
 
 // Validate checks the numbers and flag combinations.
@@ -152,6 +236,12 @@ func (o *WhatIfOptions) Validate() error {
 	if o.Card != "" {
 		if _, err := codec.ParseCardName(o.Card); err != nil {
 			return fmt.Errorf("--card %q: %w", o.Card, err)
+		}
+		for _, p := range o.pods {
+			a := p.pod.Annotations
+			if a[codec.QueueNameAnnotation] == "" && a[codec.GroupNameAnnotation] == "" {
+				return fmt.Errorf("--card %q needs --queue: a card quota is a Volcano queue's (volcano.sh/card.quota), and pod %s names no queue or PodGroup", o.Card, p.pod.Name)
+			}
 		}
 	}
 	return nil
@@ -202,40 +292,65 @@ type WhatIf struct {
 	Kubernetes []kubefit.NodeResult   `json:"kubernetes,omitempty"`
 }
 
-// Run evaluates the hypothetical pod against the cluster.
+// errWouldNotFit makes what-if --exit-code exit 1.
+var errWouldNotFit = errors.New("what-if: not every pod would fit (--exit-code)")
+
+// Run evaluates the hypothetical pods against the cluster, one after the other, each on the cluster as it is.
 func (o *WhatIfOptions) Run(ctx context.Context) error {
 	s, err := o.read.load(ctx)
 	if err != nil {
 		return err
 	}
-	c, cfg := o.read.cluster(s, o.streams.ErrOut)
-	if o.File == "" {
-		renameResources(o.pod, cfg)
-	}
-	pod, changes := engine.Admit(o.pod, cfg)
-	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
-	out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: o.Count,
-		Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
-	if o.Output == "json" || o.Output == "yaml" {
-		return printObject(o.streams.Out, o.Output, out)
-	}
+	c, cfg := cluster(s, o.read, o.streams.ErrOut)
+	var answers []WhatIf
+	allFit := true
 	w := o.streams.Out
-	fmt.Fprintf(w, "What if %s/%s were created now?\n", pod.Namespace, pod.Name)
-	if out.Refusal != nil {
-		fmt.Fprintf(w, "  HAMi's webhook would refuse to create it: %s. The rest is what would happen if it were admitted.\n", out.Refusal)
+	text := o.Output != "json" && o.Output != "yaml"
+	for i, p := range o.pods {
+		if o.File == "" {
+			renameResources(p.pod, cfg)
+		}
+		pod, changes := engine.Admit(p.pod, cfg)
+		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
+		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
+		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Verdict: v, Wanted: p.count,
+			Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
+		if !v.Fits || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
+			allFit = false
+		}
+		answers = append(answers, out)
+		if !text {
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "What if %s/%s were created now?\n", pod.Namespace, pod.Name)
+		for _, ch := range changes {
+			fmt.Fprintf(w, "  HAMi's webhook would set: %s\n", ch)
+		}
+		if err := render.Verdict(w, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
+			Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes}); err != nil {
+			return err
+		}
+		if v.NoGPURequest || v.NotHAMi {
+			continue
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, copiesLine(out.Capacity, p.count))
 	}
-	for _, ch := range changes {
-		fmt.Fprintf(w, "  HAMi's webhook would set: %s\n", ch)
+	if !text {
+		var obj any = answers[0]
+		if len(answers) > 1 {
+			obj = map[string]any{"apiVersion": "v1", "kind": "List", "items": answers}
+		}
+		if err := printObject(w, o.Output, obj); err != nil {
+			return err
+		}
 	}
-	if err := render.Verdict(w, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
-		Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes}); err != nil {
-		return err
+	if o.ExitCode && !allFit {
+		return errWouldNotFit
 	}
-	if v.NoGPURequest {
-		return nil
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, copiesLine(out.Capacity, o.Count))
 	return nil
 }
 
@@ -248,12 +363,11 @@ func copiesLine(cp engine.Capacity, wanted int) string {
 	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
 }
 
-// podFromManifest reads a Pod or a workload whose pod template is used, with its replica count.
-func podFromManifest(path string) (*corev1.Pod, int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err
-	}
+// errNotWorkload marks a manifest document that is not a Pod or a workload with a pod template.
+var errNotWorkload = errors.New("not a Pod, Deployment, StatefulSet, Job or ReplicaSet")
+
+// podFromManifest reads one document: a Pod or a workload whose pod template is used, with its replica count.
+func podFromManifest(data []byte, path string) (*corev1.Pod, int, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", path, err)
@@ -312,5 +426,5 @@ func podFromManifest(path string) (*corev1.Pod, int, error) {
 		}
 		return fromTemplate(d.ObjectMeta, d.Spec.Template, d.Spec.Parallelism)
 	}
-	return nil, 0, fmt.Errorf("%s: kind %q is not a Pod, Deployment, StatefulSet, Job or ReplicaSet", path, tm.Kind)
+	return nil, 0, fmt.Errorf("%s: kind %q is %w", path, tm.Kind, errNotWorkload)
 }

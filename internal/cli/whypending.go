@@ -150,7 +150,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
 		}
 	}
-	c, cfg := o.read.cluster(s, o.streams.ErrOut)
+	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: pod.Namespace + "/" + pod.Name, Phase: string(pod.Status.Phase), Problems: c.Problems()}
 	for _, e := range s.EventsFor(o.Namespace, o.Pod) {
 		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: eventLast(e), Message: e.Message})
@@ -159,6 +159,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 		return o.placed(c, pod, out)
 	}
 	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes, DetailAll: o.Output == "json" || o.Output == "yaml"})
+	c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 	out.Verdict = v
 	out.Kubernetes = kubeChecks(s, pod, cfg)
 	out.Unbound = unboundHolders(s, o.now())

@@ -40,6 +40,10 @@ type Config struct {
 	// (numbers still shown, nodes not filtered).
 	CardQuota string `json:"cardQuota,omitempty"`
 
+	// SchedulerName is HAMi's scheduler profile. When set, only pods addressed to it (or naming none) get HAMi's
+	// gates; the others get their own scheduler's checks. Empty (the extender's setting: kube-scheduler sends
+	// it only its own pods) judges every pod as HAMi's.
+	SchedulerName string `json:"schedulerName,omitempty"`
 	// CountBoundOnly counts a placed pod's GPUs only while it is bound to the node it names (or is being
 	// bound: hami.io/bind-phase allocating). HAMi counts every placed pod, bound or not; this deliberate
 	// difference keeps a pod that never runs from holding GPUs with annotations alone. Off by default.

@@ -34,8 +34,14 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
 	v.Problems = append(probs, c.problems["Pod/"+key]...)
+	v.Problems = append(v.Problems, c.memoryProblems(key, req)...)
 	v.Card = c.cardStatus(pod)
 	v.Enqueue = c.podEnqueue(pod)
+	sched, hami := c.schedulerOf(pod)
+	v.Scheduler = sched
+	if !hami {
+		return c.evaluateOther(v, pod, opts)
+	}
 	if !req.WantsGPU() && v.Card != nil {
 		return c.evaluateCards(v, opts)
 	}
@@ -362,6 +368,9 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 
 // GateRank is a code's position in the gate order; later gates mean a pod came closer to fitting.
 func GateRank(c Code) int {
+	if kubeCode(c) {
+		return -1 // kube-scheduler's checks come before any of HAMi's or the card quota's
+	}
 	for i, g := range Gates {
 		if g.Code == c {
 			return i

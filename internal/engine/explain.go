@@ -238,8 +238,15 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 		return prefix + fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", a.gpus[codeIndex(c)])
 	case ResourceQuotaNotFit:
 		if a.quota != nil {
+			// The check fails on the running total of the GPUs chosen so far; say the pod's whole need.
+			need := a.quota.Need
+			if mem, cores, ok := podTotals(req); a.quota.Unit == "MiB" && ok {
+				need = max(need, mem)
+			} else if a.quota.Unit == "%" {
+				need = max(need, cores)
+			}
 			return prefix + fmt.Sprintf("the pod needs %d %s in total but namespace %s has %d %s left of %d (%s)",
-				a.quota.Need, a.quota.Unit, q.Namespace, a.quota.Have, a.quota.Unit, a.quota.Total, a.quota.Detail)
+				need, a.quota.Unit, q.Namespace, a.quota.Have, a.quota.Unit, a.quota.Total, a.quota.Detail)
 		}
 		return prefix + "the namespace quota is exhausted"
 	case CardInsufficientMemory:

@@ -159,7 +159,16 @@ func containerRequest(c *corev1.Container, cfg Config, path string, bad reportFu
 		if !ok {
 			return 0, false
 		}
-		return quantityValue(q), true
+		v, clamped := checkedQuantity(q, maxRequestValue)
+		if clamped {
+			bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
+		}
+		if name == cfg.ResourceMemoryName {
+			if meant, ok := unitMiB(q); ok {
+				bad(field(name), "%s is in MiB, without a unit: %s reads as %d MiB; you probably meant %d", name, q.String(), v, meant)
+			}
+		}
+		return v, true
 	}
 	count, ok := get(cfg.ResourceCountName)
 	if !ok || count <= 0 {
@@ -168,12 +177,21 @@ func containerRequest(c *corev1.Container, cfg Config, path string, bad reportFu
 		}
 		return ContainerRequest{}, false
 	}
+	if count > maxGPUCount {
+		bad(field(cfg.ResourceCountName), "%d GPUs is more than any node has; clamped to %d", count, maxGPUCount)
+		count = maxGPUCount
+	}
 	cr := ContainerRequest{Name: c.Name, Count: int(count)}
 	mem, hasMem := get(cfg.ResourceMemoryName)
 	pct, hasPct := get(cfg.ResourceMemoryPercentageName)
 	switch {
 	case hasMem && mem > 0:
-		cr.MemoryMiB = mem * cfg.MemoryFactor
+		if f := max(cfg.MemoryFactor, 1); mem > maxRequestValue/f {
+			bad(field(cfg.ResourceMemoryName), "%d MiB times memoryFactor %d is beyond any GPU; clamped to %d", mem, f, maxRequestValue)
+			cr.MemoryMiB = maxRequestValue
+		} else {
+			cr.MemoryMiB = mem * f
+		}
 	case hasPct && pct > 0:
 		if pct > 100 {
 			bad(field(cfg.ResourceMemoryPercentageName), "%d%% is above 100%%; clamped to 100%%", pct)

@@ -129,6 +129,7 @@ type Cluster struct {
 	cardPods  map[string]*cardPod
 	volcano   bool
 	cards     cardCache
+	kube      kubeWorld
 	version   uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
@@ -221,6 +222,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	}
 	c.gpuCount += len(node.GPUs)
 	c.nodes[n.Name] = node
+	c.trackKubeNode(n)
 	for key, p := range c.byNode[n.Name] {
 		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
 		c.setProblems("Pod/"+key, append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
@@ -237,6 +239,7 @@ func (c *Cluster) RemoveNode(name string) {
 		return
 	}
 	delete(c.nodes, name)
+	c.untrackKubeNode(name)
 	c.gpuCount -= len(old.GPUs)
 	if len(old.Cards) > 0 {
 		c.invalidateCards()
@@ -361,6 +364,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
+	c.trackKubePod(pod)
 	alloc, probs := podAllocation(pod, c.cfg)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
@@ -395,6 +399,7 @@ func (c *Cluster) RemovePod(namespace, name string) {
 	c.version++
 	key := namespace + "/" + name
 	delete(c.problems, "Pod/"+key)
+	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)
 		delete(c.cardPods, key)

@@ -89,7 +89,16 @@ type ReasonCount struct {
 
 // Verdict is the engine's whole answer for one pod. Every surface renders it; none recomputes it.
 type Verdict struct {
-	Pod          string         `json:"pod"`
+	Pod string `json:"pod"`
+	// Scheduler names the scheduler that decides the pod (spec.schedulerName). HAMi's gates apply only to HAMi's
+	// profile; other schedulers get kube-scheduler's standard checks (and Volcano the card quota), and a fitting
+	// verdict of theirs, like one for a pod with no GPU HAMi manages, has no Placement: HAMi chooses no GPU.
+	Scheduler string `json:"scheduler,omitempty"`
+	// NotHAMi is set when another scheduler than HAMi's profile decides the pod.
+	NotHAMi bool `json:"notHAMi,omitempty"`
+	// Routing says, for a pod that asks for HAMi's resources but is addressed to another scheduler, why no
+	// node will ever fit; it comes first on every surface.
+	Routing      string         `json:"routing,omitempty"`
 	Request      *PodRequest    `json:"request"`
 	NoGPURequest bool           `json:"noGPURequest,omitempty"`
 	Fits         bool           `json:"fits"`
@@ -103,7 +112,9 @@ type Verdict struct {
 	Card         *CardStatus    `json:"card,omitempty"`    // Volcano card-model quota, when the pod names a card and a queue
 	Enqueue      *EnqueueStatus `json:"enqueue,omitempty"` // the job-level enqueue check, when the pod's PodGroup waits for it
 	Hints        []string       `json:"hints,omitempty"`
-	Problems     []Problem      `json:"problems,omitempty"`
+	// Fixes are the changes the engine proved (Cluster.ProveFixes), each evaluated on a copy of the world.
+	Fixes    []Fix     `json:"fixes,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
 }
 
 // NodeStatus returns the status of the named node, or nil.

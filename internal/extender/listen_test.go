@@ -166,7 +166,8 @@ func TestClientCertificatesGuardTheSchedulerVerbs(t *testing.T) {
 		{"no cert: readyz", cfg.Addr, "GET", "/readyz", nil, 200},
 		{"no cert: metrics", cfg.Addr, "GET", "/metrics", nil, 200},
 		{"scheduler: filter reaches the handler", cfg.Addr, "POST", "/filter", &scheduler, 200},
-		{"scheduler: bind reaches the handler", cfg.Addr, "POST", "/bind", &scheduler, 200},
+		// An empty bind reaches the handler, which refuses the missing pod name before any API call.
+		{"scheduler: bind reaches the handler", cfg.Addr, "POST", "/bind", &scheduler, 400},
 		{"other CN: filter", cfg.Addr, "POST", "/filter", &otherCN, 403},
 		{"other CN: bind", cfg.Addr, "POST", "/bind", &otherCN, 403},
 		// Go's client sends no certificate the server's CA list does not name; either way the call is refused.

@@ -126,8 +126,11 @@ type PendingRow struct {
 
 // OneLine is the short reason a pending pod waits.
 func OneLine(v *engine.Verdict) string {
+	if v.Routing != "" {
+		return v.Routing
+	}
 	if v.Fits {
-		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
+		return FitsLine(v)
 	}
 	if len(v.Reasons) == 0 {
 		return v.Summary
@@ -141,6 +144,19 @@ func OneLine(v *engine.Verdict) string {
 		}
 	}
 	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
+}
+
+// FitsLine is the short answer for a verdict that fits. Only a pod with GPUs HAMi manages has a Placement; a pod
+// that fits on its card quota alone (a MIG or MPS slice, whole cards of NVIDIA's device plugin) or asks for no
+// GPU HAMi manages is placed by kube-scheduler, so the line names the preferred node, never a placement.
+func FitsLine(v *engine.Verdict) string {
+	if v.Placement != nil {
+		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
+	}
+	if len(v.Feasible) > 0 {
+		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + " places it; HAMi chooses no GPU)"
+	}
+	return v.Summary
 }
 
 // Pending is the table of GPU pods waiting for a node.

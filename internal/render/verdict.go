@@ -40,6 +40,9 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		return cardOnly(p, in)
 	}
 	p.line("%s", v.Summary)
+	if v.NotHAMi {
+		return otherScheduler(p, in)
+	}
 	if kubeSummary := kubefit.Summary(in.Kube); kubeSummary != "" {
 		p.line("Kubernetes constraints: %s", kubeSummary)
 	}
@@ -52,7 +55,10 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		}
 		p.line("  %s %s: %d GPU(s), each %s, %d%% cores", kind, c.Name, c.Count, c.MemoryString(), c.Cores)
 	}
-	if v.Fits {
+	if v.Fits && v.Placement == nil {
+		p.blank()
+		p.line("%s", FitsLine(v))
+	} else if v.Fits {
 		p.blank()
 		p.line("Placement on %s:", v.Placement.Node)
 		t := NewTable(p, "  CONTAINER", "GPU", "UUID", "TYPE", "MEMORY", "CORES")
@@ -83,13 +89,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	}
 	quota(p, v.Quota, in.KubeQuotaUsed)
 	cardQuota(p, v)
-	if len(v.Hints) > 0 {
-		p.blank()
-		p.line("What would make it fit:")
-		for _, h := range v.Hints {
-			p.line("  - %s", h)
-		}
-	}
+	fixes(p, v)
 	if in.Wide {
 		nodeTable(p, v, in.Kube)
 	}
@@ -315,5 +315,72 @@ func (p *printer) blank()                          { fmt.Fprintln(p) }
 func (p *printer) flush(t *Table) {
 	if err := t.Flush(); err != nil && p.err == nil {
 		p.err = err
+	}
+}
+
+// otherScheduler explains a verdict of a pod that another scheduler than HAMi's profile decides: its standard
+// checks per node, the queue's card quota for Volcano, and the routing fix when the pod asks for HAMi's
+// resources.
+func otherScheduler(p *printer, in VerdictInput) error {
+	v := in.Verdict
+	p.line("Decided by %s, not HAMi's profile: kube-scheduler's standard checks on the nodes' allocatable%s.", v.Scheduler,
+		map[bool]string{true: " and the Volcano queue's card quota", false: ""}[v.Card != nil])
+	if len(v.Reasons) > 0 {
+		p.blank()
+		t := NewTable(p, "CHECK", "NODES", "EXAMPLE")
+		for _, r := range v.Reasons {
+			t.Row(string(r.Code), fmt.Sprint(r.Nodes), example(v, r.Code))
+		}
+		p.flush(t)
+	}
+	if len(v.Explanation) > 0 {
+		p.blank()
+		p.line("Why:")
+		for _, e := range v.Explanation {
+			p.line("  %s", e)
+		}
+	}
+	cardQuota(p, v)
+	if len(v.Hints) > 0 {
+		p.blank()
+		p.line("What would make it fit:")
+		for _, h := range v.Hints {
+			p.line("  - %s", h)
+		}
+	}
+	if in.Wide {
+		nodeTable(p, v, in.Kube)
+	}
+	if len(v.Problems) > 0 {
+		p.blank()
+		p.line("Problems with this pod:")
+		for _, pr := range v.Problems {
+			p.line("  - %s: %s", pr.Field, pr.Message)
+		}
+	}
+	events(p, in.Events, in.Now)
+	return p.err
+}
+
+// fixes writes "What would make it fit": the changes the engine proved first (each evaluated on a copy of the
+// world: sufficient, or not enough and what blocks next), then the hints it could not turn into a change.
+func fixes(p *printer, v *engine.Verdict) {
+	if len(v.Fixes) == 0 && len(v.Hints) == 0 {
+		return
+	}
+	p.blank()
+	p.line("What would make it fit:")
+	for _, f := range v.Fixes {
+		if f.Sufficient {
+			p.line("  - %s", f.Text())
+		}
+	}
+	for _, f := range v.Fixes {
+		if !f.Sufficient {
+			p.line("  - %s", f.Text())
+		}
+	}
+	for _, h := range v.Hints {
+		p.line("  - %s", h)
 	}
 }

@@ -32,6 +32,8 @@ type deviceConfig struct {
 // namespace/name when the snapshot has it.
 func (s *Snapshot) Config(configMap string) (engine.Config, error) {
 	cfg := engine.DefaultConfig()
+	// A snapshot holds every pod, whatever its scheduler: only HAMi's profile gets HAMi's gates.
+	cfg.SchedulerName = engine.DefaultSchedulerName
 	ns, name, _ := strings.Cut(configMap, "/")
 	for _, cm := range s.ConfigMaps {
 		if cm.Namespace == ns && cm.Name == name {

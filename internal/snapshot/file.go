@@ -27,15 +27,50 @@ type metaObject interface {
 // LoadFile reads a snapshot: a Kubernetes List (YAML or JSON) or multi-document YAML, so that
 // `kubectl get nodes,pods,resourcequotas -A -o yaml` output is a valid snapshot too.
 func LoadFile(path string) (*Snapshot, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	defer f.Close()
+	return LoadReader(f, path)
+}
+
+// MaxFileBytes caps what a snapshot file (or standard input) may hold: a cluster of 10,000 nodes and
+// 200,000 pods is well below it, /dev/zero or a wrong file is stopped before memory runs out.
+var MaxFileBytes int64 = 512 << 20
+
+// LoadReader reads a snapshot from r (a file, or standard input for "-"), at most MaxFileBytes.
+func LoadReader(r io.Reader, path string) (*Snapshot, error) {
+	data, err := ReadCapped(r, path, MaxFileBytes)
+	if err != nil {
+		return nil, err
 	}
 	s, err := Parse(data, path)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// ReadCapped reads all of r, failing with a clear error when it holds more than limit bytes.
+func ReadCapped(r io.Reader, path string, limit int64) ([]byte, error) {
+	head := make([]byte, 64<<10)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return nil, fmt.Errorf("%s: binary data (a NUL byte in the first %d bytes); a snapshot is YAML or JSON text (kubectl hami snapshot writes one)", path, n)
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, limit+1-int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	data := append(head[:n:n], rest...)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", path, limit>>20)
+	}
+	return data, nil
 }
 
 // Parse decodes snapshot bytes; name is used in errors ("FILE:LINE: ...").

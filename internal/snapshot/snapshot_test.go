@@ -70,11 +70,14 @@ data:
 		t.Fatal(err)
 	}
 	want := engine.DefaultConfig()
+	want.SchedulerName = engine.DefaultSchedulerName // a snapshot's pods are judged by their scheduler
 	want.ResourceCountName, want.ResourceMemoryName, want.DefaultMemory, want.MemoryFactor = "example.com/vgpu", "example.com/vmem", 2048, 2
 	if cfg != want {
 		t.Fatalf("config %+v\nwant %+v", cfg, want)
 	}
-	if cfg, _ := s.Config("other/name"); cfg != engine.DefaultConfig() {
+	def := engine.DefaultConfig()
+	def.SchedulerName = engine.DefaultSchedulerName
+	if cfg, _ := s.Config("other/name"); cfg != def {
 		t.Fatalf("a missing ConfigMap must give the defaults, got %+v", cfg)
 	}
 }

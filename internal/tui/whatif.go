@@ -239,6 +239,8 @@ func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
 		switch {
 		case v.NoGPURequest:
 			b.WriteString(v.Summary + "\n")
+		case v.Fits && v.Placement == nil:
+			fmt.Fprintf(&b, "%s\n", s.ok.Render("✓ "+render.FitsLine(v)))
 		case v.Fits:
 			fmt.Fprintf(&b, "%s %s\n", s.ok.Render("✓ lands on "+v.Placement.Node), placementText(v.Placement))
 		default:

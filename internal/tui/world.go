@@ -590,6 +590,7 @@ func (w *world) explain(ns, name string) (render.VerdictInput, bool) {
 	}
 	now := w.now()
 	v := w.c.Evaluate(pod, engine.EvalOptions{Now: now})
+	w.c.ProveFixes(pod, v, engine.EvalOptions{Now: now})
 	in := render.VerdictInput{Verdict: v, Kube: w.kubeChecksLocked(pod), KubeQuotaUsed: w.kubeUsedLocked(ns), Now: now}
 	if !w.live {
 		s := snapshot.Snapshot{Events: w.events}
@@ -657,6 +658,7 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	now := w.now()
 	p, changes := engine.Admit(pod, w.cfg)
 	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
+	w.c.ProveFixes(p, v, engine.EvalOptions{Now: now})
 	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v}
 	if !v.NoGPURequest {
 		a.Capacity = w.c.Capacity(p, maxCopies)

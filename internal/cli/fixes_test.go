@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// TestDemoFixesAreProven: for every pending pod of the demo, every fix why-pending prints (-o json carries them
+// as data) is applied here, independently of the engine's own proof, to a fresh copy of the demo's objects;
+// the pod is evaluated on a cluster built from them and must fit exactly when the fix says it is sufficient.
+func TestDemoFixesAreProven(t *testing.T) {
+	base, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range base.Pods {
+		if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
+			continue
+		}
+		out, errOut, err := run(t, "why-pending", p.Name, "-n", p.Namespace, "--demo", "-o", "json")
+		if err != nil {
+			t.Fatalf("%s/%s: %v\n%s", p.Namespace, p.Name, err, errOut)
+		}
+		var wp struct {
+			Verdict *engine.Verdict `json:"verdict"`
+		}
+		if err := json.Unmarshal([]byte(out), &wp); err != nil {
+			t.Fatal(err)
+		}
+		if wp.Verdict == nil || wp.Verdict.Fits {
+			continue
+		}
+		text, _, err := run(t, "why-pending", p.Name, "-n", p.Namespace, "--demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range wp.Verdict.Fixes {
+			seen++
+			if !strings.Contains(text, f.Text()) {
+				t.Errorf("%s/%s: the fix %q is in -o json but not printed:\n%s", p.Namespace, p.Name, f.Text(), text)
+			}
+			s, err := snapshot.Parse(examples.DemoCluster, "demo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range f.With {
+				applyFix(t, s, p.Namespace+"/"+p.Name, w)
+			}
+			pod := applyFix(t, s, p.Namespace+"/"+p.Name, f)
+			cfg, _ := s.Config(snapshot.DefaultDeviceConfigMap)
+			c, _ := s.Cluster(cfg)
+			after := c.Evaluate(pod, engine.EvalOptions{Now: fixedNow})
+			if after.Fits != f.Sufficient {
+				t.Errorf("%s/%s: fix %+v: after applying it the pod fits=%v (%s)", p.Namespace, p.Name, f, after.Fits, after.Summary)
+			}
+			if !f.Sufficient && engine.Blocker(after) != f.Then {
+				t.Errorf("%s/%s: fix %+v: then %q, the engine says %q", p.Namespace, p.Name, f, f.Then, engine.Blocker(after))
+			}
+		}
+	}
+	if seen < 5 {
+		t.Errorf("only %d fixes on the demo's pending pods; the test would prove nothing", seen)
+	}
+}
+
+// applyFix changes the snapshot (a ResourceQuota, a queue) or returns a changed copy of the pod.
+func applyFix(t *testing.T, s *snapshot.Snapshot, key string, f engine.Fix) *corev1.Pod {
+	t.Helper()
+	var pod *corev1.Pod
+	for _, p := range s.Pods {
+		if p.Namespace+"/"+p.Name == key {
+			pod = p.DeepCopy()
+		}
+	}
+	num := func(v string) int64 {
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSuffix(strings.Fields(v)[0], "%"), ","), 10, 64)
+		if err != nil {
+			t.Fatalf("fix %+v: %q is not a number", f, v)
+		}
+		return n
+	}
+	switch kind, name, _ := strings.Cut(f.Object, " "); kind {
+	case "ResourceQuota":
+		fields := strings.Split(strings.TrimSuffix(strings.TrimPrefix(f.Field, "spec.hard["), "]"), "], spec.hard[")
+		tos := strings.Split(f.To, ", ")
+		for _, q := range s.Quotas {
+			if q.Namespace != pod.Namespace {
+				continue
+			}
+			for i, field := range fields {
+				if cur, ok := q.Spec.Hard[corev1.ResourceName(field)]; ok && cur.Value() < num(tos[i]) {
+					q.Spec.Hard[corev1.ResourceName(field)] = *resource.NewQuantity(num(tos[i]), resource.DecimalSI)
+				}
+			}
+		}
+	case "Queue":
+		card := strings.TrimSuffix(strings.TrimPrefix(f.Field, "metadata.annotations[volcano.sh/card.quota]["), "]")
+		for _, q := range s.Queues {
+			if q.GetName() != name {
+				continue
+			}
+			a := q.GetAnnotations()
+			var quota map[string]int64
+			if err := json.Unmarshal([]byte(a[codec.CardQuotaAnnotation]), &quota); err != nil {
+				t.Fatal(err)
+			}
+			quota[card] = num(f.To)
+			js, _ := json.Marshal(quota)
+			a[codec.CardQuotaAnnotation] = string(js)
+			q.SetAnnotations(a)
+		}
+	case "Pod":
+		switch {
+		case strings.HasPrefix(f.Field, "metadata.annotations["):
+			for _, k := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(f.Field, "metadata.annotations["), "]"), ", ") {
+				delete(pod.Annotations, k)
+			}
+		case strings.HasSuffix(f.Field, "[nvidia.com/gpumem]"):
+			for i := range pod.Spec.Containers {
+				if _, ok := pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpu"]; ok {
+					pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpumem"] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+				}
+			}
+		case strings.HasSuffix(f.Field, "[nvidia.com/gpu]"):
+			for i := range pod.Spec.Containers {
+				if fmt.Sprintf("spec.containers[%s].resources.limits[nvidia.com/gpu]", pod.Spec.Containers[i].Name) == f.Field {
+					pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpu"] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+				}
+			}
+		default:
+			t.Fatalf("fix %+v: unknown pod field", f)
+		}
+	default:
+		t.Fatalf("fix %+v: unknown object", f)
+	}
+	return pod
+}

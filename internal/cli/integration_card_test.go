@@ -99,6 +99,8 @@ func TestLiveCardQuotaScenarios(t *testing.T) {
 			Spec: corev1.PodSpec{SchedulerName: "volcano", NodeName: node, Containers: []corev1.Container{{Name: "main", Image: "pause",
 				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceName(res): *resource.NewQuantity(n, resource.DecimalSI)}}}}}}
 		if res == "nvidia.com/gpu" {
+			// HAMi's vGPU (gpumem) is HAMi's profile's to place; the queue's card quota applies on top.
+			p.Spec.SchedulerName = "hami-scheduler"
 			p.Spec.Containers[0].Resources.Limits["nvidia.com/gpumem"] = resource.MustParse("10000")
 		}
 		got, err := cs.CoreV1().Pods("cr").Create(ctx, p, metav1.CreateOptions{})
@@ -144,13 +146,15 @@ func TestLiveCardQuotaScenarios(t *testing.T) {
 		contains(t, "why-pending web-3", cmd(t, "why-pending", "web-3", "-n", "cr"),
 			"QueueCardQuotaNotFit    1       h200-1: queue cr-queue1: NVIDIA-H200 3 of 3 used, the pod needs 1",
 			"  NVIDIA-H200   nvidia.com/gpu   3      3       1           1       no quota left",
-			"queue cr-queue1 needs 1 more NVIDIA-H200 (3 of 3 used): raise its volcano.sh/card.quota to 4")
+			"raise queue cr-queue1's card quota for NVIDIA-H200 (Queue cr-queue1 metadata.annotations[volcano.sh/card.quota][NVIDIA-H200]: 3 -> 4): then it fits on h200-1")
 	})
 	t.Run("sub-cards: MIG slices counted per profile", func(t *testing.T) {
 		got := cmd(t, "why-pending", "mig-3", "-n", "cr")
 		contains(t, "why-pending mig-3", got,
-			"0/4 nodes are available: 1 QueueCardQuotaNotFit, 3 CardModelNotRequested.",
-			"h200-1: queue cr-queue1: NVIDIA-H200/mig-1g.18gb-mixed 3 of 3 used, the pod needs 1",
+			// A MIG slice is Volcano's to place: kube-scheduler's resource check on allocatable (h200-1's three
+			// slices are taken) beside the queue's card quota, which is full as well.
+			"0/4 nodes are available: 4 NodeResourcesFit.",
+			"Decided by volcano, not HAMi's profile",
 			"NVIDIA-H200/mig-1g.18gb-mixed   nvidia.com/mig-1g.18gb   3      3       1           1       no quota left")
 	})
 	t.Run("sub-cards: an MPS replica from a manifest", func(t *testing.T) {

@@ -313,9 +313,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		pod, changes := engine.Admit(p.pod, cfg)
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
 		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
-		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Verdict: v, Wanted: p.count,
+		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: p.count,
 			Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
-		if !v.Fits || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
+		if !v.Fits || out.Refusal != nil || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
 			allFit = false
 		}
 		answers = append(answers, out)
@@ -326,6 +326,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "What if %s/%s were created now?\n", pod.Namespace, pod.Name)
+		if out.Refusal != nil {
+			fmt.Fprintf(w, "  HAMi's webhook would refuse to create it: %s. The rest is what would happen if it were admitted.\n", out.Refusal)
+		}
 		for _, ch := range changes {
 			fmt.Fprintf(w, "  HAMi's webhook would set: %s\n", ch)
 		}

@@ -92,7 +92,16 @@ func PatchAnnotations(t testing.TB, env *testenv.Env, node string, annos map[str
 // DecodeNode reads a Node the way the scheduler does: through the engine.
 func DecodeNode(t testing.TB, n *corev1.Node) *engine.Node {
 	t.Helper()
-	c := engine.NewCluster(engine.DefaultConfig())
+	return DecodeNodeAs(t, n, engine.DefaultHAMiVersion)
+}
+
+// DecodeNodeAs reads a Node the way the scheduler of the given HAMi version does (the legacy text form is for
+// v2.7 and earlier).
+func DecodeNodeAs(t testing.TB, n *corev1.Node, hamiVersion string) *engine.Node {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.HAMiVersion = hamiVersion
+	c := engine.NewCluster(cfg)
 	if probs := c.SetNode(n); len(probs) > 0 {
 		t.Fatalf("the engine reports problems with Node %s: %+v", n.Name, probs)
 	}

@@ -11,6 +11,7 @@ var (
 	getNode          = agenttest.GetNode
 	patchAnnotations = agenttest.PatchAnnotations
 	decodeNode       = agenttest.DecodeNode
+	decodeNodeAs     = agenttest.DecodeNodeAs
 	registeredGPUs   = agenttest.RegisteredGPUs
 	waitFor          = agenttest.WaitFor
 	parseMetrics     = agenttest.ParseMetrics

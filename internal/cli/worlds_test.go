@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,28 +17,12 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
 
-// worldCount is how many generated worlds a property test runs: WORLDS, else def (`make soak-worlds WORLDS=N`).
-func worldCount(def int) int {
-	if n, err := strconv.Atoi(os.Getenv("WORLDS")); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
-
-// worldSeed is the first seed: WORLD_SEED, else 1 (a failure names its seed; rerun it with WORLD_SEED=s WORLDS=1).
-func worldSeed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("WORLD_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 1
-}
-
 // TestGeneratedWorldsEveryCommand drives the commands over generated worlds. Invariants: nothing panics; every
 // command exits 0 or 1 (lint's findings, what-if --exit-code); top's text and JSON list the same pending pods
 // with the same reason why-pending gives (one verdict per pod); a snapshot written and read back gives the
 // same verdicts.
 func TestGeneratedWorldsEveryCommand(t *testing.T) {
-	n, first := worldCount(300), worldSeed()
+	first, n := worldgen.Seeds(300)
 	dir := t.TempDir()
 	pods, pending := 0, 0
 	for seed := first; seed < first+uint64(n); seed++ {

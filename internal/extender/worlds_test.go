@@ -2,8 +2,6 @@ package extender_test
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,27 +17,13 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
 
-func xtWorldCount(def int) int {
-	if n, err := strconv.Atoi(os.Getenv("WORLDS")); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
-
-func xtWorldSeed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("WORLD_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 1
-}
-
 // TestGeneratedWorldsExtender drives the extender's handlers over generated worlds. For every pending pod of
 // HAMi's profile, in turn: filter's feasible nodes are the verdict's (what why-pending and what-if say, from a
 // cluster built from the same objects), every failed node's reason is the verdict's, prioritize gives the
 // verdict's node the top score, and binding it there succeeds; after all binds, no bind has pushed a GPU past
 // its memory, cores or slots (the worlds may start oversubscribed; a bind must never add to it).
 func TestGeneratedWorldsExtender(t *testing.T) {
-	n, first := xtWorldCount(300), xtWorldSeed()
+	first, n := worldgen.Seeds(300)
 	filters, binds := 0, 0
 	for seed := first; seed < first+uint64(n); seed++ {
 		f, b := xtCheckWorld(t, seed)

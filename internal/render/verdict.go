@@ -73,19 +73,8 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		}
 		p.flush(t)
 	} else {
-		p.blank()
-		t := NewTable(p, "GATE", "NODES", "EXAMPLE")
-		for _, r := range v.Reasons {
-			t.Row(string(r.Code), fmt.Sprint(r.Nodes), example(v, r.Code))
-		}
-		p.flush(t)
-		if len(v.Explanation) > 0 {
-			p.blank()
-			p.line("Why:")
-			for _, e := range v.Explanation {
-				p.line("  %s", e)
-			}
-		}
+		reasonTable(p, v, "GATE")
+		why(p, v)
 	}
 	quota(p, v.Quota, in.KubeQuotaUsed)
 	cardQuota(p, v)
@@ -326,20 +315,9 @@ func otherScheduler(p *printer, in VerdictInput) error {
 	p.line("Decided by %s, not HAMi's profile: kube-scheduler's standard checks on the nodes' allocatable%s.", v.Scheduler,
 		map[bool]string{true: " and the Volcano queue's card quota", false: ""}[v.Card != nil])
 	if len(v.Reasons) > 0 {
-		p.blank()
-		t := NewTable(p, "CHECK", "NODES", "EXAMPLE")
-		for _, r := range v.Reasons {
-			t.Row(string(r.Code), fmt.Sprint(r.Nodes), example(v, r.Code))
-		}
-		p.flush(t)
+		reasonTable(p, v, "CHECK")
 	}
-	if len(v.Explanation) > 0 {
-		p.blank()
-		p.line("Why:")
-		for _, e := range v.Explanation {
-			p.line("  %s", e)
-		}
-	}
+	why(p, v)
 	cardQuota(p, v)
 	if len(v.Hints) > 0 {
 		p.blank()
@@ -382,5 +360,27 @@ func fixes(p *printer, v *engine.Verdict) {
 	}
 	for _, h := range v.Hints {
 		p.line("  - %s", h)
+	}
+}
+
+// reasonTable is the summary's codes, one row each with the number of nodes and one example.
+func reasonTable(p *printer, v *engine.Verdict, codeHeader string) {
+	p.blank()
+	t := NewTable(p, codeHeader, "NODES", "EXAMPLE")
+	for _, r := range v.Reasons {
+		t.Row(string(r.Code), fmt.Sprint(r.Nodes), example(v, r.Code))
+	}
+	p.flush(t)
+}
+
+// why lists the verdict's explanation lines.
+func why(p *printer, v *engine.Verdict) {
+	if len(v.Explanation) == 0 {
+		return
+	}
+	p.blank()
+	p.line("Why:")
+	for _, e := range v.Explanation {
+		p.line("  %s", e)
 	}
 }

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,25 +16,11 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
 
-func worldCount(def int) int {
-	if n, err := strconv.Atoi(os.Getenv("WORLDS")); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
-
-func worldSeed() uint64 {
-	if n, err := strconv.ParseUint(os.Getenv("WORLD_SEED"), 10, 64); err == nil {
-		return n
-	}
-	return 1
-}
-
 // TestGeneratedWorldsEveryView: over generated worlds, every view renders at 80x24 and 200x60 within its size,
 // nothing panics, the Pending view gives every pending pod the reason top gives it (the same one-line verdict),
 // and a drill into every pending pod opens its explanation.
 func TestGeneratedWorldsEveryView(t *testing.T) {
-	n, first := worldCount(300), worldSeed()
+	first, n := worldgen.Seeds(300)
 	drilled := 0
 	for seed := first; seed < first+uint64(n); seed++ {
 		w := worldgen.World(seed, worldgen.Options{})

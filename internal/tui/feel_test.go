@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -60,5 +62,93 @@ func TestTableScrollFills(t *testing.T) {
 		if tb.offset > 0 && lines+tb.rowHeight(tb.order[tb.offset-1]) <= h {
 			t.Errorf("height %d: offset %d leaves room for the row above (%d lines used)", h, tb.offset, lines)
 		}
+	}
+}
+
+// TestFooterFits: at every width the footer keeps "? help • q quit"; wider screens keep more keys.
+func TestFooterFits(t *testing.T) {
+	for _, w := range []int{200, 100, 80, 60, 40, 30} {
+		m := newDemo(t, w, 24)
+		lines := strings.Split(strings.TrimRight(screen(m), "\n"), "\n")
+		foot := lines[len(lines)-1]
+		if !strings.HasSuffix(foot, "? help • q quit") {
+			t.Errorf("width %d: footer %q lacks ? help • q quit at its end", w, foot)
+		}
+		if strings.Contains(foot, "…") {
+			t.Errorf("width %d: footer is cut: %q", w, foot)
+		}
+		if w >= 100 && !strings.Contains(foot, "s sort column") {
+			t.Errorf("width %d: footer %q dropped keys that fit", w, foot)
+		}
+	}
+}
+
+// problemSnapshot is the demo with two nodes' registrations broken.
+func problemSnapshot(t *testing.T) *Model {
+	t.Helper()
+	s := demoSnapshot(t)
+	for i, n := range s.Nodes {
+		if n.Name == "gpu-t4-03" || n.Name == "gpu-t4-02" {
+			n = n.DeepCopy()
+			n.Annotations["hami.io/node-nvidia-register"] = "not json"
+			s.Nodes[i] = n
+		}
+	}
+	m, err := New(Options{Snapshot: s, Now: func() time.Time { return fixedNow }, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return m
+}
+
+// TestProblemsOverlay: p and :problems open the list of every input problem; esc closes it.
+func TestProblemsOverlay(t *testing.T) {
+	m := problemSnapshot(t)
+	n := len(m.data.Problems)
+	if n < 2 {
+		t.Fatalf("%d problems, want at least the two broken nodes", n)
+	}
+	if !strings.Contains(screen(m), fmt.Sprintf("⚠ %d input problems (p)", n)) {
+		t.Errorf("header does not point at p:\n%s", screen(m))
+	}
+	press(m, "p")
+	got := screen(m)
+	if m.overlay != overlayProblems || !strings.Contains(got, fmt.Sprintf("%d input problems", n)) {
+		t.Fatalf("p did not open the problems:\n%s", got)
+	}
+	for _, node := range []string{"Node gpu-t4-02", "Node gpu-t4-03"} {
+		if !strings.Contains(got, node) {
+			t.Errorf("problems list lacks %s:\n%s", node, got)
+		}
+	}
+	press(m, "esc")
+	if m.overlay != overlayNone || m.view != viewNodes {
+		t.Errorf("esc left overlay %v view %v", m.overlay, m.view)
+	}
+	press(m, ":", "problems", "enter")
+	if m.overlay != overlayProblems {
+		t.Errorf(":problems did not open the list")
+	}
+	press(m, "p")
+	if m.overlay != overlayNone {
+		t.Errorf("p again did not close the list")
+	}
+}
+
+// TestHelpScrolls: at 80x24 the help is longer than the screen; down scrolls it to its last line.
+func TestHelpScrolls(t *testing.T) {
+	m := newDemo(t, 80, 24)
+	press(m, "?")
+	if strings.Contains(screen(m), "Problems p") {
+		t.Skip("the help fits 80x24; nothing to scroll")
+	}
+	press(m, "G")
+	if !strings.Contains(screen(m), "Problems p") {
+		t.Errorf("G in the help did not reach its end:\n%s", screen(m))
+	}
+	press(m, "g")
+	if !strings.Contains(screen(m), "Keys") {
+		t.Errorf("g in the help did not go back to its top:\n%s", screen(m))
 	}
 }

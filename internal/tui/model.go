@@ -156,12 +156,13 @@ type Model struct {
 	keys          keyMap
 	help          help.Model
 
-	view     viewID
-	history  []viewID
-	mode     inputMode
-	showHelp bool
-	compact  bool
-	status   string
+	view       viewID
+	history    []viewID
+	mode       inputMode
+	overlay    overlayID // help or problems, over the view
+	overlayOff int       // its scroll offset
+	compact    bool
+	status     string
 
 	nodes, node, quotas, pending, queues *table
 	detail                               string // the node shown in the Node view
@@ -510,12 +511,30 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeCommand:
 		return m.commandKey(msg)
 	}
-	if m.showHelp {
+	if m.overlay != overlayNone {
 		switch {
-		case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Help):
-			m.showHelp = false
+		case key.Matches(msg, m.keys.Back),
+			m.overlay == overlayHelp && key.Matches(msg, m.keys.Help),
+			m.overlay == overlayProblems && key.Matches(msg, m.keys.Problems):
+			m.overlay = overlayNone
+		case key.Matches(msg, m.keys.Help):
+			m.openOverlay(overlayHelp)
+		case key.Matches(msg, m.keys.Problems):
+			m.openOverlay(overlayProblems)
 		case key.Matches(msg, m.keys.Quit):
 			return tea.Quit
+		case key.Matches(msg, m.keys.Up):
+			m.scrollOverlay(-1)
+		case key.Matches(msg, m.keys.Down):
+			m.scrollOverlay(1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.scrollOverlay(-m.bodyHeight())
+		case key.Matches(msg, m.keys.PageDown):
+			m.scrollOverlay(m.bodyHeight())
+		case key.Matches(msg, m.keys.Top):
+			m.overlayOff = 0
+		case key.Matches(msg, m.keys.Bottom):
+			m.scrollOverlay(1 << 20)
 		}
 		return nil
 	}
@@ -526,7 +545,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.showHelp = true
+		m.openOverlay(overlayHelp)
+		return nil
+	case key.Matches(msg, m.keys.Problems):
+		m.openOverlay(overlayProblems)
 		return nil
 	case key.Matches(msg, m.keys.Command):
 		m.mode = modeCommand
@@ -766,7 +788,10 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	case "q", "q!", "quit", "exit":
 		return tea.Quit
 	case "help", "?":
-		m.showHelp = true
+		m.openOverlay(overlayHelp)
+		return nil
+	case "problems", "problem", "prob":
+		m.openOverlay(overlayProblems)
 		return nil
 	}
 	var match []viewID

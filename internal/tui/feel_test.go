@@ -152,3 +152,34 @@ func TestHelpScrolls(t *testing.T) {
 		t.Errorf("g in the help did not go back to its top:\n%s", screen(m))
 	}
 }
+
+// TestEnterOnGPU: enter on a GPU row of the Node view opens the pods on that GPU; esc goes back to the Node
+// view with the same GPU selected.
+func TestEnterOnGPU(t *testing.T) {
+	m := newDemo(t, 80, 24)
+	press(m, ":", "node gpu-a100-02", "enter", "down", "enter")
+	if m.view != viewGPU {
+		t.Fatalf("enter on a GPU row: view %v, want the GPU page", m.view)
+	}
+	got := screen(m)
+	for _, want := range []string{"gpu-a100-02 #1 A100-SXM4-80GB", "3 pods on this GPU", "batch-render", "embedder-0", "notebook-alice", "12288 MiB", "CORES"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("GPU page lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "notebook-bob") {
+		t.Errorf("GPU page shows a pod of another GPU:\n%s", got)
+	}
+	if !strings.Contains(strings.Split(got, "\n")[3], "[2 Node]") {
+		t.Errorf("the GPU page is not under the Node tab:\n%s", got)
+	}
+	press(m, "esc")
+	if m.view != viewNode || !strings.Contains(selectedLine(t, m), "#1 A100") {
+		t.Errorf("esc: view %v, selected %q; want the Node view on #1", m.view, selectedLine(t, m))
+	}
+	// An empty GPU says so.
+	press(m, "down", "down", "enter")
+	if !strings.Contains(screen(m), "0 pods on this GPU") {
+		t.Errorf("empty GPU page:\n%s", screen(m))
+	}
+}

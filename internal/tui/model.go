@@ -106,6 +106,7 @@ const (
 	viewWhatIf
 	viewQueues
 	viewVerdict // the why-pending page of one pod, opened from Pending
+	viewGPU     // the pods on one GPU, opened from Node
 )
 
 // viewNames are the tabs, in the order of their number keys.
@@ -167,6 +168,8 @@ type Model struct {
 	nodes, node, quotas, pending, queues *table
 	detail                               string // the node shown in the Node view
 	detailPods                           map[string][]podOnGPU
+	gpuUUID                              string // the GPU shown in the GPU page
+	gpuOff                               int    // its scroll offset
 	input                                textinput.Model
 
 	pager     viewport.Model
@@ -585,6 +588,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.pager, cmd = m.pager.Update(msg)
 		return cmd
 	}
+	if m.view == viewGPU {
+		switch {
+		case key.Matches(msg, m.keys.Up):
+			m.scrollGPU(-1)
+		case key.Matches(msg, m.keys.Down):
+			m.scrollGPU(1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.scrollGPU(-m.bodyHeight())
+		case key.Matches(msg, m.keys.PageDown):
+			m.scrollGPU(m.bodyHeight())
+		}
+		return nil
+	}
 	if m.view == viewWhatIf {
 		switch {
 		case key.Matches(msg, m.keys.Edit):
@@ -637,6 +653,9 @@ func (m *Model) tabOf(v viewID) viewID {
 	if v == viewVerdict {
 		return viewPending
 	}
+	if v == viewGPU {
+		return viewNode
+	}
 	return v
 }
 
@@ -687,7 +706,7 @@ func (m *Model) back() {
 	}
 }
 
-// drill is enter: a node opens its detail, a pending pod its explanation, a quota or a queue its pending
+// drill is enter: a node opens its detail, a GPU its pods, a pending pod its explanation, a quota or a queue its pending
 // pods.
 func (m *Model) drill() tea.Cmd {
 	switch m.view {
@@ -698,6 +717,8 @@ func (m *Model) drill() tea.Cmd {
 			m.switchTo(viewNode)
 			m.node.home()
 		}
+	case viewNode:
+		m.openGPU()
 	case viewPending:
 		if i := m.pending.selected(); i >= 0 {
 			p := m.data.Pending[i]

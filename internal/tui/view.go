@@ -38,6 +38,8 @@ func (m *Model) Render() string {
 		b = m.renderPending(body)
 	case m.view == viewVerdict:
 		b = m.renderVerdictPage(body)
+	case m.view == viewGPU:
+		b = m.renderGPU(body)
 	case m.view == viewWhatIf:
 		b = m.renderWhatIf(body)
 	case m.view == viewQueues:

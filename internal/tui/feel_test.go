@@ -183,3 +183,57 @@ func TestEnterOnGPU(t *testing.T) {
 		t.Errorf("empty GPU page:\n%s", screen(m))
 	}
 }
+
+// TestMouse: a click selects the row under it, a second click opens it; the wheel moves the selection and
+// scrolls pages; a click on a tab switches the view; a click on the problems note opens them.
+func TestMouse(t *testing.T) {
+	m := newDemo(t, 80, 24)
+	lines := strings.Split(screen(m), "\n")
+	y := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  gpu-a100-02") {
+			y = i
+		}
+	}
+	if y < 0 {
+		t.Fatalf("gpu-a100-02 not on screen:\n%s", screen(m))
+	}
+	m.Update(tea.MouseClickMsg{X: 5, Y: y, Button: tea.MouseLeft})
+	if m.nodes.selectedKey() != "gpu-a100-02" || m.view != viewNodes {
+		t.Fatalf("click on gpu-a100-02's line selected %q (view %v)", m.nodes.selectedKey(), m.view)
+	}
+	// A click on one of its GPU lines (the same row) opens it.
+	m.Update(tea.MouseClickMsg{X: 5, Y: y + 2, Button: tea.MouseLeft})
+	if m.view != viewNode || m.detail != "gpu-a100-02" {
+		t.Fatalf("second click: view %v node %q, want the Node view of gpu-a100-02", m.view, m.detail)
+	}
+	// The wheel moves the selection down two GPUs.
+	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
+	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
+	if got := m.node.selectedKey(); got != "GPU-gpu-a100-02-2" {
+		t.Errorf("after two wheel notches the Node view selects %q, want GPU #2", got)
+	}
+	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelUp})
+	if got := m.node.selectedKey(); got != "GPU-gpu-a100-02-1" {
+		t.Errorf("after wheel up the Node view selects %q, want GPU #1", got)
+	}
+	// Tabs: " 1 Nodes " is 9 columns, " 2 Node " 8, " 3 Quotas " 10: column 20 is Quotas.
+	m.Update(tea.MouseClickMsg{X: 20, Y: 3, Button: tea.MouseLeft})
+	if m.view != viewQuotas {
+		t.Errorf("click on the Quotas tab: view %v", m.view)
+	}
+	// The why-pending page scrolls with the wheel.
+	press(m, "4", "enter")
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if m.pager.YOffset() != wheelStep {
+		t.Errorf("wheel on the why-pending page: offset %d, want %d", m.pager.YOffset(), wheelStep)
+	}
+	// The problems note opens the problems.
+	m.Update(tea.MouseClickMsg{X: 50, Y: 2, Button: tea.MouseLeft})
+	if m.overlay != overlayProblems {
+		t.Errorf("click on the problems note: overlay %v", m.overlay)
+	}
+	if m.View().MouseMode != tea.MouseModeCellMotion {
+		t.Errorf("the view does not ask for mouse events")
+	}
+}

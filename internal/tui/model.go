@@ -399,6 +399,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.fetchMetrics != nil {
 			cmds = append(cmds, m.pollMetrics())
 		}
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		cmd := m.handleMouse(msg)
+		m.layout()
+		return m, cmd
 	case tea.KeyPressMsg:
 		cmd := m.handleKey(msg)
 		m.layout()

@@ -13,6 +13,7 @@ import (
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion // click selects, the wheel scrolls (mouse.go)
 	v.WindowTitle = "kubectl hami top"
 	return v
 }

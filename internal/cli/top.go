@@ -139,6 +139,9 @@ type PendingPod struct {
 
 // Run prints the tables.
 func (o *TopOptions) Run(ctx context.Context) error {
+	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) && o.read.live() {
+		return o.runUIConnecting(ctx) // top_connect.go
+	}
 	s, err := o.read.load(ctx)
 	if err != nil {
 		return err

@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
 // TestResizeKeepsPlace: at 80x24, G (last node), then a 200x60 window: every node fits, so the first one is
@@ -235,5 +239,47 @@ func TestMouse(t *testing.T) {
 	}
 	if m.View().MouseMode != tea.MouseModeCellMotion {
 		t.Errorf("the view does not ask for mouse events")
+	}
+}
+
+// TestConnecting: with Load the first frame says which API server is asked and for how long; an error is
+// shown in full with the retry; r retries; the cluster appears when the list is in.
+func TestConnecting(t *testing.T) {
+	now := fixedNow
+	tries := 0
+	load := func(context.Context) (Loaded, error) {
+		tries++
+		if tries == 1 {
+			return Loaded{}, errors.New(`Get "https://10.0.0.1:6443/api/v1/nodes": dial tcp 10.0.0.1:6443: i/o timeout`)
+		}
+		return Loaded{Snapshot: demoSnapshot(t)}, nil
+	}
+	m, err := New(Options{Load: load, Server: "https://10.0.0.1:6443", DeviceConfigMap: snapshot.DefaultDeviceConfigMap,
+		Now: func() time.Time { return now }, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	now = now.Add(4 * time.Second)
+	got := screen(m)
+	for _, want := range []string{"◌ connecting…", "connecting to https://10.0.0.1:6443… 4s", "listing nodes", "? help • q quit"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("connecting screen lacks %q:\n%s", want, got)
+		}
+	}
+	// The first try fails: the error, the countdown, how to retry.
+	m.Update(m.load()())
+	got = screen(m)
+	for _, want := range []string{"✗ not connected", "cannot list the cluster at https://10.0.0.1:6443", "i/o timeout", "retrying in 5s", "r retry now"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("error screen lacks %q:\n%s", want, got)
+		}
+	}
+	press(m, "r") // press runs the command: the second try
+	if m.connect != nil || tries != 2 {
+		t.Fatalf("after r: connect %+v, %d tries", m.connect, tries)
+	}
+	if got := screen(m); !strings.Contains(got, "gpu-a100-01") || strings.Contains(got, "connecting") {
+		t.Errorf("loaded cluster not shown:\n%s", got)
 	}
 }

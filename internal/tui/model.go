@@ -26,8 +26,13 @@ import (
 
 // Options start the UI.
 type Options struct {
-	// Snapshot is the first state shown (required): the demo, a file, or the cluster as just listed.
+	// Snapshot is the first state shown: the demo, a file, or the cluster as just listed. Without it, Load is
+	// required.
 	Snapshot *snapshot.Snapshot
+	// Load, when Snapshot is nil, lists the cluster while the UI already shows "connecting to Server…"; an
+	// error is shown and the list is tried again (connect.go). Its Client and Dynamic replace those below.
+	Load   func(context.Context) (Loaded, error)
+	Server string
 	// Client, when set, keeps the UI live: informers watch nodes, pods, resourcequotas and the device
 	// ConfigMap. Without it the snapshot is static.
 	Client kubernetes.Interface
@@ -66,12 +71,14 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	m.ctx = ctx // agent readings stop when the UI does
-	if o.Client != nil {
+	if o.Client != nil || o.Load != nil {
 		// client-go logs through klog to stderr, which is the UI's terminal: its messages go to the header
 		// (watch errors) or nowhere while the UI runs.
 		klog.LogToStderr(false)
 		klog.SetOutput(io.Discard)
 		defer klog.LogToStderr(true)
+	}
+	if o.Client != nil {
 		if err := watch(ctx, o.Client, o.DeviceConfigMap, m.queue, m.watchErr); err != nil {
 			return err
 		}
@@ -177,12 +184,19 @@ type Model struct {
 	pagerText string // its text, unwrapped
 
 	form whatIfForm
+
+	connect *connectState // while the first list of the cluster is not in (Options.Load)
 }
 
 // New builds the model on the options' snapshot (the first frame needs no I/O).
 func New(o Options) (*Model, error) {
+	var connect *connectState
 	if o.Snapshot == nil {
-		return nil, fmt.Errorf("tui: no snapshot")
+		if o.Load == nil {
+			return nil, fmt.Errorf("tui: no snapshot")
+		}
+		o.Snapshot = &snapshot.Snapshot{Source: "cluster " + o.Server}
+		connect = &connectState{server: o.Server}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -196,20 +210,11 @@ func New(o Options) (*Model, error) {
 		m.world.hamiVersion = o.HAMiVersion
 		m.world.build(o.Snapshot)
 	}
-	if o.Client != nil {
-		m.watchVolcano = o.Dynamic != nil && o.Snapshot.Volcano
-		m.queue = newQueue()
-		m.watchErr = make(chan error, 1)
-		m.events = liveEvents(o.Client)
-		if o.Agents != nil {
-			m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
-			m.metricsEvery = o.MetricsInterval
-			if m.metricsEvery <= 0 {
-				m.metricsEvery = DefaultMetricsInterval
-			}
-			m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
-		}
+	m.connect = connect
+	if connect != nil {
+		connect.since = o.Now()
 	}
+	m.setupLive()
 	m.styles = newStyles(m.dark, o.NoColor)
 	m.nodes = newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"slots", true},
 		sortCol{"pods", true}, sortCol{"gpus", true})
@@ -230,6 +235,26 @@ func New(o Options) (*Model, error) {
 	}
 	m.layout()
 	return m, nil
+}
+
+// setupLive prepares what keeps a live cluster live (Options.Client); nothing for a static snapshot.
+func (m *Model) setupLive() {
+	o := m.opts
+	if o.Client == nil {
+		return
+	}
+	m.watchVolcano = o.Dynamic != nil && m.world.volcano
+	m.queue = newQueue()
+	m.watchErr = make(chan error, 1)
+	m.events = liveEvents(o.Client)
+	if o.Agents != nil {
+		m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
+		m.metricsEvery = o.MetricsInterval
+		if m.metricsEvery <= 0 {
+			m.metricsEvery = DefaultMetricsInterval
+		}
+		m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
+	}
 }
 
 // Messages.
@@ -279,6 +304,9 @@ const syncVerdicts = 50
 // Init asks the terminal for its background (light or dark) and, when live, waits for changes.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.connect != nil {
+		return tea.Batch(append(cmds, m.load(), connectTick())...)
+	}
 	if m.verdicts == nil {
 		cmds = append(cmds, m.evaluate())
 	}
@@ -328,6 +356,10 @@ func (m *Model) evaluate() tea.Cmd {
 // Update is the only place the model's state changes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	if cmd, ok := m.updateConnect(msg); ok {
+		m.layout()
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		resized := msg.Width != m.width
@@ -547,6 +579,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.view == viewWhatIf && m.form.editing {
 		return m.formKey(msg)
+	}
+	if m.connect != nil {
+		if cmd := m.connectKey(k); cmd != nil {
+			return cmd
+		}
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):

@@ -29,6 +29,8 @@ func (m *Model) Render() string {
 	switch {
 	case m.overlay != overlayNone:
 		b = m.renderOverlay(body)
+	case m.connect != nil:
+		b = m.renderConnect()
 	case m.view == viewNodes:
 		b = m.renderNodes(body)
 	case m.view == viewNode:
@@ -74,6 +76,9 @@ func (m *Model) header() []string {
 	state := "static"
 	if d.Live {
 		state = s.live.Render("● live")
+	}
+	if m.connect != nil {
+		state = m.connectHeader()
 	}
 	right := state + " · updated " + d.Updated.Format("15:04:05")
 	title := spread(left, right, m.width)

@@ -243,6 +243,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 func copiesLine(cp engine.Capacity, wanted int) string {
 	line := render.Copies(cp)
 	if cp.Copies >= wanted {
+		if wanted == 1 {
+			return line + "; the 1 wanted fits."
+		}
 		return line + fmt.Sprintf("; all %d wanted fit.", wanted)
 	}
 	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)

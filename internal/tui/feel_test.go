@@ -283,3 +283,36 @@ func TestConnecting(t *testing.T) {
 		t.Errorf("loaded cluster not shown:\n%s", got)
 	}
 }
+
+// TestTrueLabels: the Queues view's FREE counts physical cards no pod holds that are healthy and not
+// cordoned (every demo A100 is held, unhealthy or cordoned: 0; six H100s of gpu-h100-01 are idle), apart
+// from the queue's LEFT; Kubernetes' quota status is in HAMi's unit (MiB), not "48k".
+func TestTrueLabels(t *testing.T) {
+	m := newDemo(t, 160, 48)
+	free := map[string]int64{}
+	left := map[string]int64{}
+	for _, q := range m.data.Queues {
+		for _, c := range q.Cards {
+			free[c.Card] = c.Free
+			if q.Queue == "research" {
+				left[c.Card] = max(c.Quota-c.Used, 0)
+			}
+		}
+	}
+	if free["NVIDIA-A100-SXM4-80GB"] != 0 || free["NVIDIA-H100-80GB-HBM3"] != 6 {
+		t.Errorf("FREE: %v, want A100 0 and H100 6", free)
+	}
+	if left["NVIDIA-A100-SXM4-80GB"] != 4 {
+		t.Errorf("research's A100 LEFT %d, want 4 (its quota 12 less 8 used), apart from FREE", left["NVIDIA-A100-SXM4-80GB"])
+	}
+	press(m, "3")
+	got := screen(m)
+	if !strings.Contains(got, "gpu-quota      48000 MiB") || strings.Contains(got, "48k") {
+		t.Errorf("KUBERNETES STATUS not in MiB:\n%s", got)
+	}
+	for _, c := range []struct{ v, unit, want string }{{"48k", "MiB", "48000 MiB"}, {"70", "%", "70 %"}, {"", "MiB", "-"}, {"2", "", "2"}, {"x", "MiB", "x"}} {
+		if got := kubeInUnit(c.v, c.unit, true); got != c.want {
+			t.Errorf("kubeInUnit(%q, %q) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+}

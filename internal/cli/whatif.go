@@ -210,6 +210,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	}
 	c, cfg := o.read.cluster(s, o.streams.ErrOut)
 	if o.File == "" {
+		if err := checkCardNames(c, o.Card); err != nil { // whatif_card.go
+			return err
+		}
 		renameResources(o.pod, cfg)
 	}
 	pod, changes := engine.Admit(o.pod, cfg)

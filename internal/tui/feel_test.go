@@ -316,3 +316,38 @@ func TestTrueLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptCompletes: the `:` prompt lists completions as it is typed, tab takes the first, a near miss
+// says "did you mean".
+func TestPromptCompletes(t *testing.T) {
+	m := newDemo(t, 120, 30)
+	press(m, ":", "no")
+	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: node · nodes") {
+		t.Errorf("footer while typing :no = %q", foot)
+	}
+	press(m, "ctrl+u", "node gpu-a1")
+	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: gpu-a100-01 · gpu-a100-02") {
+		t.Errorf("footer while typing a node = %q", foot)
+	}
+	press(m, "tab")
+	if got := m.input.Value(); got != "node gpu-a100-01 " {
+		t.Errorf("tab completed to %q", got)
+	}
+	press(m, "enter")
+	if m.view != viewNode || m.detail != "gpu-a100-01" {
+		t.Errorf("after the completed :node, view %v node %q", m.view, m.detail)
+	}
+	press(m, ":", "node gpu-a100-03", "enter")
+	if !strings.Contains(m.status, `node "gpu-a100-03" not found; did you mean "gpu-a100-01"`) {
+		t.Errorf("status after a near miss: %q", m.status)
+	}
+	press(m, ":", "node GPU-T4-01", "enter")
+	if m.detail != "gpu-t4-01" {
+		t.Errorf(":node in capitals opened %q", m.detail)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
@@ -533,6 +534,10 @@ func (m *Model) layout() {
 	m.pager.SetHeight(max(m.bodyHeight()-1, 1))
 	m.form.answer.SetHeight(max(m.bodyHeight()-len(m.form.fields)-1, 1))
 	m.input.SetWidth(max(m.width-4, 10))
+	if m.mode == modeCommand {
+		// The completions follow what is typed (prompt.go): the line is as wide as the text.
+		m.input.SetWidth(len([]rune(m.input.Value())) + 1)
+	}
 	m.help.SetWidth(m.width)
 }
 
@@ -821,6 +826,9 @@ func (m *Model) commandKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeNormal
 		m.input.Blur()
 		return m.runCommand(m.input.Value())
+	case "tab":
+		m.completePrompt() // prompt.go
+		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -887,8 +895,15 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	if v == viewNode && len(fields) > 1 {
 		name := strings.Fields(line)[1]
 		m.nodes.setFilter("")
+		var names []string
+		for _, n := range m.data.Nodes {
+			names = append(names, n.Name)
+		}
+		if r := resolve.Resolve(name, names); r.Found() {
+			name = r.Name // gpu-a100 → gpu-a100-01 when it is the only one; case does not matter
+		}
 		if !m.nodes.selectKey(name) {
-			m.status = fmt.Sprintf("node %q not found", name)
+			m.status = m.nodeNotFound(name)
 			return nil
 		}
 		if name != m.detail {

@@ -166,7 +166,7 @@ func (m *Model) footer() string {
 	case m.mode == modeFilter:
 		return "/" + m.input.View()
 	case m.mode == modeCommand:
-		return ":" + m.input.View()
+		return ":" + m.input.View() + m.styles.dim.Render(m.promptHint())
 	case m.status != "":
 		return m.styles.warn.Render(m.status)
 	}

@@ -351,3 +351,56 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestSimulatedUsage: the demo's made-up readings go through the agents' wire type, are marked simulated,
+// stay within what each GPU was given, move over time, and leave idle GPUs at zero.
+func TestSimulatedUsage(t *testing.T) {
+	now := fixedNow
+	m, err := New(Options{Snapshot: demoSnapshot(t), DeviceConfigMap: snapshot.DefaultDeviceConfigMap, Now: func() time.Time { return now },
+		NoColor: true, Simulate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.Update(m.fetchMetrics(context.Background())) // one reading (the poll would tick on)
+	if m.metrics == nil || len(m.metrics.GPUs) == 0 {
+		t.Fatalf("no simulated readings: %+v", m.metrics)
+	}
+	first := map[string]GPUMetrics{}
+	for k, v := range m.metrics.GPUs {
+		first[k] = v
+	}
+	got := screen(m)
+	if !strings.Contains(got, "simulated") {
+		t.Errorf("the screen does not say the usage is simulated:\n%s", got)
+	}
+	moved := false
+	for _, n := range m.data.Nodes {
+		for _, g := range n.Node.GPUs {
+			r, ok := first[g.UUID]
+			if !ok {
+				t.Errorf("%s: GPU %s has no simulated reading", n.Name, g.UUID)
+				continue
+			}
+			if r.UsedMemMiB > g.UsedMem || r.UsedMemMiB < 0 {
+				t.Errorf("%s #%d: simulated %d MiB used of %d allocated", n.Name, g.Index, r.UsedMemMiB, g.UsedMem)
+			}
+			if g.UsedMem == 0 && (r.UsedMemMiB != 0 || r.Utilization > 0) {
+				t.Errorf("%s #%d: idle GPU shows %+v", n.Name, g.Index, r)
+			}
+			if (g.Mode == "mig") != (r.Utilization < 0) {
+				t.Errorf("%s #%d (%s): utilisation %d", n.Name, g.Index, g.Mode, r.Utilization)
+			}
+		}
+	}
+	now = now.Add(7 * time.Second)
+	m.Update(m.fetchMetrics(context.Background())) // one reading (the poll would tick on)
+	for k, v := range m.metrics.GPUs {
+		if v != first[k] {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Errorf("the simulated readings did not move in 7 s")
+	}
+}

@@ -61,6 +61,8 @@ type Options struct {
 	// server's pod proxy) every MetricsInterval (DefaultMetricsInterval when 0). Nil shows "n/a".
 	Agents          *usage.Options
 	MetricsInterval time.Duration
+	// Simulate shows made-up live usage in the agents' format, marked "simulated" (the demo; simulate.go).
+	Simulate bool
 }
 
 // Run shows the UI until the user quits or ctx ends.
@@ -216,6 +218,10 @@ func New(o Options) (*Model, error) {
 		connect.since = o.Now()
 	}
 	m.setupLive()
+	if o.Simulate && o.Client == nil && o.Load == nil {
+		m.fetchMetrics, m.metricsEvery = m.simulator(), simulateEvery
+		m.metrics = &MetricsMsg{Note: simulatedNote}
+	}
 	m.styles = newStyles(m.dark, o.NoColor)
 	m.nodes = newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"slots", true},
 		sortCol{"pods", true}, sortCol{"gpus", true})

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sahilm/fuzzy"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
@@ -154,11 +154,8 @@ func podNotFound(s *snapshot.Snapshot, ns, name string) error {
 	}
 	sort.Strings(inNS)
 	var sugg []string
-	for i, m := range fuzzy.Find(name, inNS) {
-		if i == 5 {
-			break
-		}
-		sugg = append(sugg, ns+"/"+m.Str)
+	for _, m := range resolve.Closest(name, inNS, 5) { // typos and fuzzy matches (internal/resolve)
+		sugg = append(sugg, ns+"/"+m)
 	}
 	msg := fmt.Sprintf("pod %s/%s not found in %s", ns, name, s.Source)
 	if len(elsewhere) > 0 {

@@ -139,6 +139,9 @@ type PendingPod struct {
 
 // Run prints the tables.
 func (o *TopOptions) Run(ctx context.Context) error {
+	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) && o.read.live() {
+		return o.runUIConnecting(ctx) // top_connect.go
+	}
 	s, err := o.read.load(ctx)
 	if err != nil {
 		return err
@@ -212,7 +215,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 // runUI opens the terminal UI on the loaded snapshot; a live cluster stays live through informers.
 func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), Now: o.now,
-		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
+		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents(), Simulate: o.read.demo}
 	if o.read.client != nil {
 		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic
 		if c := o.read.config.Context; c != nil && *c != "" {

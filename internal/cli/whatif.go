@@ -302,6 +302,11 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		return err
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
+	if o.File == "" {
+		if err := checkCardNames(c, o.Card); err != nil { // whatif_card.go
+			return err
+		}
+	}
 	var answers []WhatIf
 	allFit := true
 	w := o.streams.Out
@@ -361,6 +366,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 func copiesLine(cp engine.Capacity, wanted int) string {
 	line := render.Copies(cp)
 	if cp.Copies >= wanted {
+		if wanted == 1 {
+			return line + "; the 1 wanted fits."
+		}
 		return line + fmt.Sprintf("; all %d wanted fit.", wanted)
 	}
 	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)

@@ -226,7 +226,7 @@ func kubeQuotaUsed(s *snapshot.Snapshot, ns string) map[string]string {
 		}
 		for k, v := range q.Status.Used {
 			if _, seen := out[string(k)]; !seen {
-				out[string(k)] = v.String()
+				out[string(k)] = plainQuantity(v) // quantity.go
 			}
 		}
 	}

@@ -257,7 +257,7 @@ type QueueCard struct {
 	Used     int64  `json:"used"`
 	Pending  int64  `json:"pending,omitempty"` // asked for by the queue's pending pods ("A|B" rows count pods naming alternatives)
 	Physical int64  `json:"physical"`
-	Free     int64  `json:"free"` // physical cards no queue's pod holds
+	Free     int64  `json:"free"` // physical cards no pod holds, healthy and not cordoned (cardfree.go)
 }
 
 // QueueUsage is a queue's card quota and use.
@@ -272,12 +272,7 @@ type QueueUsage struct {
 // QueueUsages lists every queue's card rows, queues by name and cards by name.
 func (c *Cluster) QueueUsages() []QueueUsage {
 	cc := c.cardContext()
-	usedAll := map[string]int64{}
-	for _, byCard := range c.cardState().used {
-		for card, n := range byCard {
-			usedAll[card] += n
-		}
-	}
+	free := c.freeCards(cc)
 	var out []QueueUsage
 	for _, q := range c.Queues() {
 		u := QueueUsage{Queue: q.Name, State: q.State, QuotaError: q.QuotaError}
@@ -286,7 +281,7 @@ func (c *Cluster) QueueUsages() []QueueUsage {
 			if r := rows[card]; r != nil {
 				return r
 			}
-			r := &QueueCard{Card: card, Physical: cc.physical[card], Free: max(cc.physical[card]-usedAll[card], 0)}
+			r := &QueueCard{Card: card, Physical: cc.physical[card], Free: free[card]}
 			r.Quota, r.Listed = q.CardQuota[card]
 			rows[card] = r
 			return r

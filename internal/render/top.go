@@ -180,7 +180,11 @@ func Copies(cp engine.Capacity) string {
 	var where []string
 	for i, n := range nodes {
 		if i == 5 {
-			where = append(where, fmt.Sprintf("%d more nodes", len(nodes)-5))
+			if more := len(nodes) - 5; more == 1 {
+				where = append(where, "1 more node")
+			} else {
+				where = append(where, fmt.Sprintf("%d more nodes", more))
+			}
 			break
 		}
 		where = append(where, fmt.Sprintf("%s: %d", n.Node, n.Copies))

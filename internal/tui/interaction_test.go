@@ -249,11 +249,11 @@ func TestCommandsTabsAndSort(t *testing.T) {
 	}
 	// ? opens help, esc closes it.
 	press(m, "?")
-	if !strings.Contains(screen(m), "Keys") || !m.showHelp {
+	if !strings.Contains(screen(m), "Keys") || m.overlay != overlayHelp {
 		t.Errorf("? did not open the help")
 	}
 	press(m, "esc")
-	if m.showHelp {
+	if m.overlay == overlayHelp {
 		t.Errorf("esc did not close the help")
 	}
 }
@@ -424,7 +424,7 @@ func TestHeaderWarnings(t *testing.T) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	got := screen(m)
-	if !strings.Contains(got, "⚠ 1 input problem: Node gpu-t4-03: metadata.annotations[hami.io/node-nvidia-register]") {
+	if !strings.Contains(got, "⚠ 1 input problem (p): Node gpu-t4-03: metadata.annotations[hami.io/node-nvidia-register]") {
 		t.Errorf("header does not warn about the bad annotation:\n%s", got)
 	}
 }

@@ -6,6 +6,7 @@ import "charm.land/bubbles/v2/key"
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom  key.Binding
 	Enter, Back, Filter, Command, Help, Quit key.Binding
+	Problems                                 key.Binding
 	NextView, PrevView, Views                key.Binding
 	Sort, Reverse, Compact                   key.Binding
 	// Form keys of the what-if view.
@@ -26,6 +27,7 @@ func newKeyMap() keyMap {
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "jump")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "input problems")),
 		NextView:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
 		PrevView:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
 		Views:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "view")),
@@ -48,6 +50,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Enter, k.Back, k.NextView, k.PrevView, k.Views, k.Command},
-		{k.Filter, k.Sort, k.Reverse, k.Compact, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Reverse, k.Compact, k.Problems, k.Help, k.Quit},
 	}
 }

@@ -20,14 +20,20 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
 
 // Options start the UI.
 type Options struct {
-	// Snapshot is the first state shown (required): the demo, a file, or the cluster as just listed.
+	// Snapshot is the first state shown: the demo, a file, or the cluster as just listed. Without it, Load is
+	// required.
 	Snapshot *snapshot.Snapshot
+	// Load, when Snapshot is nil, lists the cluster while the UI already shows "connecting to Server…"; an
+	// error is shown and the list is tried again (connect.go). Its Client and Dynamic replace those below.
+	Load   func(context.Context) (Loaded, error)
+	Server string
 	// Client, when set, keeps the UI live: informers watch nodes, pods, resourcequotas and the device
 	// ConfigMap. Without it the snapshot is static.
 	Client kubernetes.Interface
@@ -55,6 +61,8 @@ type Options struct {
 	// server's pod proxy) every MetricsInterval (DefaultMetricsInterval when 0). Nil shows "n/a".
 	Agents          *usage.Options
 	MetricsInterval time.Duration
+	// Simulate shows made-up live usage in the agents' format, marked "simulated" (the demo; simulate.go).
+	Simulate bool
 }
 
 // Run shows the UI until the user quits or ctx ends.
@@ -66,12 +74,14 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	m.ctx = ctx // agent readings stop when the UI does
-	if o.Client != nil {
+	if o.Client != nil || o.Load != nil {
 		// client-go logs through klog to stderr, which is the UI's terminal: its messages go to the header
 		// (watch errors) or nowhere while the UI runs.
 		klog.LogToStderr(false)
 		klog.SetOutput(io.Discard)
 		defer klog.LogToStderr(true)
+	}
+	if o.Client != nil {
 		if err := watch(ctx, o.Client, o.DeviceConfigMap, m.queue, m.watchErr); err != nil {
 			return err
 		}
@@ -106,6 +116,7 @@ const (
 	viewWhatIf
 	viewQueues
 	viewVerdict // the why-pending page of one pod, opened from Pending
+	viewGPU     // the pods on one GPU, opened from Node
 )
 
 // viewNames are the tabs, in the order of their number keys.
@@ -156,16 +167,19 @@ type Model struct {
 	keys          keyMap
 	help          help.Model
 
-	view     viewID
-	history  []viewID
-	mode     inputMode
-	showHelp bool
-	compact  bool
-	status   string
+	view       viewID
+	history    []viewID
+	mode       inputMode
+	overlay    overlayID // help or problems, over the view
+	overlayOff int       // its scroll offset
+	compact    bool
+	status     string
 
 	nodes, node, quotas, pending, queues *table
 	detail                               string // the node shown in the Node view
 	detailPods                           map[string][]podOnGPU
+	gpuUUID                              string // the GPU shown in the GPU page
+	gpuOff                               int    // its scroll offset
 	input                                textinput.Model
 
 	pager     viewport.Model
@@ -173,12 +187,19 @@ type Model struct {
 	pagerText string // its text, unwrapped
 
 	form whatIfForm
+
+	connect *connectState // while the first list of the cluster is not in (Options.Load)
 }
 
 // New builds the model on the options' snapshot (the first frame needs no I/O).
 func New(o Options) (*Model, error) {
+	var connect *connectState
 	if o.Snapshot == nil {
-		return nil, fmt.Errorf("tui: no snapshot")
+		if o.Load == nil {
+			return nil, fmt.Errorf("tui: no snapshot")
+		}
+		o.Snapshot = &snapshot.Snapshot{Source: "cluster " + o.Server}
+		connect = &connectState{server: o.Server}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -192,19 +213,14 @@ func New(o Options) (*Model, error) {
 		m.world.hamiVersion = o.HAMiVersion
 		m.world.build(o.Snapshot)
 	}
-	if o.Client != nil {
-		m.watchVolcano = o.Dynamic != nil && o.Snapshot.Volcano
-		m.queue = newQueue()
-		m.watchErr = make(chan error, 1)
-		m.events = liveEvents(o.Client)
-		if o.Agents != nil {
-			m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
-			m.metricsEvery = o.MetricsInterval
-			if m.metricsEvery <= 0 {
-				m.metricsEvery = DefaultMetricsInterval
-			}
-			m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
-		}
+	m.connect = connect
+	if connect != nil {
+		connect.since = o.Now()
+	}
+	m.setupLive()
+	if o.Simulate && o.Client == nil && o.Load == nil {
+		m.fetchMetrics, m.metricsEvery = m.simulator(), simulateEvery
+		m.metrics = &MetricsMsg{Note: simulatedNote}
 	}
 	m.styles = newStyles(m.dark, o.NoColor)
 	m.nodes = newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"slots", true},
@@ -226,6 +242,26 @@ func New(o Options) (*Model, error) {
 	}
 	m.layout()
 	return m, nil
+}
+
+// setupLive prepares what keeps a live cluster live (Options.Client); nothing for a static snapshot.
+func (m *Model) setupLive() {
+	o := m.opts
+	if o.Client == nil {
+		return
+	}
+	m.watchVolcano = o.Dynamic != nil && m.world.volcano
+	m.queue = newQueue()
+	m.watchErr = make(chan error, 1)
+	m.events = liveEvents(o.Client)
+	if o.Agents != nil {
+		m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
+		m.metricsEvery = o.MetricsInterval
+		if m.metricsEvery <= 0 {
+			m.metricsEvery = DefaultMetricsInterval
+		}
+		m.metrics = &MetricsMsg{Note: "live GPU usage: asking the node agents…"}
+	}
 }
 
 // Messages.
@@ -275,6 +311,9 @@ const syncVerdicts = 50
 // Init asks the terminal for its background (light or dark) and, when live, waits for changes.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.connect != nil {
+		return tea.Batch(append(cmds, m.load(), connectTick())...)
+	}
 	if m.verdicts == nil {
 		cmds = append(cmds, m.evaluate())
 	}
@@ -324,6 +363,10 @@ func (m *Model) evaluate() tea.Cmd {
 // Update is the only place the model's state changes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	if cmd, ok := m.updateConnect(msg); ok {
+		m.layout()
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		resized := msg.Width != m.width
@@ -395,6 +438,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.fetchMetrics != nil {
 			cmds = append(cmds, m.pollMetrics())
 		}
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		cmd := m.handleMouse(msg)
+		m.layout()
+		return m, cmd
 	case tea.KeyPressMsg:
 		cmd := m.handleKey(msg)
 		m.layout()
@@ -493,6 +540,10 @@ func (m *Model) layout() {
 	m.pager.SetHeight(max(m.bodyHeight()-1, 1))
 	m.form.answer.SetHeight(max(m.bodyHeight()-len(m.form.fields)-1, 1))
 	m.input.SetWidth(max(m.width-4, 10))
+	if m.mode == modeCommand {
+		// The completions follow what is typed (prompt.go): the line is as wide as the text.
+		m.input.SetWidth(len([]rune(m.input.Value())) + 1)
+	}
 	m.help.SetWidth(m.width)
 }
 
@@ -510,23 +561,49 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeCommand:
 		return m.commandKey(msg)
 	}
-	if m.showHelp {
+	if m.overlay != overlayNone {
 		switch {
-		case key.Matches(msg, m.keys.Back), key.Matches(msg, m.keys.Help):
-			m.showHelp = false
+		case key.Matches(msg, m.keys.Back),
+			m.overlay == overlayHelp && key.Matches(msg, m.keys.Help),
+			m.overlay == overlayProblems && key.Matches(msg, m.keys.Problems):
+			m.overlay = overlayNone
+		case key.Matches(msg, m.keys.Help):
+			m.openOverlay(overlayHelp)
+		case key.Matches(msg, m.keys.Problems):
+			m.openOverlay(overlayProblems)
 		case key.Matches(msg, m.keys.Quit):
 			return tea.Quit
+		case key.Matches(msg, m.keys.Up):
+			m.scrollOverlay(-1)
+		case key.Matches(msg, m.keys.Down):
+			m.scrollOverlay(1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.scrollOverlay(-m.bodyHeight())
+		case key.Matches(msg, m.keys.PageDown):
+			m.scrollOverlay(m.bodyHeight())
+		case key.Matches(msg, m.keys.Top):
+			m.overlayOff = 0
+		case key.Matches(msg, m.keys.Bottom):
+			m.scrollOverlay(1 << 20)
 		}
 		return nil
 	}
 	if m.view == viewWhatIf && m.form.editing {
 		return m.formKey(msg)
 	}
+	if m.connect != nil {
+		if cmd := m.connectKey(k); cmd != nil {
+			return cmd
+		}
+	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.showHelp = true
+		m.openOverlay(overlayHelp)
+		return nil
+	case key.Matches(msg, m.keys.Problems):
+		m.openOverlay(overlayProblems)
 		return nil
 	case key.Matches(msg, m.keys.Command):
 		m.mode = modeCommand
@@ -562,6 +639,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.pager, cmd = m.pager.Update(msg)
 		return cmd
+	}
+	if m.view == viewGPU {
+		switch {
+		case key.Matches(msg, m.keys.Up):
+			m.scrollGPU(-1)
+		case key.Matches(msg, m.keys.Down):
+			m.scrollGPU(1)
+		case key.Matches(msg, m.keys.PageUp):
+			m.scrollGPU(-m.bodyHeight())
+		case key.Matches(msg, m.keys.PageDown):
+			m.scrollGPU(m.bodyHeight())
+		}
+		return nil
 	}
 	if m.view == viewWhatIf {
 		switch {
@@ -615,6 +705,9 @@ func (m *Model) tabOf(v viewID) viewID {
 	if v == viewVerdict {
 		return viewPending
 	}
+	if v == viewGPU {
+		return viewNode
+	}
 	return v
 }
 
@@ -665,7 +758,7 @@ func (m *Model) back() {
 	}
 }
 
-// drill is enter: a node opens its detail, a pending pod its explanation, a quota or a queue its pending
+// drill is enter: a node opens its detail, a GPU its pods, a pending pod its explanation, a quota or a queue its pending
 // pods.
 func (m *Model) drill() tea.Cmd {
 	switch m.view {
@@ -676,6 +769,8 @@ func (m *Model) drill() tea.Cmd {
 			m.switchTo(viewNode)
 			m.node.home()
 		}
+	case viewNode:
+		m.openGPU()
 	case viewPending:
 		if i := m.pending.selected(); i >= 0 {
 			p := m.data.Pending[i]
@@ -737,6 +832,9 @@ func (m *Model) commandKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeNormal
 		m.input.Blur()
 		return m.runCommand(m.input.Value())
+	case "tab":
+		m.completePrompt() // prompt.go
+		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -766,7 +864,10 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	case "q", "q!", "quit", "exit":
 		return tea.Quit
 	case "help", "?":
-		m.showHelp = true
+		m.openOverlay(overlayHelp)
+		return nil
+	case "problems", "problem", "prob":
+		m.openOverlay(overlayProblems)
 		return nil
 	}
 	var match []viewID
@@ -800,8 +901,15 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	if v == viewNode && len(fields) > 1 {
 		name := strings.Fields(line)[1]
 		m.nodes.setFilter("")
+		var names []string
+		for _, n := range m.data.Nodes {
+			names = append(names, n.Name)
+		}
+		if r := resolve.Resolve(name, names); r.Found() {
+			name = r.Name // gpu-a100 → gpu-a100-01 when it is the only one; case does not matter
+		}
 		if !m.nodes.selectKey(name) {
-			m.status = fmt.Sprintf("node %q not found", name)
+			m.status = m.nodeNotFound(name)
 			return nil
 		}
 		if name != m.detail {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
@@ -98,10 +99,7 @@ func (m *Model) renderQuotas(height int) []string {
 			default:
 				text = fmt.Sprintf("%d/%d %s", ql.Used, ql.Limit, ql.Unit)
 			}
-			kube := q.Kube[ql.Resource]
-			if kube == "" {
-				kube = "-"
-			}
+			kube := kubeInUnit(q.Kube[ql.Resource], ql.Unit, l.wide)
 			vals := []string{name, res, s.bar(l.bar, ql.Used, ql.Limit, -1), s.pct(ql.Used, ql.Limit), text}
 			if l.wide {
 				vals = append(vals, ql.Source)
@@ -117,3 +115,25 @@ func (m *Model) renderQuotas(height int) []string {
 
 // renderVerdict is the CLI's why-pending rendering; kept in one place so the pager and what-if agree.
 var renderVerdict = render.Verdict
+
+// kubeInUnit writes Kubernetes' ResourceQuota status (a quantity such as "48k") in HAMi's column's unit,
+// so the two read side by side: 48000 MiB, not 48k. A value that is no quantity is shown as it is.
+func kubeInUnit(v, unit string, wide bool) string {
+	if v == "" {
+		return "-"
+	}
+	q, err := resource.ParseQuantity(v)
+	if err != nil {
+		return v
+	}
+	n := q.Value()
+	switch {
+	case unit == "MiB" && !wide:
+		return mib(n)
+	case unit == "%":
+		return fmt.Sprintf("%d %%", n)
+	case unit != "":
+		return fmt.Sprintf("%d %s", n, unit)
+	}
+	return fmt.Sprint(n)
+}

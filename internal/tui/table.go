@@ -247,6 +247,22 @@ func (t *table) scroll(height int) {
 		}
 		t.offset++
 	}
+	// A taller screen (or fewer rows) must not leave blank lines below the last row while rows above
+	// the offset are hidden: pull the offset back as far as the rows from it to the end still fit.
+	if t.offset > 0 {
+		lines := 0
+		for p := t.offset; p < len(t.order); p++ {
+			lines += t.rowHeight(t.order[p])
+		}
+		for t.offset > 0 {
+			h := t.rowHeight(t.order[t.offset-1])
+			if lines+h > height {
+				break
+			}
+			lines += h
+			t.offset--
+		}
+	}
 }
 
 // visible lists the positions (into order) on a screen of height lines, from the offset.

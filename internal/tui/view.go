@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -12,6 +13,7 @@ import (
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion // click selects, the wheel scrolls (mouse.go)
 	v.WindowTitle = "kubectl hami top"
 	return v
 }
@@ -25,8 +27,10 @@ func (m *Model) Render() string {
 	lines := m.header()
 	var b []string
 	switch {
-	case m.showHelp:
-		b = m.renderHelp()
+	case m.overlay != overlayNone:
+		b = m.renderOverlay(body)
+	case m.connect != nil:
+		b = m.renderConnect()
 	case m.view == viewNodes:
 		b = m.renderNodes(body)
 	case m.view == viewNode:
@@ -37,6 +41,8 @@ func (m *Model) Render() string {
 		b = m.renderPending(body)
 	case m.view == viewVerdict:
 		b = m.renderVerdictPage(body)
+	case m.view == viewGPU:
+		b = m.renderGPU(body)
 	case m.view == viewWhatIf:
 		b = m.renderWhatIf(body)
 	case m.view == viewQueues:
@@ -70,6 +76,9 @@ func (m *Model) header() []string {
 	state := "static"
 	if d.Live {
 		state = s.live.Render("● live")
+	}
+	if m.connect != nil {
+		state = m.connectHeader()
 	}
 	right := state + " · updated " + d.Updated.Format("15:04:05")
 	title := spread(left, right, m.width)
@@ -107,7 +116,8 @@ func (m *Model) header() []string {
 		if n == 1 {
 			word = "problem"
 		}
-		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s", n, word))+": "+d.Problems[0].String())
+		// p opens the list; the first problem is named here.
+		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s (p)", n, word))+": "+d.Problems[0].String())
 	}
 	return []string{title, counts, strings.Join(notes, " · "), m.tabs()}
 }
@@ -134,7 +144,7 @@ func (m *Model) tabs() string {
 		}
 	}
 	t := m.tableOf(m.view)
-	if t == nil || m.showHelp {
+	if t == nil || m.overlay != overlayNone {
 		return b.String()
 	}
 	count := fmt.Sprintf("%d", len(t.rows))
@@ -156,27 +166,70 @@ func (m *Model) footer() string {
 	case m.mode == modeFilter:
 		return "/" + m.input.View()
 	case m.mode == modeCommand:
-		return ":" + m.input.View()
+		return ":" + m.input.View() + m.styles.dim.Render(m.promptHint())
 	case m.status != "":
 		return m.styles.warn.Render(m.status)
 	}
-	return m.help.ShortHelpView(m.keys.ShortHelp())
+	return m.shortHelp()
+}
+
+// shortHelp is the footer's key line, fitted to the width: the least needed keys go first, and
+// "? help • q quit" always stays, so a narrow terminal still says how to learn the rest and how to leave.
+func (m *Model) shortHelp() string {
+	h := m.help
+	h.SetWidth(0) // measure whole; the fitting is done here, not by cutting the line
+	keep := m.keys.ShortHelp()
+	tail := keep[len(keep)-2:] // help, quit
+	opt := keep[:len(keep)-2]
+	for {
+		line := h.ShortHelpView(append(append([]key.Binding{}, opt...), tail...))
+		if ansi.StringWidth(line) <= m.width || len(opt) == 0 {
+			return line
+		}
+		opt = opt[:len(opt)-1]
+	}
 }
 
 func (m *Model) renderHelp() []string {
 	s := m.styles
 	lines := []string{s.title.Render("Keys") + s.dim.Render("  (esc or ? closes)"), ""}
 	lines = append(lines, splitLines(m.help.FullHelpView(m.keys.FullHelp()))...)
-	lines = append(lines, "",
-		s.bold.Render("Views")+"  1 Nodes  2 Node  3 Quotas  4 Pending  5 What-if  6 Queues: card quota",
-		s.bold.Render("Jump")+"   :nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :queues  :q",
-		s.bold.Render("Drill")+"  enter on a node: its pods; on a pending pod: why; on a quota or a queue: its pending pods",
-		s.bold.Render("Form")+"   what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key; card A|B, queue",
-		s.bold.Render("Queues")+" Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs",
-		s.bold.Render("Bars")+"   allocated of total; "+s.ok.Render("ok")+" "+s.warn.Render("≥70% warn")+" "+s.crit.Render("≥90% critical")+
-			"; █ used ▒ allocated unused when live usage is known",
-		s.bold.Render("State")+"  nN NUMA node · unhealthy · cordoned · MIG; read-only: nothing is ever written to the cluster")
+	lines = append(lines, "")
+	for _, p := range [][2]string{
+		{"Views", "1 Nodes  2 Node  3 Quotas  4 Pending  5 What-if  6 Queues: card quota"},
+		{"Jump", ":nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :queues  :problems  :q (tab completes)"},
+		{"Drill", "enter on a node: its GPUs; on a GPU: its pods; on a pending pod: why; on a quota or a queue: its pending pods"},
+		{"Mouse", "click selects a row, a second click opens it; the wheel scrolls"},
+		{"Form", "what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key; card A|B, queue"},
+		{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"},
+		{"Bars", "allocated of total; " + s.ok.Render("ok") + " " + s.warn.Render("≥70% warn") + " " + s.crit.Render("≥90% critical") +
+			"; █ used ▒ allocated unused when live usage is known"},
+		{"State", "nN NUMA node · unhealthy · cordoned · MIG; read-only: nothing is ever written to the cluster"},
+		{"Problems", "p (or :problems) lists every input problem the header counts"},
+	} {
+		lines = append(lines, helpPara(s.bold.Render(fmt.Sprintf("%-8s", p[0])), p[1], m.width)...)
+	}
 	return lines
+}
+
+// helpPara is a labelled help paragraph wrapped to the width, continuation lines under the text.
+func helpPara(label, text string, width int) []string {
+	indent := ansi.StringWidth(label) + 1
+	if label == "" {
+		indent = 0
+	}
+	if width-indent < 20 {
+		return []string{strings.TrimLeft(label+" "+text, " ")}
+	}
+	out := strings.Split(ansi.Wrap(text, width-indent, ""), "\n")
+	for i := range out {
+		if i == 0 && label != "" {
+			out[i] = label + " " + out[i]
+		} else if i > 0 {
+			out[i] = strings.Repeat(" ", indent) + out[i]
+		}
+	}
+	return out
 }
 
 // wrapProse wraps the prose lines of a CLI text to the width and leaves its tables (lines with runs of

@@ -632,7 +632,7 @@ func (w *world) kubeUsedLocked(ns string) map[string]string {
 	for _, q := range s.Quotas {
 		for k, v := range q.Status.Used {
 			if _, seen := out[string(k)]; !seen {
-				out[string(k)] = v.String()
+				out[string(k)] = kubeInUnit(v.String(), "", true) // as the CLI: 48000, not 48k
 			}
 		}
 	}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/tui"
+)
+
+// runUIConnecting opens the terminal UI at once on a live cluster: it says which API server it is asking
+// while the first list runs, and shows the error (and retries) when the API server does not answer, instead
+// of a blank terminal until the client gives up.
+func (o *TopOptions) runUIConnecting(ctx context.Context) error {
+	opts := tui.Options{DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), Now: o.now,
+		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
+	rc, err := o.read.config.ToRESTConfig()
+	if err != nil { // no try would do better: say it now, in the terminal
+		return fmt.Errorf("cannot load the kubeconfig: %w", err)
+	}
+	opts.Server = rc.Host
+	if c := o.read.config.Context; c != nil && *c != "" {
+		opts.Context = *c
+	} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		opts.Context = raw.CurrentContext
+	}
+	opts.Load = func(ctx context.Context) (tui.Loaded, error) {
+		s, err := o.read.load(ctx)
+		if err != nil {
+			return tui.Loaded{}, err
+		}
+		return tui.Loaded{Snapshot: s, Client: o.read.client, Dynamic: o.read.dynamic}, nil
+	}
+	return tui.Run(ctx, opts)
+}

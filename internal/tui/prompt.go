@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
+)
+
+// The `:` prompt completes as it is typed: the footer lists what the word under the cursor can become
+// (views, then node names after "node", namespaces after "quotas", queues after "queues"), tab takes the
+// first; a name that matches nothing says "did you mean …?" (internal/resolve, as the CLI).
+
+// promptWords are the view names `:` offers first.
+var promptWords = []string{"nodes", "node", "quotas", "pending", "what-if", "queues", "problems", "help", "quit"}
+
+// promptCandidates is what the last word of the prompt line can become, and that word.
+func (m *Model) promptCandidates(line string) (word string, cands []string) {
+	fields := strings.Fields(line)
+	trailing := strings.HasSuffix(line, " ")
+	if len(fields) == 0 || (len(fields) == 1 && !trailing) {
+		if len(fields) == 1 {
+			word = fields[0]
+		}
+		return word, resolve.Complete(word, promptWords, 6)
+	}
+	if !trailing {
+		word = fields[len(fields)-1]
+	}
+	return word, resolve.Complete(word, m.namesFor(fields[0]), 6)
+}
+
+// namesFor is the names a view's command takes: nodes, namespaces or queues.
+func (m *Model) namesFor(cmd string) []string {
+	var out []string
+	switch lookupView(strings.ToLower(cmd)) {
+	case viewNode, viewNodes:
+		for _, n := range m.data.Nodes {
+			out = append(out, n.Name)
+		}
+	case viewQuotas:
+		for _, q := range m.data.Quotas {
+			out = append(out, q.Namespace)
+		}
+	case viewQueues:
+		for _, q := range m.data.Queues {
+			out = append(out, q.Queue)
+		}
+	case viewPending:
+		for _, p := range m.data.Pending {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// lookupView is the view a command word names exactly, or -1.
+func lookupView(word string) viewID {
+	for _, c := range commands {
+		for _, n := range c.names {
+			if n == word {
+				return c.view
+			}
+		}
+	}
+	return -1
+}
+
+// completePrompt replaces the word being typed with its first completion.
+func (m *Model) completePrompt() {
+	line := m.input.Value()
+	word, cands := m.promptCandidates(line)
+	if len(cands) == 0 {
+		return
+	}
+	m.input.SetValue(strings.TrimSuffix(line, word) + cands[0] + " ")
+	m.input.CursorEnd()
+}
+
+// promptHint is the footer's list of completions for the prompt line.
+func (m *Model) promptHint() string {
+	_, cands := m.promptCandidates(m.input.Value())
+	if len(cands) == 0 {
+		return ""
+	}
+	return "  tab: " + strings.Join(cands, " · ")
+}
+
+// nodeNotFound says a node name matched nothing, with the closest ones.
+func (m *Model) nodeNotFound(name string) string {
+	var names []string
+	for _, n := range m.data.Nodes {
+		names = append(names, n.Name)
+	}
+	msg := fmt.Sprintf("node %q not found", name)
+	if s := resolve.DidYouMean(resolve.Closest(name, names, resolve.DefaultSuggestions)); s != "" {
+		msg += "; " + s
+	}
+	return msg
+}

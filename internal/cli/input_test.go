@@ -46,7 +46,7 @@ func TestInputSaysWhatItDid(t *testing.T) {
 			wantOut: []string{"What if team-vision/web-what-if were created now?", "What if team-vision/big were created now?"}},
 		{name: "--exit-code", args: []string{"what-if", "--demo", "-f", "testdata/what-if-multi.yaml", "--exit-code"}, wantErr: "not every pod would fit"},
 		{name: "--exit-code when it fits", args: []string{"what-if", "--demo", "-n", "team-vision", "--gpus", "1", "--gpumem", "8000", "--exit-code"},
-			wantOut: []string{"all 1 wanted fit."}},
+			wantOut: []string{"the 1 wanted fits."}},
 		{name: "--card needs --queue", args: []string{"what-if", "--demo", "--card", "NVIDIA-H100-80GB-HBM3"}, wantErr: "needs --queue"},
 		{name: "--snapshot - reads standard input", stdin: string(world), args: []string{"top", "--once", "--snapshot", "-"},
 			wantOut: []string{"Source: file standard input", "mig-notebook"}},

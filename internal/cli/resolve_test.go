@@ -16,7 +16,7 @@ func TestNamesResolved(t *testing.T) {
 		{[]string{"why-pending", "--demo", "-n", "inference", "llm-serve-3"}, "did you mean inference/llm-serve-0, inference/llm-serve-1, inference/llm-serve-2?"},
 		{[]string{"why-pending", "--demo", "-n", "inference", "reranker"}, "did you mean inference/reranker-0?"},
 		{[]string{"what-if", "--demo", "--card", "nvidia-h100-80gb-hbm3", "--queue", "serving"}, `did you mean "NVIDIA-H100-80GB-HBM3"?`},
-		{[]string{"what-if", "--demo", "--card", "NVIDIA-A100-SXM4-80GB|NVIDIA-H100-80GB-HMB3"}, `no node has card "NVIDIA-H100-80GB-HMB3"`},
+		{[]string{"what-if", "--demo", "--card", "NVIDIA-A100-SXM4-80GB|NVIDIA-H100-80GB-HMB3", "--queue", "serving"}, `no node has card "NVIDIA-H100-80GB-HMB3"`},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
@@ -329,7 +330,7 @@ func closest(name string, candidates []string) (string, bool) {
 		}
 	}
 	for _, c := range same {
-		d := distance(lname, strings.ToLower(c))
+		d := resolve.Distance(lname, strings.ToLower(c))
 		if bestD < 0 || d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
@@ -376,28 +377,6 @@ func digitRuns(s string) string {
 		in = isDigit
 	}
 	return b.String()
-}
-
-// distance is the Levenshtein distance between a and b, over runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // checkUnreadable turns the engine's input problems (values it could not read and worked around) into

@@ -67,7 +67,7 @@ func Closest(name string, candidates []string, n int) []string {
 	limit := max(2, len([]rune(name))/4) // a typo or two, more for long names
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := distance(lower, lc)
+		d := Distance(lower, lc)
 		if strings.HasPrefix(lc, lower) || strings.HasPrefix(lower, lc) {
 			d = min(d, 1) // a prefix of what exists is as good as one typo
 		}
@@ -149,9 +149,9 @@ func DidYouMean(suggestions []string) string {
 	return "did you mean " + strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1] + "?"
 }
 
-// distance is the optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// Distance is the optimal string alignment distance: insertions, deletions, substitutions and swaps of two
 // neighbouring letters each cost one.
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)

@@ -75,8 +75,8 @@ func TestDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "acb", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
-		if got := distance(c.a, c.b); got != c.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		if got := Distance(c.a, c.b); got != c.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
 }

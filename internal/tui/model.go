@@ -573,14 +573,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.openOverlay(overlayProblems)
 		case key.Matches(msg, m.keys.Quit):
 			return tea.Quit
-		case key.Matches(msg, m.keys.Up):
-			m.scrollOverlay(-1)
-		case key.Matches(msg, m.keys.Down):
-			m.scrollOverlay(1)
-		case key.Matches(msg, m.keys.PageUp):
-			m.scrollOverlay(-m.bodyHeight())
-		case key.Matches(msg, m.keys.PageDown):
-			m.scrollOverlay(m.bodyHeight())
+		case m.scrollKey(msg) != 0:
+			m.scrollOverlay(m.scrollKey(msg))
 		case key.Matches(msg, m.keys.Top):
 			m.overlayOff = 0
 		case key.Matches(msg, m.keys.Bottom):
@@ -641,15 +635,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if m.view == viewGPU {
-		switch {
-		case key.Matches(msg, m.keys.Up):
-			m.scrollGPU(-1)
-		case key.Matches(msg, m.keys.Down):
-			m.scrollGPU(1)
-		case key.Matches(msg, m.keys.PageUp):
-			m.scrollGPU(-m.bodyHeight())
-		case key.Matches(msg, m.keys.PageDown):
-			m.scrollGPU(m.bodyHeight())
+		if d := m.scrollKey(msg); d != 0 {
+			m.scrollGPU(d)
 		}
 		return nil
 	}
@@ -978,3 +965,18 @@ func newPager() viewport.Model {
 // NoColorFromEnv is what Options.NoColor should be for this process: NO_COLOR set to anything but the
 // empty string (https://no-color.org).
 func NoColorFromEnv() bool { return os.Getenv("NO_COLOR") != "" }
+
+// scrollKey is how far a scrolling key moves a page (up, down, page up, page down), 0 for any other key.
+func (m *Model) scrollKey(msg tea.KeyPressMsg) int {
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		return -1
+	case key.Matches(msg, m.keys.Down):
+		return 1
+	case key.Matches(msg, m.keys.PageUp):
+		return -m.bodyHeight()
+	case key.Matches(msg, m.keys.PageDown):
+		return m.bodyHeight()
+	}
+	return 0
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -125,24 +126,31 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 		}
 		return fmt.Errorf("pod %s no longer fits on node %s: %s", key, args.Node, reason)
 	}
-	// Binds to one node take turns: kube-scheduler sends them concurrently, and without this the second would
-	// find the first one's hami.io/mutex.lock and fail instead of waiting a few milliseconds.
-	turn := s.nodeTurn(args.Node)
-	turn.waiting.Add(1)
-	turn.Lock()
-	turn.waiting.Add(-1)
-	locked, patched := false, false
-	fail := func(err error) error {
-		turn.Unlock()
+	// Binds to one node coordinate through its turn: kube-scheduler sends them concurrently, and without it the
+	// second would find the first one's hami.io/mutex.lock and fail instead of waiting a few milliseconds.
+	lease, err := s.enterNode(ctx, args.Node, pod, now)
+	if err != nil {
 		held = false // the rollback lets the pod go
-		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, placed: placed.Annotations, lock: locked, patched: patched, undo: undo})
+		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, placed: placed.Annotations, undo: undo})
 		return err
 	}
-	if err := s.lockNode(ctx, args.Node, pod, now); err != nil {
-		return fail(err)
+	patched := false
+	fail := func(err error) error {
+		held = false
+		lease.leave(false) // the next bind need not wait for the rollback: a failed bind's lock is not live
+		s.rollback(ctx, rollbackJob{key: key, pod: pod, node: args.Node, placed: placed.Annotations, lock: lease.ownsLock, patched: patched, undo: undo})
+		return err
 	}
-	turn.handedOff.Store(nil) // the lock is this pod's now
-	locked = true
+	if s.bindCarriesPlacement(ctx, pod, placed) {
+		// One round trip: the Binding carries HAMi's annotations and label, so the pod is bound and placed
+		// at once (no moment where it is placed but unbound), under the same resourceVersion precondition.
+		if err := s.bindPlaced(ctx, pod, placed); err != nil {
+			patched = !errors.Is(err, errAlreadyBound) && !definite(err)
+			return fail(err)
+		}
+		lease.leave(true)
+		return nil
+	}
 	if written, err := s.writePlacement(ctx, pod, placed); err != nil {
 		patched = written
 		return fail(err)
@@ -153,20 +161,83 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
 		return fail(fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err))
 	}
-	if s.opts.ReleaseLockAfterBind {
-		// Bound: the lock has done its work. When another bind waits for the node it takes the lock over
-		// (one API call less per bind in a burst; should it fail first, the janitor releases the lock);
-		// otherwise it is released before the turn passes, on a context of its own, retried.
-		if turn.waiting.Load() > 0 {
-			turn.handedOff.Store(&key)
-		} else {
-			rctx, rcancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
-			defer rcancel()
-			s.releaseLockRetrying(rctx, args.Node, pod)
+	lease.leave(true)
+	return nil
+}
+
+// bindCarriesPlacement reports whether the placement can travel in the Binding itself: the API server merges a
+// Binding's annotations into the pod (all supported versions) and its labels from Kubernetes 1.35
+// (PodTopologyLabelsAdmission, on by default), but a Binding cannot remove an annotation, so a pod that
+// carries a placement key the new placement lacks (a leftover MIG allocation, say) takes the two-step path.
+func (s *Server) bindCarriesPlacement(ctx context.Context, pod, placed *corev1.Pod) bool {
+	if !s.bindingLabels(ctx) {
+		return false
+	}
+	for _, k := range placementKeys {
+		if _, has := pod.Annotations[k]; has {
+			if _, keeps := placed.Annotations[k]; !keeps {
+				return false
+			}
 		}
 	}
-	turn.Unlock()
-	return nil
+	return true
+}
+
+// bindingLabels reports, once per server, whether the API server copies a Binding's labels onto the pod
+// (Kubernetes 1.35 or newer); an unknown version says no.
+func (s *Server) bindingLabels(context.Context) bool {
+	s.bindingLabelsOnce.Do(func() {
+		v, err := s.client.Discovery().ServerVersion()
+		if err != nil || v == nil {
+			return
+		}
+		major, _ := strconv.Atoi(strings.TrimRight(v.Major, "+"))
+		minor, _ := strconv.Atoi(strings.TrimRight(v.Minor, "+"))
+		s.bindingLabelsOK = major > 1 || (major == 1 && minor >= 35)
+	})
+	return s.bindingLabelsOK
+}
+
+// bindPlaced binds the pod with its placement in one Binding over the version that was evaluated. When the
+// pod changed in between it is read again: bound by now means nothing was written (or, bound here with this
+// placement, that an earlier attempt went through); otherwise the same placement goes over the new version.
+func (s *Server) bindPlaced(ctx context.Context, pod, placed *corev1.Pod) error {
+	key := pod.Namespace + "/" + pod.Name
+	node := placed.Spec.NodeName
+	pods := s.client.CoreV1().Pods(pod.Namespace)
+	rv := pod.ResourceVersion
+	for attempt := 0; attempt < 3; attempt++ {
+		binding := &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: rv,
+				Annotations: placed.Annotations, Labels: map[string]string{codec.PodNodeAnnotation: node}},
+			Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+		err := pods.Bind(ctx, binding, metav1.CreateOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("pod %s: cannot bind to node %s: %w", key, node, err)
+		}
+		fresh, gerr := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return fmt.Errorf("pod %s: %w", key, gerr)
+		}
+		if fresh.Spec.NodeName == node && fresh.UID == pod.UID &&
+			fresh.Annotations[codec.PodAllocatedAnnotation] == placed.Annotations[codec.PodAllocatedAnnotation] {
+			return nil // an earlier attempt went through; its answer was lost
+		}
+		if err := bindable(fresh, &extenderv1.ExtenderBindingArgs{PodUID: pod.UID}); err != nil {
+			return err
+		}
+		rv = fresh.ResourceVersion
+	}
+	return fmt.Errorf("pod %s kept changing; try again", key)
+}
+
+// definite reports whether an API error says for sure that nothing was written.
+func definite(err error) bool {
+	return apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) ||
+		apierrors.IsBadRequest(err) || apierrors.IsConflict(err)
 }
 
 // bindable refuses a pod that is bound already, being deleted, or another pod than kube-scheduler meant.
@@ -213,8 +284,7 @@ func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (w
 			return true, nil
 		}
 		if !apierrors.IsConflict(err) {
-			definite := apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err)
-			return !definite, fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
+			return !definite(err), fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
 		}
 		fresh, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {

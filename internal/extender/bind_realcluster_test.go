@@ -94,6 +94,7 @@ func TestBindLockReusesItsOwnWrite(t *testing.T) {
 		bind := binder(t, true)
 		counter.n.Store(0)
 		bind("p1", "p2", "p3")
+		xtCheckNoLocks(t, env.Client) // released LockHold after the last bind
 		if got := counter.n.Load(); got != 1 {
 			t.Errorf("3 binds with lock and release read the node %d times, want 1", got)
 		}

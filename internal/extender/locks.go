@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,9 +85,6 @@ func (s *Server) lockLive(ctx context.Context, node, raw string, l codec.NodeLoc
 		return true, "a lock without an owner, honoured until it expires"
 	}
 	key := l.Namespace + "/" + l.Pod
-	if s.handedOff(node, key) {
-		return false, "its owner is bound and left it to the next bind"
-	}
 	if f, ok := s.flights.Load(key); ok {
 		if f.(*bindFlight).failed.Load() {
 			return false, "its bind failed"
@@ -216,12 +212,16 @@ func (s *Server) forgetGoneNodes() {
 	}
 }
 
-// turn serialises binds to one node in this process; waiting counts the binds queued for it, and handedOff is
-// the pod namespace/name whose lock was left for the next bind to take over (see bind).
+// turn coordinates the binds to one node in this process. When a HAMi device plugin releases the lock (the
+// default), binds to the node take turns, each under a lock of its own pod, as HAMi's device plugin expects.
+// When the lock is released after bind (no device plugin consumes it), the binds to the node share one lock:
+// the first takes it, the others write their Bindings at the same time, and the lock is released LockHold
+// after the last one ended unless another bind came meanwhile, so a burst takes and releases it once per node.
 type turn struct {
 	sync.Mutex
-	waiting   atomic.Int32
-	handedOff atomic.Pointer[string]
+	sharing int         // binds in flight under the shared lock (release-after-bind only)
+	owner   *corev1.Pod // the pod the shared lock names; nil when this process holds no lock on the node
+	gen     uint64      // bumped by every entry, so that a pending release knows it is out of date
 }
 
 // nodeTurn is the node's turn.
@@ -230,14 +230,62 @@ func (s *Server) nodeTurn(node string) *turn {
 	return m.(*turn)
 }
 
-// handedOff reports whether the node's lock of pod key was left, its pod bound, for the next bind to take over.
-func (s *Server) handedOff(node, key string) bool {
-	t, ok := s.nodeTurns.Load(node)
-	if !ok {
-		return false
+// nodeLease is a bind's hold on a node: ownsLock says whether the node lock is the bind's own (so that its
+// rollback releases it); leave ends the hold.
+type nodeLease struct {
+	ownsLock bool
+	leave    func(bound bool)
+}
+
+// enterNode waits for the node's turn and takes (or, sharing, joins) the node lock for the pod.
+func (s *Server) enterNode(ctx context.Context, node string, pod *corev1.Pod, now time.Time) (nodeLease, error) {
+	t := s.nodeTurn(node)
+	t.Lock()
+	if !s.opts.ReleaseLockAfterBind {
+		if err := s.lockNode(ctx, node, pod, now); err != nil {
+			t.Unlock()
+			return nodeLease{}, err
+		}
+		return nodeLease{ownsLock: true, leave: func(bool) { t.Unlock() }}, nil
 	}
-	h := t.(*turn).handedOff.Load()
-	return h != nil && *h == key
+	t.gen++
+	if t.owner == nil {
+		if err := s.lockNode(ctx, node, pod, now); err != nil {
+			t.Unlock()
+			return nodeLease{}, err
+		}
+		t.owner = pod
+	}
+	t.sharing++
+	t.Unlock()
+	return nodeLease{leave: func(bool) {
+		t.Lock()
+		defer t.Unlock()
+		if t.sharing--; t.sharing > 0 {
+			return
+		}
+		if s.opts.LockHold <= 0 {
+			s.releaseShared(node, t)
+			return
+		}
+		gen := t.gen
+		time.AfterFunc(s.opts.LockHold, func() {
+			t.Lock()
+			defer t.Unlock()
+			if t.gen == gen && t.sharing == 0 && t.owner != nil {
+				s.releaseShared(node, t)
+			}
+		})
+	}}, nil
+}
+
+// releaseShared releases the node's shared lock; t is held. It runs on a context of its own, retried: the
+// request's may be over, and a lock left behind stalls the node for other schedulers until the janitor finds it.
+func (s *Server) releaseShared(node string, t *turn) {
+	rctx, cancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
+	defer cancel()
+	s.releaseLockRetrying(rctx, node, t.owner)
+	t.owner = nil
 }
 
 // releaseLock removes the node lock when owns says it is the one to remove, retrying when another writer

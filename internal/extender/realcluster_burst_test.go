@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
@@ -54,6 +56,7 @@ func TestRealBurstWithShippedDefaults(t *testing.T) {
 	t.Logf("ready in %s", time.Since(began).Round(time.Millisecond))
 
 	ctx := context.Background()
+	boundAt := xtWatchBound(t, c, "burst")
 	created := time.Now()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
@@ -112,6 +115,45 @@ func TestRealBurstWithShippedDefaults(t *testing.T) {
 	t.Logf("extender verbs: %s", xtVerbLatencies(t, x.http.URL))
 	t.Logf("%d pods created in %s; the %d that fit bound %s after the first create: %.0f pods/s; total %s",
 		total, createdIn.Round(time.Millisecond), fits, allBound.Round(time.Millisecond), float64(fits)/allBound.Seconds(), time.Since(began).Round(time.Millisecond))
+	if times := boundAt(); len(times) >= fits {
+		first, last, p90 := times[0].Sub(created), times[fits-1].Sub(created), times[fits*9/10-1].Sub(created)
+		t.Logf("binds seen by a watch: first %s, 90%% by %s, last %s after the first create; %.0f pods/s from first to last bind",
+			first.Round(time.Millisecond), p90.Round(time.Millisecond), last.Round(time.Millisecond), float64(fits-1)/(last-first).Seconds())
+	}
+}
+
+// xtWatchBound watches the namespace's pods from now on; the function it returns gives, sorted, the time each
+// pod was first seen bound.
+func xtWatchBound(t testing.TB, c kubernetes.Interface, ns string) func() []time.Time {
+	t.Helper()
+	w, err := c.CoreV1().Pods(ns).Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	var mu sync.Mutex
+	seen := map[string]time.Time{}
+	go func() {
+		for ev := range w.ResultChan() {
+			if p, ok := ev.Object.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+				mu.Lock()
+				if _, dup := seen[p.Name]; !dup {
+					seen[p.Name] = time.Now()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		out := make([]time.Time, 0, len(seen))
+		for _, at := range seen {
+			out = append(out, at)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+		return out
+	}
 }
 
 // xtVerbLatencies reads the extender's /metrics: count and mean latency per verb, and the bind results.

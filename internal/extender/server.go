@@ -28,6 +28,10 @@ type Options struct {
 	// releases it after Allocate; without one (tests, or nodes that never consume it) the lock would stall
 	// the node for its 5-minute expiry.
 	ReleaseLockAfterBind bool
+	// LockHold is, with ReleaseLockAfterBind, how long the node lock stays after the last bind to the node
+	// ended: a bind that comes meanwhile needs no lock write, so a burst writes the lock once per node, not
+	// twice per pod (node writes also wake every pending pod in kube-scheduler). 0 releases at once.
+	LockHold time.Duration
 	// MaxBodyBytes bounds the body of a scheduler verb (filter, prioritize, bind); 0 sizes it from the cluster:
 	// one pod (3 MiB, the API server's own limit) plus twice the node count times the longest node name and
 	// its JSON punctuation (kube-scheduler with nodeCacheCapable sends node names only). Set it when
@@ -60,7 +64,8 @@ const (
 
 // DefaultOptions are the defaults of `kubectl hami serve-extender`.
 func DefaultOptions() Options {
-	return Options{SchedulerName: "hami-scheduler", EventInterval: time.Minute, BindTimeout: 10 * time.Second, RollbackTimeout: 5 * time.Minute}
+	return Options{SchedulerName: "hami-scheduler", EventInterval: time.Minute, BindTimeout: 10 * time.Second, RollbackTimeout: 5 * time.Minute,
+		LockHold: 500 * time.Millisecond}
 }
 
 // Server answers kube-scheduler's extender calls and HAMi's admission webhook.
@@ -74,6 +79,9 @@ type Server struct {
 	events  *eventLimiter
 	// nodeTurns holds a *turn per node name: binds to one node take turns.
 	nodeTurns sync.Map
+	// bindingLabelsOK says whether Bindings carry labels onto the pod (see bindingLabels).
+	bindingLabelsOnce sync.Once
+	bindingLabelsOK   bool
 	// recent is the last filter verdict, which the prioritize call that follows may reuse.
 	recent recentVerdict
 	// nodeWrites holds, per node name, the resourceVersion and lock of this extender's last lock write

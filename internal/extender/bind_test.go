@@ -386,6 +386,9 @@ func TestBindRespectsNodeLockOfActivePod(t *testing.T) {
 		// A bound owner still allocating: HAMi's device plugin has not allocated it yet.
 		{"pod lock awaiting the device plugin", codec.NodeLock{Time: e0.Add(-time.Minute), Namespace: "other", Pod: "owner"}, boundOwner, false},
 		{"legacy time-only lock", codec.NodeLock{Time: e0.Add(-time.Minute)}, owner, true},
+		// Locks released after bind: a lock of a bound owner younger than the bind timeout may be shared by
+		// binds of another extender still in flight (a leader handing over): it blocks.
+		{"shared lock of another extender, bound owner, 3 s old", codec.NodeLock{Time: e0.Add(-3 * time.Second), Namespace: "other", Pod: "owner"}, boundOwner, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := xtPod("default", "p1", 1, 6000, -1, 30)
@@ -453,6 +456,54 @@ func TestBindTakesOverStaleNodeLock(t *testing.T) {
 				t.Errorf("lock after takeover = %+v (held %v), want default/p1 at %s", l, held, e0)
 			}
 		})
+	}
+}
+
+// TestBindTakesOverOldSharedLock: locks released after bind; a lock of a bound owner older than the bind
+// timeout protects no bind any more and is taken over.
+func TestBindTakesOverOldSharedLock(t *testing.T) {
+	e0 := newXTClock().Now()
+	owner := xtPod("other", "owner", 1, 1000, -1, 10)
+	owner.Spec.NodeName = "b1"
+	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	lock := codec.NodeLock{Time: e0.Add(-11 * time.Second), Namespace: "other", Pod: "owner"}
+	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtLockedNode("b1", lock), pod, owner)
+	var bs xtBindings
+	bs.install(e)
+	if res := e.bind(pod, "b1"); res.Error != "" {
+		t.Fatalf("bind: %s", res.Error)
+	}
+	if len(bs.list()) != 1 {
+		t.Errorf("%d Bindings, want 1", len(bs.list()))
+	}
+}
+
+// TestBindIgnoresOwnLockAfterFailedRelease: locks released after bind; when the release fails, the lock left
+// behind is this extender's own and never blocks its next bind to the node.
+func TestBindIgnoresOwnLockAfterFailedRelease(t *testing.T) {
+	a := xtPod("default", "a", 1, 4000, -1, 30)
+	b := xtPod("default", "b", 1, 4000, -1, 30)
+	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true, RollbackTimeout: 200 * time.Millisecond},
+		xtNode("b1", xtGPUs("b1", 1, 16384, 10)), a, b)
+	var bs xtBindings
+	bs.install(e)
+	e.client.PrependReactor("patch", "nodes", func(act k8stesting.Action) (bool, runtime.Object, error) {
+		if strings.Contains(string(act.(k8stesting.PatchAction).GetPatch()), `"`+codec.NodeLockAnnotation+`":null`) {
+			return true, nil, errors.New("the API server is gone")
+		}
+		return false, nil, nil
+	})
+	if res := e.bind(a, "b1"); res.Error != "" {
+		t.Fatalf("bind a: %s", res.Error)
+	}
+	if l, held := xtLockOf(t, e.liveNode("b1")); !held || l.Pod != "a" {
+		t.Fatalf("lock = %+v (held %v), want a's left behind by the failed release", l, held)
+	}
+	if res := e.bind(b, "b1"); res.Error != "" {
+		t.Fatalf("bind b after the failed release of a's lock: %s", res.Error)
+	}
+	if len(bs.list()) != 2 {
+		t.Errorf("%d Bindings, want 2", len(bs.list()))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,18 +24,18 @@ import (
 // It starts from the node as this extender's last write left it (binds to one node take turns, so consecutive
 // binds need no read): the patch's resourceVersion precondition turns a stale copy into a conflict, and then
 // the node is read afresh. A lock that blocks is always confirmed on a fresh read before the bind fails.
-func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod, now time.Time) error {
+func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod, now time.Time) (string, error) {
 	nodes := s.client.CoreV1().Nodes()
 	n, fresh := s.lastWritten(nodeName), false
 	for attempt := 0; attempt < 5; attempt++ {
 		if n == nil {
 			got, err := nodes.Get(ctx, nodeName, metav1.GetOptions{})
 			if err != nil {
-				return fmt.Errorf("node %s: %w", nodeName, err)
+				return "", fmt.Errorf("node %s: %w", nodeName, err)
 			}
 			n, fresh = got, true
 		}
-		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" {
+		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" && !s.ownLock(nodeName, raw) {
 			if l, err := codec.ParseNodeLock(raw); err == nil && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
 				if live, why := s.lockLive(ctx, nodeName, raw, l, now, fresh); live {
 					if !fresh {
@@ -42,7 +43,7 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 						attempt--
 						continue
 					}
-					return fmt.Errorf("node %s is locked by pod %s/%s since %s (%s)",
+					return "", fmt.Errorf("node %s is locked by pod %s/%s since %s (%s)",
 						nodeName, l.Namespace, l.Pod, l.Time.Format(time.RFC3339), why)
 				}
 			}
@@ -54,14 +55,40 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 		updated, err := nodes.Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
 		if err == nil {
 			s.wrote(updated)
-			return nil
+			return value, nil
 		}
 		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("node %s: cannot take %s: %w", nodeName, codec.NodeLockAnnotation, err)
+			return "", fmt.Errorf("node %s: cannot take %s: %w", nodeName, codec.NodeLockAnnotation, err)
 		}
 		n = nil
 	}
-	return fmt.Errorf("node %s: %s kept changing; try again", nodeName, codec.NodeLockAnnotation)
+	return "", fmt.Errorf("node %s: %s kept changing; try again", nodeName, codec.NodeLockAnnotation)
+}
+
+// ownLock reports, when locks are released after bind, whether raw is a lock this process wrote and has not
+// released: held by the node's binds in flight, or left by a release that failed. Such a lock never blocks
+// this process, and is released by it. With HAMi's device plugin a lock is never "own": it waits for the
+// plugin.
+func (s *Server) ownLock(node, raw string) bool {
+	if !s.opts.ReleaseLockAfterBind || raw == "" {
+		return false
+	}
+	if left, ok := s.leftLocks.Load(node); ok && left.(string) == raw {
+		return true
+	}
+	return s.heldLock(node) == raw
+}
+
+// heldLock is the lock value the node's binds in flight share, or "".
+func (s *Server) heldLock(node string) string {
+	m, ok := s.nodeTurns.Load(node)
+	if !ok {
+		return ""
+	}
+	if raw := m.(*turn).raw.Load(); raw != nil {
+		return *raw
+	}
+	return ""
 }
 
 // lockLive reports whether a node lock still protects a bind or an allocation, and if so why:
@@ -122,6 +149,11 @@ func (s *Server) lockLive(ctx context.Context, node, raw string, l codec.NodeLoc
 		return false, "its owner is not bound and no bind is in progress"
 	}
 	if s.opts.ReleaseLockAfterBind {
+		// Binds to one node share a lock that names the first of them (see turn): until the bind timeout
+		// others of the same process may still be binding under it.
+		if now.Sub(at) < s.opts.BindTimeout {
+			return true, "its owner is bound; binds sharing its lock may still be in progress"
+		}
 		return false, "its owner is bound"
 	}
 	return true, "HAMi's device plugin has not allocated it yet"
@@ -154,7 +186,7 @@ func (s *Server) lockedReason(raw, node string, pod *corev1.Pod, now time.Time) 
 		return ""
 	}
 	l, err := codec.ParseNodeLock(raw)
-	if err != nil || (l.Namespace == pod.Namespace && l.Pod == pod.Name) {
+	if err != nil || (l.Namespace == pod.Namespace && l.Pod == pod.Name) || s.ownLock(node, raw) {
 		return ""
 	}
 	if _, ours := s.flights.Load(l.Namespace + "/" + l.Pod); ours {
@@ -208,6 +240,7 @@ func (s *Server) forgetGoneNodes() {
 	for _, name := range gone {
 		s.nodeWrites.Delete(name)
 		s.nodeTurns.Delete(name) // a bind to a node that is gone fails anyway
+		s.leftLocks.Delete(name)
 		s.futureLocks.Delete(name)
 	}
 }
@@ -219,9 +252,11 @@ func (s *Server) forgetGoneNodes() {
 // after the last one ended unless another bind came meanwhile, so a burst takes and releases it once per node.
 type turn struct {
 	sync.Mutex
-	sharing int         // binds in flight under the shared lock (release-after-bind only)
-	owner   *corev1.Pod // the pod the shared lock names; nil when this process holds no lock on the node
-	gen     uint64      // bumped by every entry, so that a pending release knows it is out of date
+	sharing int                    // binds in flight under the shared lock (release-after-bind only)
+	owner   *corev1.Pod            // the pod the shared lock names; nil when this process holds no lock on the node
+	raw     atomic.Pointer[string] // the shared lock's value while held; read without the mutex (lockNode runs under it)
+	at      time.Time              // when it was written
+	gen     uint64                 // bumped by every entry, so that a pending release knows it is out of date
 }
 
 // nodeTurn is the node's turn.
@@ -242,19 +277,24 @@ func (s *Server) enterNode(ctx context.Context, node string, pod *corev1.Pod, no
 	t := s.nodeTurn(node)
 	t.Lock()
 	if !s.opts.ReleaseLockAfterBind {
-		if err := s.lockNode(ctx, node, pod, now); err != nil {
+		if _, err := s.lockNode(ctx, node, pod, now); err != nil {
 			t.Unlock()
 			return nodeLease{}, err
 		}
 		return nodeLease{ownsLock: true, leave: func(bool) { t.Unlock() }}, nil
 	}
 	t.gen++
-	if t.owner == nil {
-		if err := s.lockNode(ctx, node, pod, now); err != nil {
+	// Taken by the first bind; written again for a later one once half the bind timeout has passed, so that
+	// other processes (a new leader) see it live while binds here still share it (lockLive).
+	if t.owner == nil || now.Sub(t.at) > s.opts.BindTimeout/2 {
+		raw, err := s.lockNode(ctx, node, pod, now)
+		if err != nil {
 			t.Unlock()
 			return nodeLease{}, err
 		}
-		t.owner = pod
+		t.owner, t.at = pod, now
+		t.raw.Store(&raw)
+		s.leftLocks.Delete(node) // written over
 	}
 	t.sharing++
 	t.Unlock()
@@ -284,8 +324,19 @@ func (s *Server) enterNode(ctx context.Context, node string, pod *corev1.Pod, no
 func (s *Server) releaseShared(node string, t *turn) {
 	rctx, cancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
 	defer cancel()
-	s.releaseLockRetrying(rctx, node, t.owner)
+	raw := s.heldLock(node)
+	s.leftLocks.Store(node, raw) // until it is known to be gone: own, whatever happens (see ownLock)
+	retry(rctx, func() error {
+		err := s.releaseLock(rctx, node, func(r string, _ codec.NodeLock) bool { return r == raw })
+		if err == nil {
+			s.leftLocks.CompareAndDelete(node, raw)
+		}
+		return err
+	}, func(err error) {
+		s.log.Warn("cannot release node lock; the janitor will", "node", node, "lock", raw, "err", err)
+	})
 	t.owner = nil
+	t.raw.Store(nil)
 }
 
 // releaseLock removes the node lock when owns says it is the one to remove, retrying when another writer

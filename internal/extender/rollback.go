@@ -168,8 +168,18 @@ func (s *Server) Sweep(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		if live, why := s.lockLive(ctx, node, raw, l, now, true); !live {
+		if s.heldLock(node) == raw {
+			continue // binds in flight here share it
+		}
+		live, why := s.lockLive(ctx, node, raw, l, now, true)
+		if s.ownLock(node, raw) {
+			live, why = false, "this extender's, its binds are over (a release failed)"
+		}
+		if !live {
 			err := s.releaseLock(ctx, node, func(r string, _ codec.NodeLock) bool { return r == raw })
+			if err == nil {
+				s.leftLocks.CompareAndDelete(node, raw)
+			}
 			if err != nil {
 				s.log.Warn("cannot release a stale node lock", "node", node, "lock", raw, "err", err)
 			} else {

@@ -79,6 +79,8 @@ type Server struct {
 	events  *eventLimiter
 	// nodeTurns holds a *turn per node name: binds to one node take turns.
 	nodeTurns sync.Map
+	// leftLocks holds, per node, a shared lock this process wrote whose release has not been seen to succeed.
+	leftLocks sync.Map
 	// bindingLabelsOK says whether Bindings carry labels onto the pod (see bindingLabels).
 	bindingLabelsOnce sync.Once
 	bindingLabelsOK   bool

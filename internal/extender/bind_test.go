@@ -670,3 +670,29 @@ func TestConcurrentBindsToOneNodeBothSucceed(t *testing.T) {
 		t.Errorf("%d Bindings, want 2", n)
 	}
 }
+
+// TestStopReleasesHeldLocks: locks released after bind are held LockHold after a node's last bind; a server
+// that stops (SIGTERM, a rollout handing leadership over) releases them at once, so that the next leader
+// need not wait for them to age.
+func TestStopReleasesHeldLocks(t *testing.T) {
+	pod := xtPod("default", "p1", 1, 4000, -1, 30)
+	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true, LockHold: time.Hour}, xtNode("b1", xtGPUs("b1", 1, 16384, 10)), pod)
+	var bs xtBindings
+	bs.install(e)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.srv.ServeWith(ctx, extender.ServeConfig{Addr: xtFreeAddr(t)}) }()
+	if res := e.bind(pod, "b1"); res.Error != "" {
+		t.Fatalf("bind: %s", res.Error)
+	}
+	if _, held := xtLockOf(t, e.liveNode("b1")); !held {
+		t.Fatal("no lock held after the bind, want it held for LockHold")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("ServeWith: %v", err)
+	}
+	if l, held := xtLockOf(t, e.liveNode("b1")); held {
+		t.Errorf("lock %+v still held after the server stopped", l)
+	}
+}

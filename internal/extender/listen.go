@@ -173,6 +173,8 @@ func (s *Server) ServeWith(ctx context.Context, c ServeConfig) error {
 			first = err
 		}
 	}
+	// No bind runs any more: give back the node locks still held, so that the next leader need not wait.
+	s.releaseHeldLocks(shut)
 	if errors.Is(first, http.ErrServerClosed) {
 		return nil
 	}

@@ -324,10 +324,14 @@ func (s *Server) enterNode(ctx context.Context, node string, pod *corev1.Pod, no
 func (s *Server) releaseShared(node string, t *turn) {
 	rctx, cancel := context.WithTimeout(context.Background(), s.opts.RollbackTimeout)
 	defer cancel()
+	s.releaseSharedCtx(rctx, node, t)
+}
+
+func (s *Server) releaseSharedCtx(ctx context.Context, node string, t *turn) {
 	raw := s.heldLock(node)
 	s.leftLocks.Store(node, raw) // until it is known to be gone: own, whatever happens (see ownLock)
-	retry(rctx, func() error {
-		err := s.releaseLock(rctx, node, func(r string, _ codec.NodeLock) bool { return r == raw })
+	retry(ctx, func() error {
+		err := s.releaseLock(ctx, node, func(r string, _ codec.NodeLock) bool { return r == raw })
 		if err == nil {
 			s.leftLocks.CompareAndDelete(node, raw)
 		}
@@ -337,6 +341,28 @@ func (s *Server) releaseShared(node string, t *turn) {
 	})
 	t.owner = nil
 	t.raw.Store(nil)
+}
+
+// releaseHeldLocks releases, when the server stops, the shared locks its binds held a moment longer (LockHold)
+// and any left by a failed release, so that the next leader need not wait for them to age (lockLive).
+func (s *Server) releaseHeldLocks(ctx context.Context) {
+	s.nodeTurns.Range(func(k, v any) bool {
+		t := v.(*turn)
+		t.Lock()
+		if t.sharing == 0 && t.owner != nil {
+			t.gen++ // a pending release has nothing left to do
+			s.releaseSharedCtx(ctx, k.(string), t)
+		}
+		t.Unlock()
+		return ctx.Err() == nil
+	})
+	s.leftLocks.Range(func(k, v any) bool {
+		node, raw := k.(string), v.(string)
+		if err := s.releaseLock(ctx, node, func(r string, _ codec.NodeLock) bool { return r == raw }); err == nil {
+			s.leftLocks.CompareAndDelete(node, raw)
+		}
+		return ctx.Err() == nil
+	})
 }
 
 // releaseLock removes the node lock when owns says it is the one to remove, retrying when another writer

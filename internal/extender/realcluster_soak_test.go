@@ -3,12 +3,15 @@ package extender_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +33,8 @@ type xtSoakExtender struct {
 	t          testing.TB
 	bin, kcfg  string
 	addr, logs string
+	noWait     bool     // start returns at once (a replica that is not the leader is never ready)
+	args       []string // beyond the defaults: serve-extender's flags, as a Deployment would set them
 	mu         sync.Mutex
 	cmd        *exec.Cmd
 	starts     int
@@ -44,13 +49,16 @@ func (x *xtSoakExtender) start() {
 	if err != nil {
 		x.t.Fatal(err)
 	}
-	cmd := exec.Command(x.bin, "serve-extender", "--kubeconfig", x.kcfg, "--listen", x.addr, "--release-node-lock")
+	cmd := exec.Command(x.bin, append([]string{"serve-extender", "--kubeconfig", x.kcfg, "--listen", x.addr, "--release-node-lock"}, x.args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		x.t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait(); logf.Close() }()
 	x.cmd = cmd
+	if x.noWait {
+		return
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get("http://" + x.addr + "/readyz")
@@ -69,43 +77,65 @@ func (x *xtSoakExtender) start() {
 
 // kill sends SIGKILL.
 func (x *xtSoakExtender) kill() {
+	x.signal(os.Kill)
+}
+
+// signal sends sig and waits for the process to end.
+func (x *xtSoakExtender) signal(sig os.Signal) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	_ = x.cmd.Process.Kill()
+	_ = x.cmd.Process.Signal(sig)
 	_, _ = x.cmd.Process.Wait()
+}
+
+// ready reports whether the replica's /readyz answers 200 (informers synced and, with --leader-elect, leading).
+func (x *xtSoakExtender) ready() bool {
+	c := http.Client{Timeout: 500 * time.Millisecond}
+	resp, err := c.Get("http://" + x.addr + "/readyz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // xtSoakSetup builds the binary, starts a control plane, serve-extender and kube-scheduler, and 20 nodes of
 // one 81,920 MiB GPU.
 func xtSoakSetup(t *testing.T) (*testenv.Env, *xtSoakExtender) {
 	t.Helper()
-	if os.Getenv(soakEnv) == "" {
-		t.Skipf("fault soak: set %s=1 (make soak-extender)", soakEnv)
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "kubectl-hami")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-hami")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := xtSoakBinary(t)
 	env := testenv.Start(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	x := &xtSoakExtender{t: t, bin: bin, kcfg: env.Kubeconfig, addr: addr, logs: filepath.Join(env.Dir, "serve-extender")}
+	x := &xtSoakExtender{t: t, bin: bin, kcfg: env.Kubeconfig, addr: xtFreeAddr(t), logs: filepath.Join(env.Dir, "serve-extender")}
 	x.start()
 	t.Cleanup(x.kill)
-	env.StartScheduler(t, xtSchedulerConfig("http://"+addr))
+	xtSoakCluster(t, env, "http://"+x.addr)
+	return env, x
+}
+
+// xtSoakCluster starts kube-scheduler with the extender at url, and makes the soak's 20 nodes and namespace.
+func xtSoakCluster(t *testing.T, env *testenv.Env, url string) {
+	t.Helper()
+	env.StartScheduler(t, xtSchedulerConfig(url))
 	for i := range 20 {
 		name := fmt.Sprintf("soak-%02d", i)
 		xtCreateNode(t, env.Client, xtNode(name, xtGPUs(name, 1, 81920, 10)))
 	}
 	xtCreateNamespace(t, env.Client, "soak", nil)
 	time.Sleep(time.Second) // the extender's informers see the nodes
-	return env, x
+}
+
+// xtSoakBinary skips unless the soak is asked for, and builds the shipped binary.
+func xtSoakBinary(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(soakEnv) == "" {
+		t.Skipf("fault soak: set %s=1 (make soak-extender)", soakEnv)
+	}
+	bin := filepath.Join(t.TempDir(), "kubectl-hami")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-hami")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // xtSoakBurst creates 120 pods of 16,384 MiB (100 fit) and runs fault once bound pods reach 30; it returns
@@ -202,4 +232,108 @@ func TestSoakAPIServerRestarted(t *testing.T) {
 		d := env.RestartAPIServer(t, 2*time.Second)
 		t.Logf("kube-apiserver unreachable for %s", d.Round(time.Millisecond))
 	})
+}
+
+// xtSoakReplicas starts two serve-extender replicas with --leader-elect behind a stand-in for their Service
+// (requests go to a ready replica, as a Service's endpoints are the ready pods; /readyz of a replica that does
+// not lead answers 503) and kube-scheduler pointed at it.
+func xtSoakReplicas(t *testing.T) (*testenv.Env, [2]*xtSoakExtender) {
+	t.Helper()
+	bin := xtSoakBinary(t)
+	env := testenv.Start(t)
+	var xs [2]*xtSoakExtender
+	for i := range xs {
+		xs[i] = &xtSoakExtender{t: t, bin: bin, kcfg: env.Kubeconfig, addr: xtFreeAddr(t), noWait: true,
+			logs: filepath.Join(env.Dir, fmt.Sprintf("serve-extender-%d", i)),
+			args: []string{"--leader-elect", "--leader-elect-lease", "default/kubectl-hami-extender"}}
+		xs[i].start()
+		t.Cleanup(xs[i].kill)
+	}
+	svc := &xtService{backends: xs[:]}
+	go svc.probe(t.Context())
+	front := httptest.NewServer(svc)
+	t.Cleanup(front.Close)
+	for deadline := time.Now().Add(60 * time.Second); svc.leader() == nil; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no replica became ready (leading) in 60 s")
+		}
+	}
+	xtSoakCluster(t, env, front.URL)
+	return env, xs
+}
+
+// xtService routes each request to a replica whose /readyz last answered 200, as a Service does.
+type xtService struct {
+	backends []*xtSoakExtender
+	mu       sync.Mutex
+	ready    []bool
+}
+
+func (s *xtService) probe(ctx context.Context) {
+	for ctx.Err() == nil {
+		ready := make([]bool, len(s.backends))
+		for i, b := range s.backends {
+			ready[i] = b.ready()
+		}
+		s.mu.Lock()
+		s.ready = ready
+		s.mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// leader is a ready replica, or nil.
+func (s *xtService) leader() *xtSoakExtender {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, ok := range s.ready {
+		if ok {
+			return s.backends[i]
+		}
+	}
+	return nil
+}
+
+func (s *xtService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b := s.leader()
+	if b == nil {
+		http.Error(w, "no ready endpoint", http.StatusServiceUnavailable)
+		return
+	}
+	target, _ := url.Parse("http://" + b.addr)
+	httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+}
+
+// TestSoakLeaderKilled: two replicas with leader election; the leader gets SIGKILL mid-burst (its Lease is not
+// released, so the other takes over when it expires) and is started again, as its Deployment would.
+func TestSoakLeaderKilled(t *testing.T) {
+	env, xs := xtSoakReplicas(t)
+	xtSoakBurst(t, env.Client, func() {
+		leader := xtReplicaLeading(t, xs)
+		leader.kill()
+		leader.start()
+	})
+}
+
+// TestSoakLeaderHandedOver: two replicas with leader election; the leader is stopped with SIGTERM mid-burst (a
+// rollout): it gives the Lease back and the other leads at once.
+func TestSoakLeaderHandedOver(t *testing.T) {
+	env, xs := xtSoakReplicas(t)
+	xtSoakBurst(t, env.Client, func() {
+		leader := xtReplicaLeading(t, xs)
+		leader.signal(syscall.SIGTERM)
+		leader.start()
+	})
+}
+
+// xtReplicaLeading is the replica that leads now.
+func xtReplicaLeading(t *testing.T, xs [2]*xtSoakExtender) *xtSoakExtender {
+	t.Helper()
+	for _, x := range xs {
+		if x.ready() {
+			return x
+		}
+	}
+	t.Fatal("no replica leads")
+	return nil
 }

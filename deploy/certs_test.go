@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestExtenderCertsScript runs hack/extender-certs.sh and checks what it made: a serving certificate for the
@@ -51,5 +54,24 @@ func TestExtenderCertsScript(t *testing.T) {
 	}
 	if _, err := server.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
 		t.Error("the serving certificate also works as a client certificate")
+	}
+	api := read("apiserver-webhook-client.crt")
+	if _, err := api.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("the API server's webhook client certificate: %v", err)
+	}
+	// The kubeconfig names the webhook's Service as the API server calls it, and the admission configuration
+	// points at the kubeconfig.
+	kc, err := clientcmd.LoadFromFile(filepath.Join(out, "webhook-kubeconfig.yaml"))
+	if err != nil {
+		t.Fatalf("webhook-kubeconfig.yaml: %v", err)
+	}
+	user, ok := kc.AuthInfos["kubectl-hami-extender.gpu-system.svc:443"]
+	if !ok || user.ClientCertificate != "/etc/kubernetes/kubectl-hami/apiserver-webhook-client.crt" {
+		t.Errorf("webhook-kubeconfig.yaml users: %v, want kubectl-hami-extender.gpu-system.svc:443 with the client certificate", kc.AuthInfos)
+	}
+	adm, err := os.ReadFile(filepath.Join(out, "admission-config.yaml"))
+	if err != nil || !strings.Contains(string(adm), "kubeConfigFile: /etc/kubernetes/kubectl-hami/webhook-kubeconfig.yaml") ||
+		!strings.Contains(string(adm), "name: MutatingAdmissionWebhook") {
+		t.Errorf("admission-config.yaml: %v\n%s", err, adm)
 	}
 }

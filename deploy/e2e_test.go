@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -53,7 +54,10 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	b := readBase(t, baseDir)
 	ns := b.Kustomization.Namespace
 	began := time.Now()
-	env := testenv.Start(t)
+	// The API server presents its client certificate to the webhook (AdmissionConfiguration, docs/deploy.md),
+	// as the shipped --webhook-client-ca-file requires.
+	pki := newTestPKI(t)
+	env := testenv.Start(t, testenv.WithAPIServerArgs("--admission-control-config-file="+pki.admissionConfig(t)))
 	ctx := t.Context()
 	t.Logf("control plane up in %s", time.Since(began).Round(time.Millisecond))
 
@@ -137,7 +141,6 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 
 	// serve-extender with the Deployment's arguments; only the addresses and the certificate files differ.
 	extPort, webhookPort := freePort(t), freePort(t)
-	pki := newTestPKI(t)
 	var extArgs []string
 	for _, a := range expand(containers["extender"].Args) {
 		switch {
@@ -151,6 +154,8 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 			a = "--tls-key-file=" + pki.serverKey
 		case strings.HasPrefix(a, "--client-ca-file="):
 			a = "--client-ca-file=" + pki.caFile
+		case strings.HasPrefix(a, "--webhook-client-ca-file="):
+			a = "--webhook-client-ca-file=" + pki.caFile
 		}
 		extArgs = append(extArgs, a)
 	}
@@ -344,13 +349,14 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	if p, err := env.Client.CoreV1().Pods("team-a").Get(ctx, tooBig.Name, metav1.GetOptions{}); err != nil || p.Spec.NodeName != "" {
 		t.Errorf("pod team-a/too-big after the unauthenticated binds: node %q, %v; want it pending", p.Spec.NodeName, err)
 	}
-	// The webhook listener serves the API server (TLS, no client certificate in this deployment).
+	// The webhook listener serves only the API server's client certificate.
 	resp, err := insecureClient.Post(fmt.Sprintf("https://127.0.0.1:%d/webhook", webhookPort), "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Errorf("webhook listener: %v", err)
-	} else if resp.Body.Close(); resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("webhook listener answered an empty review with %s, want 400", resp.Status)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("webhook listener answered a review without a client certificate with %s, want 401", resp.Status)
 	}
+	checkWebhookThroughAPIServer(t, env, b, pki, webhookPort)
 
 	// Nothing either process did was refused.
 	schedOut, _ := os.ReadFile(schedLog)
@@ -530,6 +536,8 @@ func freePort(t *testing.T) int {
 // testPKI is a CA, the extender's serving certificate for 127.0.0.1 and kube-scheduler's client certificate.
 type testPKI struct {
 	caFile, serverCert, serverKey, clientCert, clientKey string
+	apiserverCert, apiserverKey                          string // the API server's client certificate for webhooks
+	caPEM                                                []byte
 }
 
 func newTestPKI(t *testing.T) testPKI {
@@ -578,7 +586,73 @@ func newTestPKI(t *testing.T) testPKI {
 	p := testPKI{caFile: write("ca.crt", &pem.Block{Type: "CERTIFICATE", Bytes: caDER})}
 	p.serverCert, p.serverKey = issue("server", "kubectl-hami-extender", x509.ExtKeyUsageServerAuth, 2)
 	p.clientCert, p.clientKey = issue("client", schedulerClientCN, x509.ExtKeyUsageClientAuth, 3)
+	p.apiserverCert, p.apiserverKey = issue("apiserver-webhook-client", "kube-apiserver", x509.ExtKeyUsageClientAuth, 4)
+	p.caPEM, _ = os.ReadFile(p.caFile)
 	return p
+}
+
+// admissionConfig writes the API server's AdmissionConfiguration: for every webhook ("*") it presents the client
+// certificate the extender's CA signed, as hack/extender-certs.sh makes it for a real control plane.
+func (p testPKI) admissionConfig(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "webhook-kubeconfig.yaml")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+users:
+- name: "*"
+  user:
+    client-certificate: %s
+    client-key: %s
+`, p.apiserverCert, p.apiserverKey)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "admission-config.yaml")
+	if err := os.WriteFile(config, []byte(fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: MutatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: %s
+`, kubeconfig)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config
+}
+
+// checkWebhookThroughAPIServer installs the shipped MutatingWebhookConfiguration, pointed at the webhook
+// listener and limited to one namespace, and creates a GPU pod there without a schedulerName: the API server
+// calls the webhook with its client certificate and the pod comes out sent to hami-scheduler.
+func checkWebhookThroughAPIServer(t *testing.T, env *testenv.Env, b base, pki testPKI, port int) {
+	t.Helper()
+	ctx := t.Context()
+	hook := one[*admissionregistrationv1.MutatingWebhookConfiguration](t, b, "kubectl-hami-extender").DeepCopy()
+	hook.ResourceVersion = ""
+	url := fmt.Sprintf("https://127.0.0.1:%d/webhook", port)
+	hook.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: pki.caPEM}
+	hook.Webhooks[0].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "hooked"}}
+	if _, err := env.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, hook, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hooked"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The API server reads webhook configurations from its informer: retry until the webhook is seen.
+	waitFor(t, 30*time.Second, "the webhook mutating a GPU pod", func() error {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "hooked-", Namespace: "hooked"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}}}}}}
+		got, err := env.Client.CoreV1().Pods("hooked").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			return err
+		}
+		if got.Spec.SchedulerName != "hami-scheduler" {
+			return fmt.Errorf("schedulerName %q, want hami-scheduler", got.Spec.SchedulerName)
+		}
+		return nil
+	})
 }
 
 // lockedBuffer is a bytes.Buffer safe for the extender's goroutines.

@@ -129,3 +129,41 @@ var allowedKubeSystem = map[string]string{
 	"ConfigMap gpu-system/kubectl-hami-scheduler-config":  "leaderElection.resourceNamespace, overridden by --leader-elect-resource-namespace",
 	"MutatingWebhookConfiguration /kubectl-hami-extender": "the namespaceSelector keeps kube-system's pods away from the webhook",
 }
+
+// TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA: deploy/extender-open-webhook is deploy/extender with the
+// one argument --webhook-client-ca-file removed, for control planes that cannot present a client certificate.
+func TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA(t *testing.T) {
+	base := build(t, filesys.MakeFsOnDisk(), baseDir)
+	open := build(t, filesys.MakeFsOnDisk(), filepath.Join(filepath.Dir(baseDir), "extender-open-webhook"))
+	args := func(objs []*unstructured.Unstructured) []string {
+		for _, u := range objs {
+			if u.GetKind() != "Deployment" {
+				continue
+			}
+			cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+			for _, c := range cs {
+				if c.(map[string]any)["name"] == "extender" {
+					out, _, _ := unstructured.NestedStringSlice(c.(map[string]any), "args")
+					return out
+				}
+			}
+		}
+		t.Fatal("no extender container")
+		return nil
+	}
+	got, want := args(open), []string{}
+	for _, a := range args(base) {
+		if !strings.HasPrefix(a, "--webhook-client-ca-file=") {
+			want = append(want, a)
+		}
+	}
+	if len(want) == len(args(base)) {
+		t.Fatal("the base has no --webhook-client-ca-file to drop")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("open-webhook extender args:\n got %q\nwant %q", got, want)
+	}
+	if len(open) != len(base) {
+		t.Errorf("open-webhook builds %d objects, the base %d", len(open), len(base))
+	}
+}

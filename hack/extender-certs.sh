@@ -2,7 +2,10 @@
 # Makes the certificates serve-extender's deployment needs on a cluster without cert-manager (docs/deploy.md):
 #   - a CA (ca.crt/ca.key), kept by you: it signs both certificates below and nothing else;
 #   - the extender's serving certificate for its Service names and 127.0.0.1 (kube-scheduler calls it in the pod);
-#   - kube-scheduler's client certificate, CN kubectl-hami-scheduler (serve-extender --client-allowed-cn).
+#   - kube-scheduler's client certificate, CN kubectl-hami-scheduler (serve-extender --client-allowed-cn);
+#   - the API server's client certificate for the webhook (serve-extender --webhook-client-ca-file), with the
+#     AdmissionConfiguration and kubeconfig that make the API server present it (admission-config.yaml,
+#     webhook-kubeconfig.yaml: copy them and the certificate to the control plane, see docs/deploy.md).
 # With --apply it also creates the Secrets kubectl-hami-extender-tls and kubectl-hami-scheduler-client and puts
 # the CA into the webhook's caBundle (run it after `kubectl apply -k deploy/extender`, or before and re-run).
 #
@@ -19,7 +22,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --days) days=$2; shift 2 ;;
     --apply) apply=true; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "extender-certs: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -53,8 +56,38 @@ issue scheduler-client kubectl-hami-scheduler "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
 
-openssl verify -CAfile "$out/ca.crt" "$out/server.crt" "$out/scheduler-client.crt" >/dev/null
+issue apiserver-webhook-client kube-apiserver "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth"
+
+openssl verify -CAfile "$out/ca.crt" "$out/server.crt" "$out/scheduler-client.crt" "$out/apiserver-webhook-client.crt" >/dev/null
+
+# The API server presents a client certificate to a webhook when its AdmissionConfiguration names a kubeconfig
+# with a user for the webhook's Service (name: <service>.<namespace>.svc:<port>, "*" for any).
+pki=/etc/kubernetes/kubectl-hami
+cat > "$out/webhook-kubeconfig.yaml" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+users:
+- name: $svc.$ns.svc:443
+  user:
+    client-certificate: $pki/apiserver-webhook-client.crt
+    client-key: $pki/apiserver-webhook-client.key
+KUBECONFIG
+cat > "$out/admission-config.yaml" <<ADMISSION
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: MutatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: $pki/webhook-kubeconfig.yaml
+ADMISSION
 echo "certificates in $out (keep ca.key safe; it can sign clients the extender trusts)"
+echo "on each control-plane node: copy apiserver-webhook-client.crt, apiserver-webhook-client.key, webhook-kubeconfig.yaml"
+echo "and admission-config.yaml to $pki/ and start kube-apiserver with --admission-control-config-file=$pki/admission-config.yaml"
+echo "(already using one? add the MutatingAdmissionWebhook entry to it); see docs/deploy.md, Security"
 
 if $apply; then
   kubectl -n "$ns" create secret generic kubectl-hami-extender-tls --type=kubernetes.io/tls \

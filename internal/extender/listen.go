@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,6 +87,35 @@ func clientAuth(allowed []string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// warnRefused logs, at most once a minute, that the webhook refused a caller: with failurePolicy Ignore the
+// API server then admits GPU pods unmutated, which nobody would notice otherwise.
+func (s *Server) warnRefused(h http.HandlerFunc) http.HandlerFunc {
+	var last atomic.Int64
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		h(rec, r)
+		if rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden {
+			now := time.Now().Unix()
+			if prev := last.Load(); now-prev >= 60 && last.CompareAndSwap(prev, now) {
+				s.log.Warn("refused a /webhook call without the API server's client certificate: if it was the API server, "+
+					"GPU pods are admitted unmutated (failurePolicy Ignore); give it the certificate through its AdmissionConfiguration "+
+					"(hack/extender-certs.sh) or deploy deploy/extender/open-webhook (docs/deploy.md, Security)", "from", r.RemoteAddr)
+			}
+		}
+	}
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
 // forbidden answers 403 with a reason.
 func forbidden(reason string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) { http.Error(w, reason, http.StatusForbidden) }
@@ -102,7 +132,7 @@ func (s *Server) handlers(c ServeConfig) (main, webhook http.Handler) {
 		hook = forbidden("the webhook is served on its own listener " + c.WebhookAddr)
 		whook := s.timed("webhook", s.webhookBodyLimit, s.handleWebhook)
 		if c.WebhookClientCAFile != "" {
-			whook = clientAuth(nil, whook)
+			whook = s.warnRefused(clientAuth(nil, whook))
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST /webhook", whook)

@@ -17,13 +17,6 @@ import (
 // mirrorPodAnnotation holds, on a static pod's mirror, the UID kubelet uses for it (and so in its cgroups).
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 
-// PodRef names a pod.
-type PodRef struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	UID       types.UID `json:"uid"`
-}
-
 // podResolver maps pod UIDs (as found in cgroup paths) to pod names, from a watch on the pods of this node that
 // keeps only their names.
 type podResolver struct {

@@ -10,43 +10,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
-// UsageReport is the body of GET /usage: the node's GPUs as they are now.
-type UsageReport struct {
-	Node string     `json:"node"`
-	Time string     `json:"time"` // RFC 3339 with nanoseconds
-	GPUs []GPUUsage `json:"gpus"`
-}
-
-// GPUUsage is one GPU's live usage.
-type GPUUsage struct {
-	Index int    `json:"index"`
-	UUID  string `json:"uuid"`
-	// Type is the type string the GPU registers with (HAMi v2.8+ rule).
-	Type    string `json:"type"`
-	Mode    string `json:"mode"`
-	Healthy bool   `json:"healthy"`
-	// Registered is false for GPUs excluded from the registration (or not registered in observe mode).
-	Registered       bool   `json:"registered"`
-	MemoryUsedBytes  uint64 `json:"memoryUsedBytes"`
-	MemoryTotalBytes uint64 `json:"memoryTotalBytes"`
-	// Utilization is 0..1; null when NVML does not report it (MIG-enabled GPUs).
-	Utilization *float64       `json:"utilization"`
-	Processes   []ProcessUsage `json:"processes"`
-	Error       string         `json:"error,omitempty"`
-}
-
-// ProcessUsage is one process on a GPU, with its pod when it runs in one.
-type ProcessUsage struct {
-	PID             uint32 `json:"pid"`
-	MemoryUsedBytes uint64 `json:"memoryUsedBytes"`
-	// Pod is set when the process's cgroup names a pod; Namespace and Name are empty when the pod is not (or no
-	// longer) known to the API server.
-	Pod         *PodRef `json:"pod,omitempty"`
-	ContainerID string  `json:"containerID,omitempty"`
-}
+// The wire types live in agentapi, so that readers do not link the agent; these names keep the agent's code short.
+type (
+	UsageReport   = agentapi.UsageReport
+	GPUUsage      = agentapi.GPUUsage
+	ProcessUsage  = agentapi.ProcessUsage
+	PodRef        = agentapi.PodRef
+	DevicesReport = agentapi.DevicesReport
+)
 
 // Usage returns the live usage, read from the GPU source at most once per UsageMaxAge.
 func (a *Agent) Usage() (*UsageReport, error) {
@@ -156,16 +131,6 @@ func (a *Agent) Handler() http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	return mux
-}
-
-// DevicesReport is the body of GET /devices: the registration the agent builds (and in full mode writes).
-type DevicesReport struct {
-	Node       string             `json:"node"`
-	Mode       string             `json:"mode"`
-	Format     string             `json:"format"`
-	Annotation string             `json:"annotation"`
-	Value      string             `json:"value"`
-	Devices    []codec.DeviceInfo `json:"devices"`
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

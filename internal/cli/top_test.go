@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
-	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
@@ -21,7 +21,7 @@ func TestTopLiveUsageTable(t *testing.T) {
 	c, _ := cluster(s, &readFlags{deviceConfigMap: snapshot.DefaultDeviceConfigMap}, &bytes.Buffer{})
 	u := 0.57
 	live := &usage.Result{Agents: []usage.Agent{
-		{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agent.UsageReport{Node: "gpu-a100-01", GPUs: []agent.GPUUsage{
+		{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agentapi.UsageReport{Node: "gpu-a100-01", GPUs: []agentapi.GPUUsage{
 			{Index: 0, UUID: "GPU-gpu-a100-01-0", MemoryUsedBytes: 40 << 30, MemoryTotalBytes: 80 << 30, Utilization: &u},
 			{Index: 1, UUID: "GPU-gpu-a100-01-1", MemoryTotalBytes: 80 << 30, Error: "nvml: GPU is lost"},
 		}}},

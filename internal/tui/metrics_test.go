@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
@@ -29,7 +29,7 @@ func TestMetricsOf(t *testing.T) {
 		t.Errorf("no agents: %+v", mm)
 	}
 	r := &usage.Result{Agents: []usage.Agent{
-		{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agent.UsageReport{Node: "gpu-a100-01", GPUs: []agent.GPUUsage{
+		{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agentapi.UsageReport{Node: "gpu-a100-01", GPUs: []agentapi.GPUUsage{
 			{UUID: "GPU-gpu-a100-01-0", MemoryUsedBytes: 40 << 30, MemoryTotalBytes: 80 << 30, Utilization: fptr(0.57)},
 			{UUID: "GPU-gpu-a100-01-1", MemoryUsedBytes: 1 << 30, MemoryTotalBytes: 80 << 30},
 		}}},
@@ -85,7 +85,7 @@ func TestMetricsPoll(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		return metricsOf(&usage.Result{Agents: []usage.Agent{
-			{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agent.UsageReport{GPUs: []agent.GPUUsage{
+			{Node: "gpu-a100-01", Pod: "kube-system/agent-1", Usage: &agentapi.UsageReport{GPUs: []agentapi.GPUUsage{
 				{UUID: "GPU-gpu-a100-01-0", MemoryUsedBytes: uint64(used) << 20, Utilization: fptr(0.57)}}}},
 			{Node: "gpu-a100-02", Pod: "kube-system/agent-2", Error: "no answer within 5s"},
 		}}, nil)

@@ -5,14 +5,14 @@ import (
 	"math"
 	"time"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
 
 // Simulated live usage (Options.Simulate, the demo): so that a first-time user sees the live overlay, its
 // thresholds and the sort by utilisation without a cluster, the UI makes up the readings a node agent would
-// serve, in the agent's own wire type (agent.UsageReport inside a usage.Result), and reads them through the
+// serve, in the agent's own wire type (agentapi.UsageReport inside a usage.Result), and reads them through the
 // same path as real ones (metricsOf). Every GPU that has pods uses a share of what it was given that moves
 // over time; idle GPUs use nothing. The header says "simulated" whenever these numbers are shown.
 
@@ -29,7 +29,7 @@ func simulatedUsage(d *Data, t time.Time) *usage.Result {
 		if !n.Node.Registered || len(n.Node.GPUs) == 0 {
 			continue
 		}
-		rep := &agent.UsageReport{Node: n.Name, Time: t.UTC().Format(time.RFC3339Nano)}
+		rep := &agentapi.UsageReport{Node: n.Name, Time: t.UTC().Format(time.RFC3339Nano)}
 		for i, g := range n.Node.GPUs {
 			rep.GPUs = append(rep.GPUs, simulatedGPU(g, phase+float64(i)*0.9+float64(len(n.Name))))
 		}
@@ -38,7 +38,7 @@ func simulatedUsage(d *Data, t time.Time) *usage.Result {
 	return r
 }
 
-func simulatedGPU(g engine.GPU, phase float64) agent.GPUUsage {
+func simulatedGPU(g engine.GPU, phase float64) agentapi.GPUUsage {
 	const mib = 1 << 20
 	wave := 0.5 + 0.5*math.Sin(phase) // 0..1
 	used := int64(0)
@@ -48,7 +48,7 @@ func simulatedGPU(g engine.GPU, phase float64) agent.GPUUsage {
 		used = int64(float64(g.UsedMem) * (0.4 + 0.55*wave))
 		util = min(float64(g.UsedCores)/100*(0.3+0.7*wave), 1)
 	}
-	u := agent.GPUUsage{Index: g.Index, UUID: g.UUID, Type: g.Type, Mode: g.Mode, Healthy: g.Healthy, Registered: true,
+	u := agentapi.GPUUsage{Index: g.Index, UUID: g.UUID, Type: g.Type, Mode: g.Mode, Healthy: g.Healthy, Registered: true,
 		MemoryUsedBytes: uint64(used) * mib, MemoryTotalBytes: uint64(g.TotalMem) * mib}
 	if g.Mode != engine.ModeMIG { // NVML reports no utilisation for a MIG-enabled GPU
 		u.Utilization = &util

@@ -3,7 +3,7 @@
 //
 // It finds the agent pods by namespace and label selector, picks one pod per node (spec.nodeName), and reads
 // /api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/usage from each, concurrently and each with its own timeout.
-// The body is the agent's own type, agent.UsageReport. One agent failing (unreachable, not running, a body that is
+// The body is the agent's own type, agentapi.UsageReport. One agent failing (unreachable, not running, a body that is
 // not a usage report) is recorded on its node and never stops the others. It only reads: pods list in the agents'
 // namespace and get on pods/proxy, with the caller's credentials. The engine knows nothing of it.
 package usage
@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 )
 
 // Defaults: the DaemonSet of deploy/agent.
@@ -104,7 +104,7 @@ type Agent struct {
 	// Error says why there is no usage for this node (the pod is not running, the proxy or the agent failed).
 	Error string `json:"error,omitempty"`
 	// Usage is the agent's GET /usage body, when it answered.
-	Usage *agent.UsageReport `json:"usage,omitempty"`
+	Usage *agentapi.UsageReport `json:"usage,omitempty"`
 }
 
 // Answered is how many agents gave a usage report.
@@ -162,7 +162,7 @@ func (r *Result) GPUs() map[string]GPU {
 }
 
 // MapReport maps one agent's report to its GPUs by UUID; node names them when the report does not.
-func MapReport(node string, r *agent.UsageReport) map[string]GPU {
+func MapReport(node string, r *agentapi.UsageReport) map[string]GPU {
 	out := map[string]GPU{}
 	if r == nil {
 		return out
@@ -191,7 +191,7 @@ func Percent(u *float64) int {
 
 // Decode reads a GET /usage body. A body that is not a JSON object with the report's fields (an HTML error page,
 // another program on the port) is an error.
-func Decode(body []byte) (*agent.UsageReport, error) {
+func Decode(body []byte) (*agentapi.UsageReport, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
 		return nil, fmt.Errorf("the answer is not a usage report: %s", jsonError(err, body))
@@ -199,7 +199,7 @@ func Decode(body []byte) (*agent.UsageReport, error) {
 	if _, ok := probe["gpus"]; !ok {
 		return nil, fmt.Errorf("the answer is not a usage report: no \"gpus\" field (%s)", snippet(body))
 	}
-	var r agent.UsageReport
+	var r agentapi.UsageReport
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("the answer is not a usage report: %s", jsonError(err, body))
 	}
@@ -256,7 +256,7 @@ func Fetch(ctx context.Context, cs kubernetes.Interface, o Options) (*Result, er
 }
 
 // readOne reads one pod's /usage through the pod proxy.
-func readOne(ctx context.Context, cs kubernetes.Interface, p *corev1.Pod, o Options) (*agent.UsageReport, error) {
+func readOne(ctx context.Context, cs kubernetes.Interface, p *corev1.Pod, o Options) (*agentapi.UsageReport, error) {
 	if p.DeletionTimestamp != nil {
 		return nil, errors.New("the agent pod is terminating")
 	}

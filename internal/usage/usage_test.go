@@ -19,7 +19,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 )
 
 const gib = 1 << 30
@@ -55,7 +55,7 @@ func TestDecodeAndMap(t *testing.T) {
 		t.Fatalf("decoded %+v", r)
 	}
 	p := r.GPUs[0].Processes[0]
-	if p.Pod == nil || *p.Pod != (agent.PodRef{Namespace: "ml", Name: "trainer", UID: "1b2c"}) || p.PID != 4242 || p.MemoryUsedBytes != 6*gib {
+	if p.Pod == nil || *p.Pod != (agentapi.PodRef{Namespace: "ml", Name: "trainer", UID: "1b2c"}) || p.PID != 4242 || p.MemoryUsedBytes != 6*gib {
 		t.Errorf("process %+v", p)
 	}
 	got := MapReport("from-the-pod", r)

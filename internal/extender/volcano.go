@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+	"github.com/kubectl-hami/kubectl-hami/internal/volcano"
 )
 
 // SetQueue, RemoveQueue, SetPodGroup, RemovePodGroup and SetVolcano mirror Volcano's objects for the card quota.
@@ -55,7 +55,7 @@ func (s *State) SetVolcano(on bool) {
 // quota. A cluster without Volcano (or an extender without the right to read them) runs without card quota:
 // it returns false and no error. It returns once the first lists are loaded.
 func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State, log *slog.Logger) (bool, error) {
-	if _, err := dyn.Resource(snapshot.QueueGVR).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+	if _, err := dyn.Resource(volcano.QueueGVR).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 			if log != nil {
 				log.Info("no Volcano queues to read: card quota off", "reason", err.Error())
@@ -67,7 +67,7 @@ func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State,
 	// PodGroups are probed too: an informer on a resource it cannot list would never sync and the extender
 	// would never serve. Without them the pod-level card quota still works (queues from annotations).
 	withGroups := true
-	if _, err := dyn.Resource(snapshot.PodGroupGVR).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+	if _, err := dyn.Resource(volcano.PodGroupGVR).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		if !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 			return false, fmt.Errorf("cannot list Volcano PodGroups: %w", err)
 		}
@@ -78,15 +78,15 @@ func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State,
 	}
 	s.SetVolcano(true)
 	f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
-	queues := f.ForResource(snapshot.QueueGVR).Informer()
+	queues := f.ForResource(volcano.QueueGVR).Informer()
 	setQueue := func(o any) {
 		if u, ok := o.(*unstructured.Unstructured); ok {
-			s.SetQueue(snapshot.EngineQueue(u))
+			s.SetQueue(volcano.EngineQueue(u))
 		}
 	}
 	setGroup := func(o any) {
 		if u, ok := o.(*unstructured.Unstructured); ok {
-			s.SetPodGroup(snapshot.EnginePodGroup(u))
+			s.SetPodGroup(volcano.EnginePodGroup(u))
 		}
 	}
 	if _, err := queues.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -101,7 +101,7 @@ func StartVolcanoInformers(ctx context.Context, dyn dynamic.Interface, s *State,
 		return false, err
 	}
 	if withGroups {
-		groups := f.ForResource(snapshot.PodGroupGVR).Informer()
+		groups := f.ForResource(volcano.PodGroupGVR).Informer()
 		if _, err := groups.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    setGroup,
 			UpdateFunc: func(_, o any) { setGroup(o) },

@@ -144,8 +144,8 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	if s.bindCarriesPlacement(ctx, pod, placed) {
 		// One round trip: the Binding carries HAMi's annotations and label, so the pod is bound and placed
 		// at once (no moment where it is placed but unbound), under the same resourceVersion precondition.
-		if err := s.bindPlaced(ctx, pod, placed); err != nil {
-			patched = !errors.Is(err, errAlreadyBound) && !definite(err)
+		if uncertain, err := s.bindPlaced(ctx, pod, placed); err != nil {
+			patched = uncertain // a Binding whose answer was lost may have gone through: the rollback looks
 			return fail(err)
 		}
 		lease.leave(true)
@@ -198,40 +198,52 @@ func (s *Server) bindingLabels(context.Context) bool {
 	return s.bindingLabelsOK
 }
 
-// bindPlaced binds the pod with its placement in one Binding over the version that was evaluated. When the
-// pod changed in between it is read again: bound by now means nothing was written (or, bound here with this
-// placement, that an earlier attempt went through); otherwise the same placement goes over the new version.
-func (s *Server) bindPlaced(ctx context.Context, pod, placed *corev1.Pod) error {
-	key := pod.Namespace + "/" + pod.Name
+// bindPlaced binds the pod with its placement in one Binding over the version that was evaluated (see
+// overVersions); a fresh pod bound here with this placement means an earlier attempt went through.
+func (s *Server) bindPlaced(ctx context.Context, pod, placed *corev1.Pod) (uncertain bool, _ error) {
 	node := placed.Spec.NodeName
+	pods := s.client.CoreV1().Pods(pod.Namespace)
+	landed := func(fresh *corev1.Pod) bool {
+		return fresh.Spec.NodeName == node && fresh.Annotations[codec.PodAllocatedAnnotation] == placed.Annotations[codec.PodAllocatedAnnotation]
+	}
+	return s.overVersions(ctx, pod, "cannot bind to node "+node, landed, func(rv string) error {
+		return pods.Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: rv,
+				Annotations: placed.Annotations, Labels: map[string]string{codec.PodNodeAnnotation: node}},
+			Target: corev1.ObjectReference{Kind: "Node", Name: node}}, metav1.CreateOptions{})
+	})
+}
+
+// overVersions runs write over the pod's resourceVersion (a precondition) and, while it conflicts, over the
+// version of a fresh read: the pod changed in between, and only what the bind checked may be written over.
+// A fresh pod that shows the write landed (an answer lost) ends it well; one bound by now, being deleted or
+// recreated ends it with bindable's error. uncertain says whether a failed write may have landed all the same
+// (an error whose outcome is unknown, such as a timeout), so that the rollback looks.
+func (s *Server) overVersions(ctx context.Context, pod *corev1.Pod, what string, landed func(fresh *corev1.Pod) bool, write func(rv string) error) (uncertain bool, _ error) {
+	key := pod.Namespace + "/" + pod.Name
 	pods := s.client.CoreV1().Pods(pod.Namespace)
 	rv := pod.ResourceVersion
 	for attempt := 0; attempt < 3; attempt++ {
-		binding := &corev1.Binding{
-			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: rv,
-				Annotations: placed.Annotations, Labels: map[string]string{codec.PodNodeAnnotation: node}},
-			Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-		err := pods.Bind(ctx, binding, metav1.CreateOptions{})
+		err := write(rv)
 		if err == nil {
-			return nil
+			return false, nil
 		}
 		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("pod %s: cannot bind to node %s: %w", key, node, err)
+			return !definite(err), fmt.Errorf("pod %s: %s: %w", key, what, err)
 		}
-		fresh, gerr := pods.Get(ctx, pod.Name, metav1.GetOptions{})
-		if gerr != nil {
-			return fmt.Errorf("pod %s: %w", key, gerr)
+		fresh, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("pod %s: %w", key, err)
 		}
-		if fresh.Spec.NodeName == node && fresh.UID == pod.UID &&
-			fresh.Annotations[codec.PodAllocatedAnnotation] == placed.Annotations[codec.PodAllocatedAnnotation] {
-			return nil // an earlier attempt went through; its answer was lost
+		if fresh.UID == pod.UID && landed != nil && landed(fresh) {
+			return false, nil
 		}
 		if err := bindable(fresh, &extenderv1.ExtenderBindingArgs{PodUID: pod.UID}); err != nil {
-			return err
+			return false, err
 		}
 		rv = fresh.ResourceVersion
 	}
-	return fmt.Errorf("pod %s kept changing; try again", key)
+	return false, fmt.Errorf("pod %s kept changing; try again", key)
 }
 
 // definite reports whether an API error says for sure that nothing was written.
@@ -261,7 +273,6 @@ func bindable(pod *corev1.Pod, args *extenderv1.ExtenderBindingArgs) error {
 // On failure, written says whether the placement may have been written all the same (an error whose outcome
 // is unknown, such as a timeout), so that the rollback looks.
 func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (written bool, _ error) {
-	key := pod.Namespace + "/" + pod.Name
 	node := placed.Spec.NodeName
 	annos := map[string]any{}
 	for _, k := range placementKeys {
@@ -272,28 +283,17 @@ func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (w
 		}
 	}
 	pods := s.client.CoreV1().Pods(pod.Namespace)
-	rv := pod.ResourceVersion
-	for attempt := 0; attempt < 3; attempt++ {
+	uncertain, err := s.overVersions(ctx, pod, "cannot write HAMi's annotations", nil, func(rv string) error {
 		meta := map[string]any{"annotations": annos, "labels": map[string]string{codec.PodNodeAnnotation: node}}
 		if rv != "" {
 			meta["resourceVersion"] = rv
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": meta})
 		_, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-		if err == nil {
-			return true, nil
-		}
-		if !apierrors.IsConflict(err) {
-			return !definite(err), fmt.Errorf("pod %s: cannot write HAMi's annotations: %w", key, err)
-		}
-		fresh, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, fmt.Errorf("pod %s: %w", key, err)
-		}
-		if err := bindable(fresh, &extenderv1.ExtenderBindingArgs{PodUID: pod.UID}); err != nil {
-			return false, err
-		}
-		rv = fresh.ResourceVersion
+		return err
+	})
+	if err != nil {
+		return uncertain, err
 	}
-	return false, fmt.Errorf("pod %s kept changing; try again", key)
+	return true, nil
 }

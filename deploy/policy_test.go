@@ -125,6 +125,35 @@ func TestAdmissionPoliciesOnAPIServer(t *testing.T) {
 		t.Errorf("placement after the refused changes: %v, %v", p.Annotations, err)
 	}
 
+	// A Binding carries annotations and labels into the pod: only the placement writers may put HAMi's there.
+	for _, tc := range []struct {
+		name    string
+		c       kubernetes.Interface
+		pod     string
+		annos   map[string]string
+		allowed bool
+	}{
+		{"user binds with a placement", user, "bind-by-user", map[string]string{"hami.io/vgpu-node": "gpu-1"}, false},
+		{"user binds without one", user, "bind-plain", map[string]string{"team/owner": "alice"}, true},
+		{"extender binds with a placement", ext, "bind-by-extender", map[string]string{"hami.io/vgpu-node": "gpu-1", "hami.io/bind-phase": "allocating"}, true},
+	} {
+		p := forgedPlacement("team", tc.pod)
+		p.Annotations = nil
+		if _, err := env.Client.CoreV1().Pods("team").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		err := tc.c.CoreV1().Pods("team").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: tc.pod, Annotations: tc.annos},
+			Target: corev1.ObjectReference{Kind: "Node", Name: "gpu-1"}}, metav1.CreateOptions{})
+		switch {
+		case tc.allowed && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case !tc.allowed && err == nil:
+			t.Errorf("%s: allowed", tc.name)
+		case !tc.allowed && !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err):
+			t.Errorf("%s: %v, want Forbidden", tc.name, err)
+		}
+	}
+
 	// Nodes: the extender may change the lock and the handshake only.
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"gpu": "on"},
 		Annotations: map[string]string{"hami.io/node-nvidia-register": "GPU-1,10,81920,100,NVIDIA,0,true,0,hami-core:"}}}

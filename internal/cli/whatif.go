@@ -363,15 +363,21 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 }
 
 // copiesLine says how many copies fit now and where, and whether all that are wanted fit.
+// A second line names the quota that stops the next copy when the GPUs would take it.
 func copiesLine(cp engine.Capacity, wanted int) string {
 	line := render.Copies(cp)
-	if cp.Copies >= wanted {
-		if wanted == 1 {
-			return line + "; the 1 wanted fits."
-		}
-		return line + fmt.Sprintf("; all %d wanted fit.", wanted)
+	switch {
+	case cp.Copies < wanted:
+		line += fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
+	case wanted == 1:
+		line += "; the 1 wanted fits."
+	default:
+		line += fmt.Sprintf("; all %d wanted fit.", wanted)
 	}
-	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
+	if limit := render.CopiesLimit(cp); limit != "" {
+		line += "\n" + limit
+	}
+	return line
 }
 
 // errNotWorkload marks a manifest document that is not a Pod or a workload with a pod template.

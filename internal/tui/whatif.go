@@ -280,7 +280,12 @@ func placementText(p *engine.Placement) string {
 }
 
 // copiesText says how many copies fit now and where, as the what-if command does.
-func copiesText(cp engine.Capacity) string { return render.Copies(cp) + "." }
+func copiesText(cp engine.Capacity) string {
+	if limit := render.CopiesLimit(cp); limit != "" {
+		return render.Copies(cp) + ". " + limit
+	}
+	return render.Copies(cp) + "."
+}
 
 func (m *Model) renderWhatIf(height int) []string {
 	s := m.styles

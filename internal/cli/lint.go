@@ -70,13 +70,15 @@ func (o *LintOptions) Validate() error {
 
 // Lint is the -o json|yaml form.
 type Lint struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Source     string         `json:"source"`
-	Errors     int            `json:"errors"`
-	Warnings   int            `json:"warnings"`
-	Infos      int            `json:"infos"`
-	Findings   []lint.Finding `json:"findings"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // Lint
+	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Errors, Warnings and Infos count the findings shown (after --min-severity).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Findings are the misconfigurations found, each with its object, field, problem and fix.
+	Findings []lint.Finding `json:"findings"`
 }
 
 // errLintFailed is returned when an error-severity finding exists: the command exits 1.

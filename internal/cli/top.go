@@ -116,14 +116,19 @@ func (o *TopOptions) liveUsage(ctx context.Context) *usage.Result {
 
 // Top is the -o json|yaml form.
 type Top struct {
-	APIVersion string               `json:"apiVersion"`
-	Kind       string               `json:"kind"`
-	Source     string               `json:"source"`
-	Nodes      []*engine.Node       `json:"nodes"`
-	Quotas     []engine.QuotaStatus `json:"quotas"`
-	Queues     []engine.QueueUsage  `json:"queues,omitempty"`
-	Pending    []PendingPod         `json:"pending"`
-	Problems   []engine.Problem     `json:"problems,omitempty"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // Top
+	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Nodes are every node with HAMi's view of its GPUs, by name.
+	Nodes []*engine.Node `json:"nodes"`
+	// Quotas are the namespace GPU quotas as HAMi accounts them, by namespace.
+	Quotas []engine.QuotaStatus `json:"quotas"`
+	// Queues are the Volcano queues with a card quota (volcano.sh/card.quota).
+	Queues []engine.QueueUsage `json:"queues,omitempty"`
+	// Pending are the GPU pods waiting for a node, with the one-line reason.
+	Pending []PendingPod `json:"pending"`
+	// Problems are the input problems found while reading the cluster (object, field, message).
+	Problems []engine.Problem `json:"problems,omitempty"`
 	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents only).
 	LiveUsage *usage.Result `json:"liveUsage,omitempty"`
 }
@@ -132,9 +137,9 @@ type Top struct {
 type PendingPod struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	GPUs      int    `json:"gpus"`
-	Reason    string `json:"reason"`
-	Summary   string `json:"summary"`
+	GPUs      int    `json:"gpus"`    // GPUs the pod asks for, all containers
+	Reason    string `json:"reason"`  // the REASON column: the gate ruling out the most nodes, with an example
+	Summary   string `json:"summary"` // kube-scheduler's "0/N nodes are available: …" line
 }
 
 // Run prints the tables.

@@ -281,15 +281,20 @@ func renameResources(pod *corev1.Pod, cfg engine.Config) {
 
 // WhatIf is the -o json|yaml form of the answer.
 type WhatIf struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Admission  []string `json:"admission,omitempty"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // WhatIf; several pods (-f with many documents) are a v1 List of them
+	// Admission is what HAMi's mutating webhook would change in the pod before it is scheduled.
+	Admission []string `json:"admission,omitempty"`
 	// Refusal is set when HAMi's admission webhook would not even create the pod.
-	Refusal    *engine.WebhookRefusal `json:"webhookRefusal,omitempty"`
-	Verdict    *engine.Verdict        `json:"verdict"`
-	Wanted     int                    `json:"wanted"`
-	Capacity   engine.Capacity        `json:"capacity"`
-	Kubernetes []kubefit.NodeResult   `json:"kubernetes,omitempty"`
+	Refusal *engine.WebhookRefusal `json:"webhookRefusal,omitempty"`
+	// Verdict is the engine's answer: every gate on every node, the placement or the fixes proven.
+	Verdict *engine.Verdict `json:"verdict"`
+	// Wanted is the copies asked for (--count, else the manifest's replicas, else 1).
+	Wanted int `json:"wanted"`
+	// Capacity is how many copies fit now, where, and the quota that stops the next one.
+	Capacity engine.Capacity `json:"capacity"`
+	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
+	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
 }
 
 // errWouldNotFit makes what-if --exit-code exit 1.

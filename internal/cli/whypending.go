@@ -76,16 +76,21 @@ func (o *WhyPendingOptions) Validate() error {
 
 // WhyPending is the -o json|yaml form of the answer.
 type WhyPending struct {
-	APIVersion string                `json:"apiVersion"`
-	Kind       string                `json:"kind"`
-	Pod        string                `json:"pod"`
-	Phase      string                `json:"phase"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // WhyPending
+	Pod        string `json:"pod"`        // namespace/name
+	Phase      string `json:"phase"`      // the pod's status.phase
+	// Node and Allocation are set for a pod that already has a node: where it runs and the GPUs it holds.
 	Node       string                `json:"node,omitempty"`
 	Allocation *engine.PodAllocation `json:"allocation,omitempty"`
-	Verdict    *engine.Verdict       `json:"verdict,omitempty"`
-	Kubernetes []kubefit.NodeResult  `json:"kubernetes,omitempty"`
-	Events     []EventSummary        `json:"events,omitempty"`
-	Problems   []engine.Problem      `json:"problems,omitempty"`
+	// Verdict is the engine's answer for a pod without a node: every gate on every node, the fixes proven.
+	Verdict *engine.Verdict `json:"verdict,omitempty"`
+	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
+	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
+	// Events are the pod's recent events (live clusters, or a snapshot that has them).
+	Events []EventSummary `json:"events,omitempty"`
+	// Problems are the input problems found while reading the cluster (object, field, message).
+	Problems []engine.Problem `json:"problems,omitempty"`
 	// Unbound are pods that hold GPUs on a node they are not bound to: HAMi counts them as used.
 	Unbound []UnboundHolder `json:"unboundHolders,omitempty"`
 }

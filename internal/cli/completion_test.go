@@ -251,3 +251,16 @@ func TestKubectlCompleteScript(t *testing.T) {
 		t.Fatalf("hack/kubectl_complete-hami does not exec kubectl-hami __complete:\n%s", b)
 	}
 }
+
+// TestCompleteQueuesAndCards: what-if's --queue and --card complete with the names the command checks typed
+// names against (names.go), from the same source.
+func TestCompleteQueuesAndCards(t *testing.T) {
+	values, directive := complete(t, "what-if", "--demo", "--queue", "")
+	if strings.Join(values, ",") != "research,serving" || directive != ":4" {
+		t.Fatalf("--queue offered %q (%s), want research,serving", values, directive)
+	}
+	values, _ = complete(t, "what-if", "--demo", "--card", "NVIDIA-A")
+	if strings.Join(values, ",") != "NVIDIA-A100-SXM4-80GB" {
+		t.Fatalf("--card NVIDIA-A offered %q", values)
+	}
+}

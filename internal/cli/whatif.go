@@ -306,6 +306,18 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A mistyped node, namespace, queue or card is refused with the names meant (names.go), never explained.
+	if o.Nodes, err = resolveNodes(s, o.Nodes); err != nil {
+		return err
+	}
+	for _, p := range o.pods {
+		if err := checkNamespace(ctx, o.read, s, p.pod.Namespace); err != nil {
+			return err
+		}
+	}
+	if err := checkQueue(s, o.Queue); err != nil {
+		return err
+	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	if o.File == "" {
 		if err := checkCardNames(c, o.Card); err != nil { // whatif_card.go

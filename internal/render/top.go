@@ -96,10 +96,11 @@ func GPUs(w io.Writer, c *engine.Cluster) error {
 	return t.Flush()
 }
 
-// Quotas is the namespace quota table: HAMi-accounted used against limit, beside Kubernetes' status.
-func Quotas(w io.Writer, c *engine.Cluster, kubeUsed func(namespace, resource string) string) error {
+// Quotas is the namespace quota table of the given namespaces: HAMi-accounted used against limit, beside
+// Kubernetes' status.
+func Quotas(w io.Writer, c *engine.Cluster, namespaces []string, kubeUsed func(namespace, resource string) string) error {
 	t := NewTable(w, "NAMESPACE", "RESOURCE", "HAMI USED", "LIMIT", "USE", "RESOURCEQUOTA", "KUBERNETES STATUS")
-	for _, ns := range c.QuotaNamespaces() {
+	for _, ns := range namespaces {
 		q := c.Quota(ns)
 		for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
 			if l == nil {

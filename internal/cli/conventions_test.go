@@ -115,3 +115,18 @@ items:
 		t.Fatalf("-n team-b: %v", err)
 	}
 }
+
+// TestReadmeTopSample: the README's `top --once -n inference` sample is the command's real output (the golden).
+func TestReadmeTopSample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "top-namespace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "$ kubectl hami top --demo --once -n inference\n"+string(golden)+"```") {
+		t.Errorf("README.md's top --once -n inference sample differs from testdata/top-namespace.txt: paste it again")
+	}
+}

@@ -97,7 +97,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace()); err != nil { // names.go
+	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace(), o.streams.ErrOut); err != nil { // names.go
 		return err
 	}
 	// The engine's input problems are findings of their own here, so they are not printed twice as warnings.

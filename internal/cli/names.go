@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 
@@ -84,22 +85,27 @@ func resolveNodes(s *snapshot.Snapshot, typed []string) ([]string, error) {
 	return out, nil
 }
 
-// checkNamespace refuses a namespace that is not there, naming the closest ones: a typo would otherwise show an
-// empty namespace, or evaluate a pod against no quota. On a live cluster the API server says whether it exists
-// (an empty namespace is fine); a snapshot holds no Namespace objects, so there a namespace without pods or
-// quotas is refused only when one that has them is close to it.
-func checkNamespace(ctx context.Context, r *readFlags, s *snapshot.Snapshot, ns string) error {
+// checkNamespace checks a namespace typed with -n. On a live cluster the API server says whether it exists: one
+// that does not is refused with the closest names (a typo would otherwise show an empty namespace, or evaluate a
+// pod against no quota); an empty namespace is fine. A snapshot holds no Namespace objects, so there a namespace
+// without pods or quotas may well exist (team-a beside team-b): it gets a warning naming the close ones, not a
+// refusal.
+func checkNamespace(ctx context.Context, r *readFlags, s *snapshot.Snapshot, ns string, errOut io.Writer) error {
 	if ns == "" || slices.Contains(namespaceNames(s), ns) {
 		return nil
 	}
+	sugg := resolve.Closest(ns, namespaceNames(s), resolve.DefaultSuggestions)
 	if r.client != nil {
 		_, err := r.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return nil // it exists, or this user may not ask: the command says what it finds
 		}
-		return notFound("-n", "namespace", ns, s.Source, resolve.Closest(ns, namespaceNames(s), resolve.DefaultSuggestions))
+		return notFound("-n", "namespace", ns, s.Source, sugg)
 	}
-	return checkKnown("-n", "namespace", ns, namespaceNames(s), s.Source, "has no pods or ResourceQuotas")
+	if len(sugg) > 0 {
+		fmt.Fprintf(errOut, "warning: -n %q: namespace %s has no pods or ResourceQuotas in %s; %s\n", ns, ns, s.Source, resolve.DidYouMean(sugg))
+	}
+	return nil
 }
 
 // checkQueue refuses a --queue that does not exist when a queue close to it does: the verdict would otherwise

@@ -140,7 +140,8 @@ type Top struct {
 	Pending []PendingPod `json:"pending"`
 	// Problems are the input problems found while reading the cluster (object, field, message).
 	Problems []engine.Problem `json:"problems,omitempty"`
-	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents only).
+	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents), or the demo's
+	// simulated readings in the same form (liveUsage.simulated: true).
 	LiveUsage *usage.Result `json:"liveUsage,omitempty"`
 }
 
@@ -162,7 +163,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace()); err != nil { // names.go
+	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace(), o.streams.ErrOut); err != nil { // names.go
 		return err
 	}
 	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) {
@@ -193,6 +194,15 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	live := o.liveUsage(ctx)
+	if live == nil && o.read.demo && o.Output != "" {
+		// The demo has no agents: its readings are made up in their format and marked simulated, as in the UI;
+		// the tables show them with -o wide (one row per GPU, beside the GPUS table), -o json|yaml always.
+		nodes := make([]*engine.Node, 0, len(c.NodeNames()))
+		for _, name := range c.NodeNames() {
+			nodes = append(nodes, c.Node(name))
+		}
+		live = usage.Simulate(nodes, o.now())
+	}
 	if o.Output == "json" || o.Output == "yaml" {
 		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Namespace: only, Problems: c.Problems(), Quotas: []engine.QuotaStatus{},
 			Pending: []PendingPod{}, LiveUsage: live}
@@ -249,7 +259,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	}
 	if live != nil {
 		fmt.Fprintln(w)
-		title("LIVE GPU USAGE (node agents: %s)", live.Summary())
+		if live.Simulated {
+			title("LIVE GPU USAGE (%s)", live.Summary())
+		} else {
+			title("LIVE GPU USAGE (node agents: %s)", live.Summary())
+		}
 		printLiveUsage(w, c, live, o.NoHeaders)
 	}
 	fmt.Fprintln(w)

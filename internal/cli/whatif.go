@@ -311,7 +311,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		return err
 	}
 	for _, p := range o.pods {
-		if err := checkNamespace(ctx, o.read, s, p.pod.Namespace); err != nil {
+		if err := checkNamespace(ctx, o.read, s, p.pod.Namespace, o.streams.ErrOut); err != nil {
 			return err
 		}
 	}

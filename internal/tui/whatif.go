@@ -233,6 +233,9 @@ func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
 		var b strings.Builder
 		s := m.styles
 		v := a.Verdict
+		for _, warn := range a.Warnings {
+			fmt.Fprintf(&b, "%s\n", s.warn.Render("⚠ "+warn))
+		}
 		if a.Refusal != nil {
 			fmt.Fprintf(&b, "%s %s\n", s.crit.Render("✗ HAMi's webhook would refuse to create it:"), a.Refusal)
 		}

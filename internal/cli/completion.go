@@ -105,8 +105,9 @@ func outputFormats(usage string) []string {
 // completionTimeout bounds each API call of a completion: a TAB must not hang on an unreachable cluster.
 const completionTimeout = 5 * time.Second
 
-// completePodNames completes the POD argument (the first one only) with the pods of the -n namespace, from
-// --demo, --snapshot or the cluster. Pending pods come first, each with its phase as the description.
+// completePodNames completes the POD argument (the first one only) with the pods of the -n namespace (every
+// namespace with -A, the namespace then in the description), from --demo, --snapshot or the cluster. Pending
+// pods come first, each with its phase as the description.
 func completePodNames(read *readFlags) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -115,14 +116,23 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 		ctx, cancel := completionContext(cmd)
 		defer cancel()
 		ns := read.namespace()
+		if read.allNamespaces {
+			ns = metav1.NamespaceAll // -A: every namespace's pods, each described with its namespace
+		}
 		type pod struct{ name, phase string }
 		var pods []pod
+		describe := func(namespace, phase string) string {
+			if read.allNamespaces {
+				return namespace + " · " + phase
+			}
+			return phase
+		}
 		if s, err := completionSnapshot(read); err != nil {
 			return completionError(err)
 		} else if s != nil {
 			for _, p := range s.Pods {
-				if p.Namespace == ns {
-					pods = append(pods, pod{p.Name, string(p.Status.Phase)})
+				if ns == metav1.NamespaceAll || p.Namespace == ns {
+					pods = append(pods, pod{p.Name, describe(p.Namespace, string(p.Status.Phase))})
 				}
 			}
 		} else {
@@ -135,11 +145,11 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 				return completionError(err)
 			}
 			for _, p := range list.Items {
-				pods = append(pods, pod{p.Name, string(p.Status.Phase)})
+				pods = append(pods, pod{p.Name, describe(p.Namespace, string(p.Status.Phase))})
 			}
 		}
 		sort.SliceStable(pods, func(i, j int) bool {
-			pi, pj := pods[i].phase == "Pending", pods[j].phase == "Pending"
+			pi, pj := strings.HasSuffix(pods[i].phase, "Pending"), strings.HasSuffix(pods[j].phase, "Pending")
 			if pi != pj {
 				return pi
 			}

@@ -264,3 +264,16 @@ func TestCompleteQueuesAndCards(t *testing.T) {
 		t.Fatalf("--card NVIDIA-A offered %q", values)
 	}
 }
+
+// TestCompletePodNamesAllNamespaces: with -A the POD argument completes from every namespace, each pod described
+// with its namespace, pending first.
+func TestCompletePodNamesAllNamespaces(t *testing.T) {
+	values, _ := complete(t, "why-pending", "-A", "--demo", "")
+	if len(values) < 10 || values[0] != "detector-xl\tteam-vision · Pending" || !strings.HasSuffix(values[7], "Running") {
+		t.Fatalf("-A offered %q, want every namespace's pods, the 7 pending first by name", values)
+	}
+	values, _ = complete(t, "why-pending", "-A", "--demo", "rer")
+	if strings.Join(values, ",") != "reranker-0\tinference · Pending" {
+		t.Fatalf("-A rer offered %q", values)
+	}
+}

@@ -47,3 +47,22 @@ func TestCapacityLimitNamesTheQuota(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityLimitNamesTheCardQuota: a queue's card quota that stops copies while the node has GPUs left is
+// named as the limit.
+func TestCapacityLimitNamesTheCardQuota(t *testing.T) {
+	c := newTestCluster([]*corev1.Node{cardNode("h200-a", "NVIDIA-H200", 4, 80000)}, nil)
+	setQueue(t, c, "q1", `{"NVIDIA-H200":2}`)
+	cp := c.Capacity(cardPodOf("p", "NVIDIA-H200", "q1", 1), 100)
+	if cp.Copies != 2 {
+		t.Fatalf("copies = %d, want 2 (the quota)", cp.Copies)
+	}
+	if cp.Limit == nil || cp.Limit.Code != QueueCardQuotaNotFit || cp.Limit.Detail != "queue q1: NVIDIA-H200 2 of 2 used, the pod needs 1" {
+		t.Fatalf("limit = %+v, want the queue's card quota", cp.Limit)
+	}
+	// With more quota than the GPUs' slots and memory hold, the GPUs are the limit.
+	setQueue(t, c, "q1", `{"NVIDIA-H200":1000}`)
+	if cp := c.Capacity(cardPodOf("p", "NVIDIA-H200", "q1", 1), 1000); cp.Copies <= 2 || cp.Copies >= 1000 || cp.Limit != nil {
+		t.Fatalf("copies %d, limit %+v; want the GPUs full and no quota named", cp.Copies, cp.Limit)
+	}
+}

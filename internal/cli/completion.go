@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -68,6 +69,15 @@ func registerCompletions(root *cobra.Command, read *readFlags) {
 		if cmd.Flags().Lookup("node") != nil {
 			_ = cmd.RegisterFlagCompletionFunc("node", completeNodeNames(read))
 		}
+		if cmd.Flags().Lookup("queue") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("queue", completeFromCluster(read, queueNames))
+		}
+		if cmd.Flags().Lookup("card") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("card", completeFromCluster(read, func(s *snapshot.Snapshot) []string {
+				c, _ := cluster(s, read, io.Discard)
+				return cardNames(c)
+			}))
+		}
 		if f := cmd.Flags().Lookup("output"); f != nil {
 			_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormats(f.Usage), cobra.ShellCompDirectiveNoFileComp))
 		}
@@ -95,8 +105,9 @@ func outputFormats(usage string) []string {
 // completionTimeout bounds each API call of a completion: a TAB must not hang on an unreachable cluster.
 const completionTimeout = 5 * time.Second
 
-// completePodNames completes the POD argument (the first one only) with the pods of the -n namespace, from
-// --demo, --snapshot or the cluster. Pending pods come first, each with its phase as the description.
+// completePodNames completes the POD argument (the first one only) with the pods of the -n namespace (every
+// namespace with -A, the namespace then in the description), from --demo, --snapshot or the cluster. Pending
+// pods come first, each with its phase as the description.
 func completePodNames(read *readFlags) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -105,14 +116,23 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 		ctx, cancel := completionContext(cmd)
 		defer cancel()
 		ns := read.namespace()
+		if read.allNamespaces {
+			ns = metav1.NamespaceAll // -A: every namespace's pods, each described with its namespace
+		}
 		type pod struct{ name, phase string }
 		var pods []pod
+		describe := func(namespace, phase string) string {
+			if read.allNamespaces {
+				return namespace + " · " + phase
+			}
+			return phase
+		}
 		if s, err := completionSnapshot(read); err != nil {
 			return completionError(err)
 		} else if s != nil {
 			for _, p := range s.Pods {
-				if p.Namespace == ns {
-					pods = append(pods, pod{p.Name, string(p.Status.Phase)})
+				if ns == metav1.NamespaceAll || p.Namespace == ns {
+					pods = append(pods, pod{p.Name, describe(p.Namespace, string(p.Status.Phase))})
 				}
 			}
 		} else {
@@ -125,11 +145,11 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 				return completionError(err)
 			}
 			for _, p := range list.Items {
-				pods = append(pods, pod{p.Name, string(p.Status.Phase)})
+				pods = append(pods, pod{p.Name, describe(p.Namespace, string(p.Status.Phase))})
 			}
 		}
 		sort.SliceStable(pods, func(i, j int) bool {
-			pi, pj := pods[i].phase == "Pending", pods[j].phase == "Pending"
+			pi, pj := strings.HasSuffix(pods[i].phase, "Pending"), strings.HasSuffix(pods[j].phase, "Pending")
 			if pi != pj {
 				return pi
 			}
@@ -147,17 +167,7 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 
 // completeNamespaces completes -n with the cluster's namespaces, or those of the snapshot's pods and quotas.
 func completeNamespaces(read *readFlags) cobra.CompletionFunc {
-	return completeNames(read,
-		func(s *snapshot.Snapshot) []string {
-			var out []string
-			for _, p := range s.Pods {
-				out = append(out, p.Namespace)
-			}
-			for _, q := range s.Quotas {
-				out = append(out, q.Namespace)
-			}
-			return out
-		},
+	return completeNames(read, namespaceNames, // names.go
 		func(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
 			list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 			if err != nil {
@@ -173,14 +183,7 @@ func completeNamespaces(read *readFlags) cobra.CompletionFunc {
 
 // completeNodeNames completes --node with node names (GPU nodes of the snapshot or the cluster).
 func completeNodeNames(read *readFlags) cobra.CompletionFunc {
-	return completeNames(read,
-		func(s *snapshot.Snapshot) []string {
-			out := make([]string, len(s.Nodes))
-			for i, n := range s.Nodes {
-				out[i] = n.Name
-			}
-			return out
-		},
+	return completeNames(read, nodeNames, // names.go
 		func(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
 			list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 			if err != nil {
@@ -216,6 +219,27 @@ func completeNames(read *readFlags, fromSnapshot func(*snapshot.Snapshot) []stri
 		}
 		seen := make(map[string]bool, len(names))
 		for _, n := range names {
+			seen[n] = true
+		}
+		return filterSorted(seen, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeFromCluster completes with names taken from the whole snapshot (names.go: the same lists the commands
+// check typed names against): --demo, --snapshot, or the cluster read as the command would read it.
+func completeFromCluster(read *readFlags, names func(*snapshot.Snapshot) []string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		s, err := completionSnapshot(read)
+		if err == nil && s == nil {
+			ctx, cancel := completionContext(cmd)
+			defer cancel()
+			s, err = read.load(ctx)
+		}
+		if err != nil {
+			return completionError(err)
+		}
+		seen := map[string]bool{}
+		for _, n := range names(s) {
 			seen[n] = true
 		}
 		return filterSorted(seen, toComplete), cobra.ShellCompDirectiveNoFileComp

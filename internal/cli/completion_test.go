@@ -251,3 +251,29 @@ func TestKubectlCompleteScript(t *testing.T) {
 		t.Fatalf("hack/kubectl_complete-hami does not exec kubectl-hami __complete:\n%s", b)
 	}
 }
+
+// TestCompleteQueuesAndCards: what-if's --queue and --card complete with the names the command checks typed
+// names against (names.go), from the same source.
+func TestCompleteQueuesAndCards(t *testing.T) {
+	values, directive := complete(t, "what-if", "--demo", "--queue", "")
+	if strings.Join(values, ",") != "research,serving" || directive != ":4" {
+		t.Fatalf("--queue offered %q (%s), want research,serving", values, directive)
+	}
+	values, _ = complete(t, "what-if", "--demo", "--card", "NVIDIA-A")
+	if strings.Join(values, ",") != "NVIDIA-A100-SXM4-80GB" {
+		t.Fatalf("--card NVIDIA-A offered %q", values)
+	}
+}
+
+// TestCompletePodNamesAllNamespaces: with -A the POD argument completes from every namespace, each pod described
+// with its namespace, pending first.
+func TestCompletePodNamesAllNamespaces(t *testing.T) {
+	values, _ := complete(t, "why-pending", "-A", "--demo", "")
+	if len(values) < 10 || values[0] != "detector-xl\tteam-vision · Pending" || !strings.HasSuffix(values[7], "Running") {
+		t.Fatalf("-A offered %q, want every namespace's pods, the 7 pending first by name", values)
+	}
+	values, _ = complete(t, "why-pending", "-A", "--demo", "rer")
+	if strings.Join(values, ",") != "reranker-0\tinference · Pending" {
+		t.Fatalf("-A rer offered %q", values)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -88,6 +90,25 @@ func TestLiveCluster(t *testing.T) {
 		g, w := section(live(t, "top", "-o", "wide"), "GPUS"), section(demo(t, "top", "-o", "wide"), "GPUS")
 		if g == "" || g != w {
 			t.Errorf("GPUS table differs from the demo's:\n live:\n%s\n demo:\n%s", g, w)
+		}
+	})
+
+	t.Run("-n checked against the API server", func(t *testing.T) {
+		// top -n limits to the namespace as on the demo.
+		if g, w := live(t, "top", "-n", "inference", "-o", "name"), demo(t, "top", "-n", "inference", "-o", "name"); g != w || g == "" {
+			t.Errorf("top -n inference -o name: live %q, demo %q", g, w)
+		}
+		// A namespace that does not exist is refused with the closest names.
+		_, _, err := runB(t, "top", "-n", "infrence", "--once", "--kubeconfig", kc)
+		if err == nil || !strings.Contains(err.Error(), `-n "infrence": no namespace infrence in cluster `) || !strings.Contains(err.Error(), `did you mean "inference"?`) {
+			t.Errorf("top -n infrence: %v", err)
+		}
+		// One that exists, empty, is fine (the snapshot does not know it: the API server does).
+		if _, err := env.Client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "inferenc"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if out := live(t, "top", "-n", "inferenc", "-o", "name"); out != "" {
+			t.Errorf("top -n inferenc (empty) printed %q", out)
 		}
 	})
 

@@ -32,7 +32,9 @@ node has, A|B alternatives of different resources, HAMi nodes whose split-count 
 cards, queue quotas above the cluster's cards, pods and PodGroups naming missing queues, node card labels that
 are incomplete, and ResourceQuota keys HAMi ignores (requests.nvidia.com/gpumem, misspelled resources).
 
-Each finding names the object and the field and gives a fix. lint looks at the whole cluster (-n is ignored).
+Each finding names the object and the field and gives a fix. lint looks at the whole cluster; -n NAMESPACE
+shows only the findings on that namespace's objects and on cluster-wide ones (nodes, queues), -A (the default)
+every namespace. -o name prints the objects with findings as kind/name, one per line.
 
 Exit status: 1 when at least one finding has severity error (or lint itself fails), 0 otherwise, so that
 lint can gate a CI job or a GitOps check; warnings and infos alone exit 0.`,
@@ -49,7 +51,8 @@ lint can gate a CI job or a GitOps check; warnings and infos alone exit 0.`,
 		},
 	}
 	read.addFlags(cmd)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: name, json or yaml")
+	read.addAllNamespacesFlag(cmd, "show the findings of every namespace (the default; wins over -n)")
 	cmd.Flags().StringVar(&o.MinSeverity, "min-severity", string(lint.Info), "show findings of this severity and worse: info, warning or error")
 	_ = cmd.RegisterFlagCompletionFunc("min-severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -65,18 +68,20 @@ func (o *LintOptions) Validate() error {
 	default:
 		return fmt.Errorf("--min-severity %q: want info, warning or error", o.MinSeverity)
 	}
-	return validateOutput(o.Output, "", "json", "yaml")
+	return validateOutput(o.Output, "", "name", "json", "yaml")
 }
 
 // Lint is the -o json|yaml form.
 type Lint struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Source     string         `json:"source"`
-	Errors     int            `json:"errors"`
-	Warnings   int            `json:"warnings"`
-	Infos      int            `json:"infos"`
-	Findings   []lint.Finding `json:"findings"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // Lint
+	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Errors, Warnings and Infos count the findings shown (after --min-severity).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Findings are the misconfigurations found, each with its object, field, problem and fix.
+	Findings []lint.Finding `json:"findings"`
 }
 
 // errLintFailed is returned when an error-severity finding exists: the command exits 1.
@@ -92,12 +97,20 @@ func (o *LintOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace(), o.streams.ErrOut); err != nil { // names.go
+		return err
+	}
 	// The engine's input problems are findings of their own here, so they are not printed twice as warnings.
 	c, cfg := cluster(s, o.read, io.Discard)
 	all := lint.Run(s, c, cfg)
+	if ns := o.read.onlyNamespace(); ns != "" {
+		all = filterNamespace(all, ns)
+	}
 	errs, _, _ := lint.Count(all)
 	shown := filterSeverity(all, lint.Severity(o.MinSeverity))
-	if o.Output == "json" || o.Output == "yaml" {
+	if o.Output == "name" {
+		printFindingNames(o.streams.Out, shown)
+	} else if o.Output == "json" || o.Output == "yaml" {
 		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Findings: shown}
 		if out.Findings == nil {
 			out.Findings = []lint.Finding{}
@@ -113,6 +126,29 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		return errLintFailed{errors: errs}
 	}
 	return nil
+}
+
+// filterNamespace keeps the findings on objects of namespace ns and on cluster-scoped objects.
+func filterNamespace(fs []lint.Finding, ns string) []lint.Finding {
+	var out []lint.Finding
+	for _, f := range fs {
+		if f.Object.Namespace == "" || f.Object.Namespace == ns {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// printFindingNames is -o name: each object with a finding once, as kind/name (kubectl's lower-case kind).
+func printFindingNames(w io.Writer, fs []lint.Finding) {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		name := strings.ToLower(f.Object.Kind) + "/" + f.Object.Name
+		if !seen[name] {
+			seen[name] = true
+			fmt.Fprintln(w, name)
+		}
+	}
 }
 
 // filterSeverity keeps findings of at least the given severity.

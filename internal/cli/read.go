@@ -33,6 +33,8 @@ type readFlags struct {
 	hamiVersion   string
 	schedulerName string
 	stdin         io.Reader // --snapshot - and -f -
+	// allNamespaces is -A/--all-namespaces, on the commands that take it (addAllNamespacesFlag).
+	allNamespaces bool
 	// client and dynamic are set once load has connected to a live cluster.
 	client  kubernetes.Interface
 	dynamic dynamic.Interface
@@ -44,6 +46,20 @@ func (r *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.schedulerName, "scheduler-name", engine.DefaultSchedulerName, "HAMi's scheduler profile: only pods addressed to it get HAMi's gates; volcano's get the standard checks and the queue's card quota, others the standard checks")
 	cmd.Flags().StringVar(&r.deviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
 	cmd.Flags().StringVar(&r.hamiVersion, "hami-version", engine.DefaultHAMiVersion, "the HAMi version whose scheduler runs in the cluster: nodes whose annotations it cannot read are flagged")
+}
+
+// addAllNamespacesFlag adds kubectl's -A/--all-namespaces.
+func (r *readFlags) addAllNamespacesFlag(cmd *cobra.Command, usage string) {
+	cmd.Flags().BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, usage)
+}
+
+// onlyNamespace is the namespace a cluster-wide command (top, lint) is limited to: the -n given on the command
+// line, or "" for every namespace (no -n, or -A, which wins over -n as in kubectl).
+func (r *readFlags) onlyNamespace() string {
+	if r.allNamespaces || r.config.Namespace == nil {
+		return ""
+	}
+	return *r.config.Namespace
 }
 
 func (r *readFlags) validate() error {

@@ -29,8 +29,9 @@ type TopOptions struct {
 	streams genericiooptions.IOStreams
 	now     func() time.Time
 
-	Output string
-	Once   bool
+	Output    string
+	Once      bool
+	NoHeaders bool
 	// AgentNamespace and AgentSelector find the node agents whose live GPU usage top shows (an empty selector:
 	// none is read).
 	AgentNamespace string
@@ -46,9 +47,15 @@ func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func
 
 In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or 1-6 views, enter drill down,
 esc back, ? help, q quit) that follows the cluster through watches and never writes to it. When stdout is
-not a terminal, with --once or with -o, it prints the tables once.`,
+not a terminal, with --once or with -o, it prints the tables once.
+
+Nodes, their GPUs and the queues are shared by every namespace and always shown whole; -n NAMESPACE limits the
+pending pods and the namespace quotas to that namespace (in the UI too), -A (the default) shows every namespace.
+-o name prints the pending GPU pods as pod/NAME, for xargs.`,
 		Example: `  kubectl hami top
   kubectl hami top --once -o wide
+  kubectl hami top -n inference
+  kubectl hami top --once -o name -n inference | xargs -n1 kubectl hami why-pending -n inference
   kubectl hami top --demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,7 +66,9 @@ not a terminal, with --once or with -o, it prints the tables once.`,
 		},
 	}
 	read.addFlags(cmd)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, name, json or yaml")
+	read.addAllNamespacesFlag(cmd, "show the pending pods and quotas of every namespace (the default; wins over -n)")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "print the tables without the summary line, section titles and column headers")
 	cmd.Flags().BoolVar(&o.Once, "once", false, "print the tables once instead of opening the terminal UI (what top does when stdout is not a terminal)")
 	cmd.Flags().StringVar(&o.AgentNamespace, "agent-namespace", usage.DefaultNamespace, "namespace of the node agents (kubectl hami agent) whose live GPU usage top reads through the API server's pod proxy")
 	cmd.Flags().StringVar(&o.AgentSelector, "agent-selector", usage.DefaultSelector, "label selector of the node agent pods; empty reads no live usage")
@@ -76,7 +85,7 @@ func (o *TopOptions) Validate() error {
 			return fmt.Errorf("--agent-selector: %w", err)
 		}
 	}
-	return validateOutput(o.Output, "", "wide", "json", "yaml")
+	return validateOutput(o.Output, "", "wide", "name", "json", "yaml")
 }
 
 // agents says where the node agents are; nil when live usage is not read.
@@ -116,15 +125,23 @@ func (o *TopOptions) liveUsage(ctx context.Context) *usage.Result {
 
 // Top is the -o json|yaml form.
 type Top struct {
-	APIVersion string               `json:"apiVersion"`
-	Kind       string               `json:"kind"`
-	Source     string               `json:"source"`
-	Nodes      []*engine.Node       `json:"nodes"`
-	Quotas     []engine.QuotaStatus `json:"quotas"`
-	Queues     []engine.QueueUsage  `json:"queues,omitempty"`
-	Pending    []PendingPod         `json:"pending"`
-	Problems   []engine.Problem     `json:"problems,omitempty"`
-	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents only).
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // Top
+	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Namespace is the namespace that pending and quotas are limited to (-n); empty for every namespace.
+	Namespace string `json:"namespace,omitempty"`
+	// Nodes are every node with HAMi's view of its GPUs, by name.
+	Nodes []*engine.Node `json:"nodes"`
+	// Quotas are the namespace GPU quotas as HAMi accounts them, by namespace.
+	Quotas []engine.QuotaStatus `json:"quotas"`
+	// Queues are the Volcano queues with a card quota (volcano.sh/card.quota).
+	Queues []engine.QueueUsage `json:"queues,omitempty"`
+	// Pending are the GPU pods waiting for a node, with the one-line reason.
+	Pending []PendingPod `json:"pending"`
+	// Problems are the input problems found while reading the cluster (object, field, message).
+	Problems []engine.Problem `json:"problems,omitempty"`
+	// LiveUsage is what the node agents answered on GET /usage (live clusters with agents), or the demo's
+	// simulated readings in the same form (liveUsage.simulated: true).
 	LiveUsage *usage.Result `json:"liveUsage,omitempty"`
 }
 
@@ -132,9 +149,9 @@ type Top struct {
 type PendingPod struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	GPUs      int    `json:"gpus"`
-	Reason    string `json:"reason"`
-	Summary   string `json:"summary"`
+	GPUs      int    `json:"gpus"`    // GPUs the pod asks for, all containers
+	Reason    string `json:"reason"`  // the REASON column: the gate ruling out the most nodes, with an example
+	Summary   string `json:"summary"` // kube-scheduler's "0/N nodes are available: …" line
 }
 
 // Run prints the tables.
@@ -146,19 +163,53 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNamespace(ctx, o.read, s, o.read.onlyNamespace(), o.streams.ErrOut); err != nil { // names.go
+		return err
+	}
 	if o.Output == "" && !o.Once && isTerminal(o.streams.Out) {
 		return o.runUI(ctx, s)
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
+	only := o.read.onlyNamespace()
 	rows := pendingRows(s, c, cfg, o.now())
+	var quotaNS []string
+	for _, ns := range c.QuotaNamespaces() {
+		if only == "" || ns == only {
+			quotaNS = append(quotaNS, ns)
+		}
+	}
+	if only != "" {
+		kept := rows[:0]
+		for _, r := range rows {
+			if r.Namespace == only {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	if o.Output == "name" {
+		for _, r := range rows {
+			fmt.Fprintf(o.streams.Out, "pod/%s\n", r.Name)
+		}
+		return nil
+	}
 	live := o.liveUsage(ctx)
+	if live == nil && o.read.demo && o.Output != "" {
+		// The demo has no agents: its readings are made up in their format and marked simulated, as in the UI;
+		// the tables show them with -o wide (one row per GPU, beside the GPUS table), -o json|yaml always.
+		nodes := make([]*engine.Node, 0, len(c.NodeNames()))
+		for _, name := range c.NodeNames() {
+			nodes = append(nodes, c.Node(name))
+		}
+		live = usage.Simulate(nodes, o.now())
+	}
 	if o.Output == "json" || o.Output == "yaml" {
-		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Problems: c.Problems(), Quotas: []engine.QuotaStatus{}, Pending: []PendingPod{},
-			LiveUsage: live}
+		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Namespace: only, Problems: c.Problems(), Quotas: []engine.QuotaStatus{},
+			Pending: []PendingPod{}, LiveUsage: live}
 		for _, name := range c.NodeNames() {
 			out.Nodes = append(out.Nodes, c.Node(name))
 		}
-		for _, ns := range c.QuotaNamespaces() {
+		for _, ns := range quotaNS {
 			out.Quotas = append(out.Quotas, c.Quota(ns))
 		}
 		out.Queues = c.QueueUsages()
@@ -169,52 +220,81 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	w := o.streams.Out
+	// title writes a section title (none with --no-headers: sections are then separated by a blank line only).
+	title := func(format string, args ...any) {
+		if !o.NoHeaders {
+			fmt.Fprintf(w, format+"\n", args...)
+		}
+	}
+	none := func() {
+		if !o.NoHeaders {
+			fmt.Fprintln(w, "none")
+		}
+	}
 	gpus, pods := 0, 0
 	for _, name := range c.NodeNames() {
 		gpus += len(c.Node(name).GPUs)
 		pods += len(c.PodsOn(name))
 	}
-	fmt.Fprintf(w, "Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d\n\n",
-		s.Source, len(c.NodeNames()), gpus, pods, len(rows))
-	fmt.Fprintln(w, "NODES")
-	if err := render.Nodes(w, c); err != nil {
+	scope := ""
+	if only != "" {
+		scope = "   Namespace: " + only
+	}
+	title("Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d%s\n",
+		s.Source, len(c.NodeNames()), gpus, pods, len(rows), scope)
+	tw := w
+	if o.NoHeaders {
+		tw = render.NoHeaders(w)
+	}
+	title("NODES")
+	if err := render.Nodes(tw, c); err != nil {
 		return err
 	}
 	if o.Output == "wide" {
-		fmt.Fprintln(w, "\nGPUS")
-		if err := render.GPUs(w, c); err != nil {
+		fmt.Fprintln(w)
+		title("GPUS")
+		if err := render.GPUs(tw, c); err != nil {
 			return err
 		}
 	}
 	if live != nil {
-		fmt.Fprintf(w, "\nLIVE GPU USAGE (node agents: %s)\n", live.Summary())
-		printLiveUsage(w, c, live)
+		fmt.Fprintln(w)
+		if live.Simulated {
+			title("LIVE GPU USAGE (%s)", live.Summary())
+		} else {
+			title("LIVE GPU USAGE (node agents: %s)", live.Summary())
+		}
+		printLiveUsage(w, c, live, o.NoHeaders)
 	}
-	fmt.Fprintln(w, "\nNAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
-	if len(c.QuotaNamespaces()) == 0 {
-		fmt.Fprintln(w, "none")
-	} else if err := render.Quotas(w, c, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
+	fmt.Fprintln(w)
+	title("NAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
+	if len(quotaNS) == 0 {
+		none()
+	} else if err := render.Quotas(tw, c, quotaNS, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
 		return err
 	}
 	if c.Volcano() {
-		fmt.Fprintln(w, "\nQUEUE CARD QUOTAS (Volcano volcano.sh/card.quota, in whole cards)")
+		fmt.Fprintln(w)
+		title("QUEUE CARD QUOTAS (Volcano volcano.sh/card.quota, in whole cards)")
 		if len(c.Queues()) == 0 {
-			fmt.Fprintln(w, "none")
-		} else if err := render.Queues(w, c); err != nil {
+			none()
+		} else if err := render.Queues(tw, c); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintln(w, "\nPENDING GPU PODS")
+	fmt.Fprintln(w)
+	title("PENDING GPU PODS")
 	if len(rows) == 0 {
-		fmt.Fprintln(w, "none")
+		none()
 		return nil
 	}
-	return render.Pending(w, rows)
+	return render.Pending(tw, rows)
 }
 
 // runUI opens the terminal UI on the loaded snapshot; a live cluster stays live through informers.
 func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
-	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), Now: o.now,
+	opts := tui.Options{Snapshot: s, DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(),
+		OnlyNamespace: o.read.onlyNamespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents(), Simulate: o.read.demo}
 	if o.read.client != nil {
 		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic
@@ -229,9 +309,11 @@ func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 
 // printLiveUsage is one line per GPU the agents measured, beside what HAMi allocated on it, and one per agent
 // that did not answer.
-func printLiveUsage(w io.Writer, c *engine.Cluster, live *usage.Result) {
+func printLiveUsage(w io.Writer, c *engine.Cluster, live *usage.Result, noHeaders bool) {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tGPU\tUUID\tMEM USED (MiB)\tMEM TOTAL (MiB)\tUTIL\tALLOCATED (MiB)")
+	if !noHeaders {
+		fmt.Fprintln(tw, "NODE\tGPU\tUUID\tMEM USED (MiB)\tMEM TOTAL (MiB)\tUTIL\tALLOCATED (MiB)")
+	}
 	for _, a := range live.Agents {
 		if a.Usage == nil {
 			fmt.Fprintf(tw, "%s\t-\t-\tn/a\tn/a\tn/a\tagent %s: %s\n", a.Node, a.Pod, a.Error)

@@ -11,7 +11,7 @@ import (
 // while the first list runs, and shows the error (and retries) when the API server does not answer, instead
 // of a blank terminal until the client gives up.
 func (o *TopOptions) runUIConnecting(ctx context.Context) error {
-	opts := tui.Options{DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), Now: o.now,
+	opts := tui.Options{DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), OnlyNamespace: o.read.onlyNamespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
 	rc, err := o.read.config.ToRESTConfig()
 	if err != nil { // no try would do better: say it now, in the terminal

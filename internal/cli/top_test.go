@@ -28,7 +28,7 @@ func TestTopLiveUsageTable(t *testing.T) {
 		{Node: "gpu-a100-02", Pod: "kube-system/agent-2", Error: "error trying to reach service: connection refused"},
 	}}
 	var b bytes.Buffer
-	printLiveUsage(&b, c, live)
+	printLiveUsage(&b, c, live, false)
 	got := b.String()
 	for _, want := range []string{
 		"NODE         GPU  UUID               MEM USED (MiB)  MEM TOTAL (MiB)  UTIL  ALLOCATED (MiB)",

@@ -12,13 +12,13 @@ import (
 
 // Version is the -o json|yaml form of `kubectl hami version`.
 type Version struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Version    string `json:"version"`
-	Commit     string `json:"commit"`
-	BuildDate  string `json:"buildDate"`
-	GoVersion  string `json:"goVersion"`
-	Platform   string `json:"platform"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // Version
+	Version    string `json:"version"`    // the release, e.g. v0.3.0 (dev for a local build)
+	Commit     string `json:"commit"`     // the git commit built
+	BuildDate  string `json:"buildDate"`  // when it was built (RFC 3339)
+	GoVersion  string `json:"goVersion"`  // the Go toolchain
+	Platform   string `json:"platform"`   // GOOS/GOARCH
 }
 
 // VersionOptions is `kubectl hami version`.

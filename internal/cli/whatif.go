@@ -281,15 +281,20 @@ func renameResources(pod *corev1.Pod, cfg engine.Config) {
 
 // WhatIf is the -o json|yaml form of the answer.
 type WhatIf struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Admission  []string `json:"admission,omitempty"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // WhatIf; several pods (-f with many documents) are a v1 List of them
+	// Admission is what HAMi's mutating webhook would change in the pod before it is scheduled.
+	Admission []string `json:"admission,omitempty"`
 	// Refusal is set when HAMi's admission webhook would not even create the pod.
-	Refusal    *engine.WebhookRefusal `json:"webhookRefusal,omitempty"`
-	Verdict    *engine.Verdict        `json:"verdict"`
-	Wanted     int                    `json:"wanted"`
-	Capacity   engine.Capacity        `json:"capacity"`
-	Kubernetes []kubefit.NodeResult   `json:"kubernetes,omitempty"`
+	Refusal *engine.WebhookRefusal `json:"webhookRefusal,omitempty"`
+	// Verdict is the engine's answer: every gate on every node, the placement or the fixes proven.
+	Verdict *engine.Verdict `json:"verdict"`
+	// Wanted is the copies asked for (--count, else the manifest's replicas, else 1).
+	Wanted int `json:"wanted"`
+	// Capacity is how many copies fit now, where, and the quota that stops the next one.
+	Capacity engine.Capacity `json:"capacity"`
+	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
+	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
 }
 
 // errWouldNotFit makes what-if --exit-code exit 1.
@@ -299,6 +304,18 @@ var errWouldNotFit = errors.New("what-if: not every pod would fit (--exit-code)"
 func (o *WhatIfOptions) Run(ctx context.Context) error {
 	s, err := o.read.load(ctx)
 	if err != nil {
+		return err
+	}
+	// A mistyped node, namespace, queue or card is refused with the names meant (names.go), never explained.
+	if o.Nodes, err = resolveNodes(s, o.Nodes); err != nil {
+		return err
+	}
+	for _, p := range o.pods {
+		if err := checkNamespace(ctx, o.read, s, p.pod.Namespace, o.streams.ErrOut); err != nil {
+			return err
+		}
+	}
+	if err := checkQueue(s, o.Queue); err != nil {
 		return err
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
@@ -363,15 +380,21 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 }
 
 // copiesLine says how many copies fit now and where, and whether all that are wanted fit.
+// A second line names the quota that stops the next copy when the GPUs would take it.
 func copiesLine(cp engine.Capacity, wanted int) string {
 	line := render.Copies(cp)
-	if cp.Copies >= wanted {
-		if wanted == 1 {
-			return line + "; the 1 wanted fits."
-		}
-		return line + fmt.Sprintf("; all %d wanted fit.", wanted)
+	switch {
+	case cp.Copies < wanted:
+		line += fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
+	case wanted == 1:
+		line += "; the 1 wanted fits."
+	default:
+		line += fmt.Sprintf("; all %d wanted fit.", wanted)
 	}
-	return line + fmt.Sprintf("; %d wanted: %d would wait.", wanted, wanted-cp.Copies)
+	if limit := render.CopiesLimit(cp); limit != "" {
+		line += "\n" + limit
+	}
+	return line
 }
 
 // errNotWorkload marks a manifest document that is not a Pod or a workload with a pod template.

@@ -20,22 +20,7 @@ func checkCardNames(c *engine.Cluster, card string) error {
 	if err != nil {
 		return nil // Validate reported it
 	}
-	var known []string
-	add := func(name string) {
-		if !slices.Contains(known, name) {
-			known = append(known, name)
-		}
-	}
-	for _, name := range c.NodeNames() {
-		for _, k := range c.Node(name).Cards {
-			add(k.Name)
-		}
-	}
-	for _, q := range c.QueueUsages() {
-		for _, k := range q.Cards {
-			add(k.Card)
-		}
-	}
+	known := cardNames(c) // names.go
 	for _, alt := range alts {
 		if slices.Contains(known, alt) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
@@ -52,6 +54,7 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
 	cmd.Flags().StringSliceVar(&o.Nodes, "node", nil, "show every gate for every GPU of these nodes")
+	read.addAllNamespacesFlag(cmd, "find the pod in any namespace (its name must then be unique across namespaces)")
 	return cmd
 }
 
@@ -76,16 +79,21 @@ func (o *WhyPendingOptions) Validate() error {
 
 // WhyPending is the -o json|yaml form of the answer.
 type WhyPending struct {
-	APIVersion string                `json:"apiVersion"`
-	Kind       string                `json:"kind"`
-	Pod        string                `json:"pod"`
-	Phase      string                `json:"phase"`
+	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
+	Kind       string `json:"kind"`       // WhyPending
+	Pod        string `json:"pod"`        // namespace/name
+	Phase      string `json:"phase"`      // the pod's status.phase
+	// Node and Allocation are set for a pod that already has a node: where it runs and the GPUs it holds.
 	Node       string                `json:"node,omitempty"`
 	Allocation *engine.PodAllocation `json:"allocation,omitempty"`
-	Verdict    *engine.Verdict       `json:"verdict,omitempty"`
-	Kubernetes []kubefit.NodeResult  `json:"kubernetes,omitempty"`
-	Events     []EventSummary        `json:"events,omitempty"`
-	Problems   []engine.Problem      `json:"problems,omitempty"`
+	// Verdict is the engine's answer for a pod without a node: every gate on every node, the fixes proven.
+	Verdict *engine.Verdict `json:"verdict,omitempty"`
+	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
+	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
+	// Events are the pod's recent events (live clusters, or a snapshot that has them).
+	Events []EventSummary `json:"events,omitempty"`
+	// Problems are the input problems found while reading the cluster (object, field, message).
+	Problems []engine.Problem `json:"problems,omitempty"`
 	// Unbound are pods that hold GPUs on a node they are not bound to: HAMi counts them as used.
 	Unbound []UnboundHolder `json:"unboundHolders,omitempty"`
 }
@@ -94,6 +102,45 @@ type WhyPending struct {
 type UnboundHolder struct {
 	Pod     string `json:"pod"`
 	Message string `json:"message"`
+}
+
+// namespaceOfPod is the namespace of the only pod called name (why-pending -A); several or none is an error that
+// lists them, or the closest names in every namespace.
+func namespaceOfPod(s *snapshot.Snapshot, name string) (string, error) {
+	var found, all []string
+	for _, p := range s.Pods {
+		all = append(all, p.Namespace+"/"+p.Name)
+		if p.Name == name {
+			found = append(found, p.Namespace)
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		var names []string
+		for _, p := range s.Pods {
+			names = append(names, p.Name)
+		}
+		msg := fmt.Sprintf("pod %s not found in any namespace of %s", name, s.Source)
+		var sugg []string
+		for _, m := range resolve.Closest(name, names, resolve.DefaultSuggestions) {
+			for _, p := range s.Pods {
+				if p.Name == m {
+					sugg = append(sugg, p.Namespace+"/"+p.Name)
+				}
+			}
+		}
+		if len(sugg) > 0 {
+			msg += "; " + resolve.DidYouMean(sugg)
+		}
+		return "", fmt.Errorf("%s", msg)
+	}
+	for i := range found {
+		found[i] += "/" + name
+	}
+	return "", fmt.Errorf("pod %s is in %d namespaces (%s): name one with -n", name, len(found), strings.Join(found, ", "))
 }
 
 // unboundHolders lists, sorted, the pods holding GPUs on a node they are not bound to.
@@ -140,6 +187,16 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	s, err := o.read.load(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Nodes, err = resolveNodes(s, o.Nodes); err != nil { // names.go
+		return err
+	}
+	if o.read.allNamespaces {
+		ns, err := namespaceOfPod(s, o.Pod)
+		if err != nil {
+			return err
+		}
+		o.Namespace = ns
 	}
 	pod := s.Pod(o.Namespace, o.Pod)
 	if pod == nil {

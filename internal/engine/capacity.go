@@ -17,6 +17,9 @@ type Capacity struct {
 	Copies int          `json:"copies"`
 	Capped bool         `json:"capped,omitempty"` // stopped at the limit; more may fit
 	Nodes  []NodeCopies `json:"nodes,omitempty"`  // sorted by node name
+	// Limit is the namespace quota (ResourceQuotaNotFit) or queue card quota (QueueCardQuotaNotFit) check that
+	// stops one more copy on a node whose GPUs would take it; nil when the GPUs themselves are full.
+	Limit *Check `json:"limit,omitempty"`
 }
 
 // Capacity places copies of the pod one by one with the same gates and node choice as Evaluate, without
@@ -88,12 +91,40 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		}
 	}
 	out.Capped = out.Copies == limit
+	if !out.Capped {
+		out.Limit = f.quotaLimit(nodes, st)
+	}
 	for i, n := range nodes {
 		if copies[i] > 0 {
 			out.Nodes = append(out.Nodes, NodeCopies{Node: n.Name, Copies: copies[i]})
 		}
 	}
 	return out
+}
+
+// quotaLimit finds, after the last copy, a node whose GPUs would take one more if the namespace quota and the
+// queue's card quota did not apply, and returns the quota check that refuses it there.
+func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
+	quota, card := f.quota, f.card
+	defer func() { f.quota, f.card = quota, card }()
+	f.quota.hasMem, f.quota.hasCores, f.card = false, false, nil
+	for _, n := range nodes {
+		res := f.fitNode(n, st[:len(n.GPUs)], nil)
+		if !res.ok {
+			continue
+		}
+		if chk, _ := card.gate(n, f.cardModels); chk != nil && chk.Code == QueueCardQuotaNotFit {
+			return chk
+		}
+		alloc := placementAllocation(f.req, res.containers)
+		f.quota = quota
+		chk, ok := f.quotaCheck(alloc.QuotaMem, alloc.QuotaCores)
+		f.quota.hasMem, f.quota.hasCores = false, false
+		if !ok {
+			return &chk
+		}
+	}
+	return nil
 }
 
 // placementAllocation is the usage a placement would add, computed exactly as for a counted pod.

@@ -205,6 +205,11 @@ func TestCardQuotaGate(t *testing.T) {
 		setQueue(t, c7, "q1", `{"NVIDIA-H200":3,"NVIDIA-H800":2}`)
 		got := c7.Capacity(cardPodOf("p", "NVIDIA-H200|NVIDIA-H800", "q1", 1), 100)
 		want := Capacity{Copies: 5, Nodes: []NodeCopies{{"h200-a", 3}, {"h800-a", 2}}}
+		// The GPUs would take more: the queue's card quota is named as the limit.
+		if got.Limit == nil || got.Limit.Code != QueueCardQuotaNotFit {
+			t.Errorf("limit %+v, want the queue's card quota", got.Limit)
+		}
+		got.Limit = nil
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("capacity %+v, want %+v", got, want)
 		}

@@ -24,13 +24,12 @@ func (e *example) offer(node string, gpu int, c Check) {
 
 // aggregate collects, while nodes are evaluated, the numbers the explanation needs.
 type aggregate struct {
-	codes  []ReasonCount
-	gpus   [numCodes]int // GPUs per code (arrays, not maps: add runs for every GPU of every failed node)
-	best   [numCodes]example
-	nodes  [numCodes][]string // a few node names per node-level code
-	types  []string
-	quota  *Check
-	maxGPU int
+	codes []ReasonCount
+	gpus  [numCodes]int // GPUs per code (arrays, not maps: add runs for every GPU of every failed node)
+	best  [numCodes]example
+	nodes [numCodes][]string // a few node names per node-level code
+	types []string
+	quota *Check
 	// largest per-GPU memory that would fit now, for the failing container's count
 	memFit      int64
 	memFitNode  string
@@ -52,7 +51,6 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	if !found {
 		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
 	}
-	a.maxGPU = max(a.maxGPU, len(n.GPUs))
 	if ns.Check != nil {
 		if len(a.nodes[codeIndex(ns.Code)]) < 5 {
 			a.nodes[codeIndex(ns.Code)] = append(a.nodes[codeIndex(ns.Code)], n.Name)
@@ -144,7 +142,6 @@ func (a *aggregate) merge(b *aggregate) {
 	if a.quota == nil {
 		a.quota = b.quota
 	}
-	a.maxGPU = max(a.maxGPU, b.maxGPU)
 	if b.memFit > a.memFit {
 		a.memFit, a.memFitNode, a.memFitCount = b.memFit, b.memFitNode, b.memFitCount
 	}
@@ -223,7 +220,11 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 	case QueueCardQuotaNotFit:
 		return prefix + strings.Join(a.card.Lines(), "; ")
 	case NodeInsufficientDevice:
-		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; the largest node has %d", e.need, a.maxGPU)
+		// e is the node this gate rejects with the most GPUs: larger nodes failed later gates.
+		if nodes == 1 {
+			return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; %s has %d", e.need, e.node, e.have)
+		}
+		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; these nodes have at most %d (%s)", e.need, e.have, e.node)
 	case CardNotHealth:
 		return prefix + fmt.Sprintf("%d GPU(s) are registered unhealthy", a.gpus[codeIndex(c)])
 	case CardCordoned:

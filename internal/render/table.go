@@ -14,12 +14,21 @@ type Table struct {
 	tw *tabwriter.Writer
 }
 
-// NewTable starts a table with the given headers.
+// NewTable starts a table with the given headers (none on a writer from NoHeaders).
 func NewTable(w io.Writer, headers ...string) *Table {
+	if h, ok := w.(noHeaders); ok {
+		return &Table{tw: tabwriter.NewWriter(h.Writer, 0, 8, 3, ' ', 0)}
+	}
 	t := &Table{tw: tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)}
 	t.Row(headers...)
 	return t
 }
+
+// noHeaders marks a writer whose tables have no header row.
+type noHeaders struct{ io.Writer }
+
+// NoHeaders wraps w so that the tables written to it leave out their header row (kubectl's --no-headers).
+func NoHeaders(w io.Writer) io.Writer { return noHeaders{w} }
 
 // Row adds one row.
 func (t *Table) Row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }

@@ -96,10 +96,11 @@ func GPUs(w io.Writer, c *engine.Cluster) error {
 	return t.Flush()
 }
 
-// Quotas is the namespace quota table: HAMi-accounted used against limit, beside Kubernetes' status.
-func Quotas(w io.Writer, c *engine.Cluster, kubeUsed func(namespace, resource string) string) error {
+// Quotas is the namespace quota table of the given namespaces: HAMi-accounted used against limit, beside
+// Kubernetes' status.
+func Quotas(w io.Writer, c *engine.Cluster, namespaces []string, kubeUsed func(namespace, resource string) string) error {
 	t := NewTable(w, "NAMESPACE", "RESOURCE", "HAMI USED", "LIMIT", "USE", "RESOURCEQUOTA", "KUBERNETES STATUS")
-	for _, ns := range c.QuotaNamespaces() {
+	for _, ns := range namespaces {
 		q := c.Quota(ns)
 		for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
 			if l == nil {
@@ -135,15 +136,35 @@ func OneLine(v *engine.Verdict) string {
 	if len(v.Reasons) == 0 {
 		return v.Summary
 	}
-	// The reason from the gate reached last is the one closest to fitting: a quota or memory shortfall on the
-	// GPUs the pod may use says more than the filter that rules out every other node.
-	r := v.Reasons[0]
-	for _, c := range v.Reasons[1:] {
-		if engine.GateRank(c.Code) > engine.GateRank(r.Code) {
-			r = c
+	r := MainReason(v.Reasons)
+	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
+}
+
+// outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
+// registered or served, or none of the type, UUID or card model the pod names. They explain a node, not the wait.
+var outOfScope = map[engine.Code]bool{engine.NodeUnregistered: true, engine.NodeDevicesNotReady: true, engine.CardTypeMismatch: true,
+	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true}
+
+// MainReason is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
+// most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
+// on the GPUs the pod may use says more than the check that rules out another node). When every node is out of
+// scope, the most common of those reasons.
+func MainReason(reasons []engine.ReasonCount) engine.ReasonCount {
+	var best engine.ReasonCount
+	pick := func(skipOutOfScope bool) {
+		for _, r := range reasons {
+			if skipOutOfScope && outOfScope[r.Code] {
+				continue
+			}
+			if best.Code == "" || r.Nodes > best.Nodes || r.Nodes == best.Nodes && engine.GateRank(r.Code) > engine.GateRank(best.Code) {
+				best = r
+			}
 		}
 	}
-	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
+	if pick(true); best.Code == "" {
+		pick(false)
+	}
+	return best
 }
 
 // FitsLine is the short answer for a verdict that fits. Only a pod with GPUs HAMi manages has a Placement; a pod
@@ -194,4 +215,21 @@ func Copies(cp engine.Capacity) string {
 		line += " (" + strings.Join(where, ", ") + ")"
 	}
 	return line
+}
+
+// CopiesLimit says which quota stops the next copy when the GPUs would take it, or "" when the GPUs are full:
+// "The namespace quota is the limit, not the GPUs: one more copy needs 10000 MiB, 8048 of 120000 MiB left (…)".
+func CopiesLimit(cp engine.Capacity) string {
+	c := cp.Limit
+	if c == nil {
+		return ""
+	}
+	switch c.Code {
+	case engine.ResourceQuotaNotFit:
+		return fmt.Sprintf("The namespace quota is the limit, not the GPUs: one more copy needs %d %s, %d of %d %s left (%s).",
+			c.Need, c.Unit, c.Have, c.Total, c.Unit, c.Detail)
+	case engine.QueueCardQuotaNotFit:
+		return "The queue's card quota is the limit, not the GPUs: " + c.Detail + "."
+	}
+	return ""
 }

@@ -98,13 +98,22 @@ func Verdict(w io.Writer, in VerdictInput) error {
 
 // example is one node's numbers for a code, the first node in name order that has it.
 func example(v *engine.Verdict, code engine.Code) string {
+	// A node-level check shows the node closest to passing (the most GPUs for the count gate), as the Why
+	// sentence does; a GPU-level code the first node's best GPU.
+	var best *engine.NodeStatus
+	for i := range v.Nodes {
+		ns := &v.Nodes[i]
+		if ns.Code == code && ns.Check != nil && (best == nil || ns.Check.Have > best.Check.Have) {
+			best = ns
+		}
+	}
+	if best != nil {
+		return best.Node + ": " + CheckText(*best.Check)
+	}
 	for i := range v.Nodes {
 		ns := &v.Nodes[i]
 		if ns.Code != code {
 			continue
-		}
-		if ns.Check != nil {
-			return ns.Node + ": " + CheckText(*ns.Check)
 		}
 		if ns.Example != nil {
 			return fmt.Sprintf("%s GPU %d: %s", ns.Node, ns.Example.Index, CheckText(ns.Example.Result))

@@ -48,6 +48,9 @@ type Options struct {
 	Context string
 	// Namespace is the what-if form's default namespace.
 	Namespace string
+	// OnlyNamespace, when set (top -n NS), limits the Pending and Quotas views to that namespace; nodes, their
+	// GPUs and queues stay whole: they are shared by every namespace.
+	OnlyNamespace string
 	// Now is the clock (tests fix it).
 	Now func() time.Time
 	// NoColor drops colours (NO_COLOR); attributes such as reverse video stay.
@@ -470,8 +473,29 @@ func (m *Model) applyStyles() {
 
 // setData swaps in new data and rebuilds the table rows from it.
 func (m *Model) setData(d *Data) {
-	m.data = d
+	m.data = onlyNamespace(d, m.opts.OnlyNamespace)
 	m.rebuildAllRows()
+}
+
+// onlyNamespace is d with the pending pods and quotas of namespace ns only; d itself when ns is empty.
+func onlyNamespace(d *Data, ns string) *Data {
+	if ns == "" || d == nil {
+		return d
+	}
+	out := *d
+	out.Quotas, out.Pending = nil, []*PendingView{}
+	for _, q := range d.Quotas {
+		if q.Namespace == ns {
+			out.Quotas = append(out.Quotas, q)
+		}
+	}
+	for _, p := range d.Pending {
+		if p.Namespace == ns {
+			out.Pending = append(out.Pending, p)
+		}
+	}
+	out.Totals.Pending = len(out.Pending)
+	return &out
 }
 
 func (m *Model) rebuildAllRows() {

@@ -15,7 +15,7 @@ func (m *Model) pendingRows() []row {
 		// would match almost anything.
 		code := ""
 		if v := m.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
-			code = " " + string(v.Reasons[0].Code)
+			code = " " + string(render.MainReason(v.Reasons).Code)
 		}
 		if p.Queue != "" {
 			code += " " + queueFilter(p.Queue) // enter on a queue filters by it

@@ -73,6 +73,9 @@ func (m *Model) header() []string {
 		left += " · context " + d.Context
 	}
 	left += " · " + d.Source
+	if ns := m.opts.OnlyNamespace; ns != "" {
+		left += " · namespace " + ns
+	}
 	state := "static"
 	if d.Live {
 		state = s.live.Render("● live")

@@ -233,6 +233,9 @@ func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
 		var b strings.Builder
 		s := m.styles
 		v := a.Verdict
+		for _, warn := range a.Warnings {
+			fmt.Fprintf(&b, "%s\n", s.warn.Render("⚠ "+warn))
+		}
 		if a.Refusal != nil {
 			fmt.Fprintf(&b, "%s %s\n", s.crit.Render("✗ HAMi's webhook would refuse to create it:"), a.Refusal)
 		}
@@ -280,7 +283,12 @@ func placementText(p *engine.Placement) string {
 }
 
 // copiesText says how many copies fit now and where, as the what-if command does.
-func copiesText(cp engine.Capacity) string { return render.Copies(cp) + "." }
+func copiesText(cp engine.Capacity) string {
+	if limit := render.CopiesLimit(cp); limit != "" {
+		return render.Copies(cp) + ". " + limit
+	}
+	return render.Copies(cp) + "."
+}
 
 func (m *Model) renderWhatIf(height int) []string {
 	s := m.styles

@@ -647,6 +647,9 @@ type whatIfAnswer struct {
 	Verdict  *engine.Verdict
 	Capacity engine.Capacity
 	Input    render.VerdictInput
+	// Warnings name the pod's namespace, queue or card models that the cluster does not know while a close one
+	// is known (names.go).
+	Warnings []string
 }
 
 // maxCopies bounds the copies counted, as in the what-if command.
@@ -659,7 +662,7 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	p, changes := engine.Admit(pod, w.cfg)
 	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
 	w.c.ProveFixes(p, v, engine.EvalOptions{Now: now})
-	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v}
+	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v, Warnings: w.nameWarningsLocked(p)}
 	if !v.NoGPURequest {
 		a.Capacity = w.c.Capacity(p, maxCopies)
 	}

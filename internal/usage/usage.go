@@ -94,6 +94,8 @@ type Result struct {
 	Time time.Time `json:"time"`
 	// Agents is one entry per node that has an agent pod, in node name order.
 	Agents []Agent `json:"agents"`
+	// Simulated is true for the demo's made-up readings (Simulate), never for a real agent's.
+	Simulated bool `json:"simulated,omitempty"`
 }
 
 // Agent is one node's agent and what it answered.
@@ -393,6 +395,9 @@ func oneLine(s string, n int) string {
 func (r *Result) Summary() string {
 	if r == nil || len(r.Agents) == 0 {
 		return "no node agents"
+	}
+	if r.Simulated {
+		return SimulatedNote
 	}
 	s := fmt.Sprintf("%d/%d node agents answered", r.Answered(), len(r.Agents))
 	if f := r.Failed(); len(f) > 0 {

@@ -52,10 +52,10 @@ type MigPlacement struct {
 
 // ContainerDevice is one GPU share given to one container.
 type ContainerDevice struct {
-	UUID      string // GPU UUID (a MIG `[t-s]` suffix is stripped on read)
-	Type      string // the vendor word, "NVIDIA"
-	UsedMem   int64  // MiB
-	UsedCores int64  // percent
+	UUID      string `json:"uuid"`      // GPU UUID (a MIG `[t-s]` suffix is stripped on read)
+	Type      string `json:"type"`      // the vendor word, "NVIDIA"
+	UsedMem   int64  `json:"usedMem"`   // MiB
+	UsedCores int64  `json:"usedCores"` // percent
 }
 
 // ContainerDevices is the devices of one container; empty for a container without GPUs.
@@ -66,15 +66,15 @@ type PodDevices []ContainerDevices
 
 // NodeLock is the value of hami.io/mutex.lock.
 type NodeLock struct {
-	Time      time.Time
-	Namespace string // empty in the legacy time-only form
-	Pod       string
+	Time      time.Time `json:"time"`
+	Namespace string    `json:"namespace"` // empty in the legacy time-only form
+	Pod       string    `json:"pod"`
 }
 
 // Handshake is the value of hami.io/node-handshake.
 type Handshake struct {
-	State string    // "Requesting", "Reported", "Deleted" or "" when absent
-	Time  time.Time // zero when the value has no parsable time
+	State string    `json:"state"` // "Requesting", "Reported", "Deleted" or "" when absent
+	Time  time.Time `json:"time"`  // zero when the value has no parsable time
 }
 
 // PairScore is one GPU's link scores to its peers (hami.io/node-nvidia-score).

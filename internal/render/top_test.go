@@ -1,0 +1,60 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// TestMainReason: the one-line reason is the gate that rules out the most nodes the pod could use, the later gate
+// on a tie; nodes outside the pod's scope (unregistered, type filter, card model) only count when nothing else does.
+func TestMainReason(t *testing.T) {
+	rc := func(c engine.Code, n int) engine.ReasonCount { return engine.ReasonCount{Code: c, Nodes: n} }
+	cases := []struct {
+		name    string
+		reasons []engine.ReasonCount
+		want    engine.Code
+	}{
+		{"most nodes wins over a later gate (numa-allreduce)",
+			[]engine.ReasonCount{rc(engine.CardInsufficientMemory, 1), rc(engine.NodeDevicesNotReady, 1), rc(engine.NodeUnregistered, 1),
+				rc(engine.NumaNotFit, 2), rc(engine.NodeInsufficientDevice, 4)}, engine.NodeInsufficientDevice},
+		{"type filter is out of scope (llm-serve-2)",
+			[]engine.ReasonCount{rc(engine.NodeDevicesNotReady, 1), rc(engine.NodeUnregistered, 1), rc(engine.ResourceQuotaNotFit, 2),
+				rc(engine.CardTypeMismatch, 5)}, engine.ResourceQuotaNotFit},
+		{"card model is out of scope",
+			[]engine.ReasonCount{rc(engine.QueueCardQuotaNotFit, 2), rc(engine.CardModelNotRequested, 5)}, engine.QueueCardQuotaNotFit},
+		{"tie: the later gate", []engine.ReasonCount{rc(engine.NumaNotFit, 2), rc(engine.CardInsufficientMemory, 2)}, engine.CardInsufficientMemory},
+		{"only out of scope: the most common", []engine.ReasonCount{rc(engine.NodeUnregistered, 1), rc(engine.CardTypeMismatch, 3)}, engine.CardTypeMismatch},
+		{"none", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MainReason(tc.reasons).Code; got != tc.want {
+				t.Errorf("MainReason = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCopiesLimit(t *testing.T) {
+	cases := []struct {
+		name string
+		cp   engine.Capacity
+		want string
+	}{
+		{"GPUs full", engine.Capacity{Copies: 3}, ""},
+		{"namespace quota", engine.Capacity{Copies: 3, Limit: &engine.Check{Code: engine.ResourceQuotaNotFit, Need: 10000, Have: 8048, Total: 120000,
+			Unit: "MiB", Detail: "limits.nvidia.com/gpumem in ResourceQuota gpu-quota"}},
+			"The namespace quota is the limit, not the GPUs: one more copy needs 10000 MiB, 8048 of 120000 MiB left (limits.nvidia.com/gpumem in ResourceQuota gpu-quota)."},
+		{"queue card quota", engine.Capacity{Copies: 1, Limit: &engine.Check{Code: engine.QueueCardQuotaNotFit,
+			Detail: "queue serving: NVIDIA-A100-SXM4-80GB 1 of 1 used, the pod needs 1"}},
+			"The queue's card quota is the limit, not the GPUs: queue serving: NVIDIA-A100-SXM4-80GB 1 of 1 used, the pod needs 1."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CopiesLimit(tc.cp); got != tc.want {
+				t.Errorf("CopiesLimit =\n %q\nwant\n %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -103,7 +103,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	if best >= 0 {
 		v.Fits = true
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
-			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
+			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
 			slices.SortStableFunc(feasible, func(a, b int) int {
 				na, nb := &v.Nodes[a], &v.Nodes[b]

@@ -64,6 +64,9 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	a.free = a.free[:0]
 	for i := range st {
 		g := &st[i]
+		if g.other {
+			continue
+		}
 		code := g.Result.Code
 		switch code {
 		case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:

@@ -46,6 +46,10 @@ type fitter struct {
 	sel                            []int
 	chosen                         []int
 	lowerUseTypes, lowerNoUseTypes []string
+	// vendor holds the type and UUID selectors of the other device types the pod asks for, by Kind index.
+	vendor map[int]*selectors
+	// wantsNVIDIA is set when a container asks for NVIDIA GPUs.
+	wantsNVIDIA bool
 }
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.
@@ -79,6 +83,12 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 	}
 	for _, t := range req.NoUseTypes {
 		f.lowerNoUseTypes = append(f.lowerNoUseTypes, strings.ToLower(t))
+	}
+	f.vendor = req.vendorSel
+	for i := range req.Containers {
+		if req.Containers[i].Kind == 0 {
+			f.wantsNVIDIA = true
+		}
 	}
 	return f
 }
@@ -190,7 +200,8 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 	if !n.Registered {
 		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: n.RegisterError}
 	}
-	if n.AllocatableGPUs <= 0 {
+	// The allocatable count is NVIDIA's; a pod that asks for other types only is not held by it.
+	if n.AllocatableGPUs <= 0 && f.wantsNVIDIA && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {
 		grace := false
 		if n.Handshake.State == "Requesting" && !n.Handshake.Time.IsZero() && now != nil {
 			if t := now(); t > 0 && t-n.Handshake.Time.Unix() < int64(f.c.cfg.HandshakeGrace.Seconds()) {
@@ -222,8 +233,8 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 // node's reason before a later container's count is looked at.
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
-	if r.Count > len(n.GPUs) {
-		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
+	if have := n.DevicesOf(r.Kind); r.Count > have {
+		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.kinds[r.Kind].Word + "s",
 			Detail: "container " + r.Name}
 	}
 	return nil
@@ -233,6 +244,9 @@ func (f *fitter) countGate(n *Node, ci int) *Check {
 // and the memory and cores it adds to the pod's quota usage.
 func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses []GPUStatus) (ContainerPlacement, int64, int64, bool) {
 	r := &f.req.Containers[ci]
+	kind := &f.c.kinds[r.Kind]
+	// Only NVIDIA keeps numa-bind and topology-aware; every other type's checkType says no NUMA.
+	numaBind, topology := f.req.NumaBind && r.Kind == 0, f.req.TopologyAware && r.Kind == 0
 	f.sortGPUs(n)
 	sel := f.sel[:0]
 	var selMem, selCores int64
@@ -241,9 +255,15 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
 		g := &n.GPUs[gi]
+		if g.Kind != r.Kind {
+			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
+			statuses[gi].Selected, statuses[gi].other = false, true
+			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
+			continue
+		}
 		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type
 		// gates, which HAMi checks first.
-		if f.req.NumaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
+		if numaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
 			// With topology-aware, HAMi keeps walking and restarts here even when the NUMA node already held
 			// enough candidates: only the last NUMA node walked reaches the topology choice.
 			detail := "NUMA node " + itoa(prevNuma) + " has too few fitting GPUs"
@@ -269,19 +289,29 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
 		selCores += r.Cores
-		if !f.req.TopologyAware && len(sel) == r.Count {
+		if !topology && kind.Pair == 0 && len(sel) == r.Count {
 			break
 		}
 	}
 	f.sel = sel
 	if len(sel) < r.Count {
 		for _, s := range sel {
-			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs"}
+			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: kind.Word + "s"}
 		}
 		return ContainerPlacement{}, 0, 0, false
 	}
 	chosen := sel
-	if f.req.TopologyAware {
+	if kind.Pair > 1 && r.Count > 1 {
+		chosen = pairChoice(n, sel, r.Count, kind.Pair)
+		if len(chosen) < r.Count {
+			for _, s := range sel {
+				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: kind.Word + "s",
+					Detail: itoa(len(sel)) + " fit, but only " + itoa(len(chosen)) + " in whole modules of " + itoa(kind.Pair)}
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)
 		var mem, cores int64
 		for _, gi := range chosen {
@@ -302,7 +332,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores, Device: g.Device, Kind: g.Kind}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -366,10 +396,10 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.uuidMatches(g.UUID); failed || want {
+	if failed := !f.ignoreFilters && !f.uuidMatchesGPU(g); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {
-			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterName()
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterNameGPU(g)
 		}
 		if stop(c) {
 			return c
@@ -389,9 +419,12 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	memNeed := r.MemoryOn(g.TotalMem)
-	if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
-		if stop(c) {
-			return c
+	// Only NVIDIA's Fit checks the namespace quota (pkg/device/nvidia/device.go); the other types' do not.
+	if g.Kind == 0 {
+		if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
+			if stop(c) {
+				return c
+			}
 		}
 	}
 	if failed := g.TotalMem-usedMem < memNeed; failed || want {
@@ -418,7 +451,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if g.Mode == ModeMIG {
+	if g.Mode == ModeMIG && g.Kind == 0 {
 		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
 			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
@@ -468,6 +501,9 @@ func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 }
 
 func (f *fitter) typeMatches(g *GPU) bool {
+	if g.Kind != 0 {
+		return f.vendor[g.Kind].typeMatches(g.Type)
+	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return false
 	}
@@ -496,6 +532,9 @@ func (f *fitter) typeMatches(g *GPU) bool {
 }
 
 func (f *fitter) typeDetail(g *GPU) string {
+	if g.Kind != 0 {
+		return f.vendor[g.Kind].typeDetail()
+	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return "mode " + g.Mode + " is not the vgpu-mode " + f.req.Mode
 	}

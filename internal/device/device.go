@@ -13,6 +13,10 @@ package device
 import (
 	"encoding/json"
 	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Kind is one device type HAMi schedules.
@@ -25,8 +29,12 @@ type Kind struct {
 	// Word is what people call one device: GPU, DCU, NPU, MLU.
 	Word string `json:"word"`
 
-	// Register is the node annotation the device plugin registers devices in (HAMi's JSON list).
-	Register string `json:"register"`
+	// Register is the node annotation the device plugin registers devices in (HAMi's JSON list); "" when the
+	// devices are derived from the Node itself (NodeDevices).
+	Register string `json:"register,omitempty"`
+	// NodeDevices derives the devices from the Node object (Cambricon: its capacity and Model label) for a
+	// family whose plugin registers no annotation. nil when Register is read.
+	NodeDevices func(n *corev1.Node) []codec.DeviceInfo `json:"-"`
 	// Handshake is the node annotation of the plugin's handshake; "" when the family has none.
 	Handshake string `json:"handshake,omitempty"`
 	// ToAllocate and Allocated are the pod annotations written at bind with this type's devices.
@@ -47,6 +55,15 @@ type Kind struct {
 	MemoryFactor int64 `json:"memoryFactor,omitempty"`
 	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
 	DefaultCores int64 `json:"defaultCores,omitempty"`
+	// QuotaInFit is set when the type's Fit checks the namespace quota of its memory and cores keys per device
+	// (Cambricon, as NVIDIA); other types' quota keys are accounted but gate nothing.
+	QuotaInFit bool `json:"quotaInFit,omitempty"`
+	// GenericType is the type word a device carries when the plugin knows no model ("MLU"): with a type
+	// selector such a device never matches (Cambricon's checkType).
+	GenericType string `json:"genericType,omitempty"`
+	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
+	// webhook sets the cores resource to count x 100).
+	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`
 	// WholeDevice means the type is never shared: every container takes its devices whole (memory 100 %,
 	// cores 100), as for device plugins that only count devices.
 	WholeDevice bool `json:"wholeDevice,omitempty"`
@@ -119,8 +136,10 @@ func (k *Kind) Validate() error {
 	switch {
 	case k.Vendor == "" || k.Name == "" || k.Word == "":
 		return fmt.Errorf("device kind %q: vendor, name and word are required", k.Name)
-	case k.Register == "" || k.Allocated == "" || k.ToAllocate == "":
-		return fmt.Errorf("device kind %s: register, allocated and to-allocate annotations are required", k.Name)
+	case k.Register == "" && k.NodeDevices == nil:
+		return fmt.Errorf("device kind %s: a register annotation or NodeDevices is required", k.Name)
+	case k.Allocated == "" || k.ToAllocate == "":
+		return fmt.Errorf("device kind %s: allocated and to-allocate annotations are required", k.Name)
 	case k.Count == "":
 		return fmt.Errorf("device kind %s: a count resource is required", k.Name)
 	}

@@ -74,6 +74,11 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		c.applyToNode(nodes[best], alloc, +1)
 		f.quota.memUsed += alloc.QuotaMem
 		f.quota.coresUsed += alloc.QuotaCores
+		for r, v := range alloc.VendorQuota {
+			if q := f.quota.dev[r]; q != nil {
+				q.used += v
+			}
+		}
 		copies[best]++
 		out.Copies++
 		refit(best)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -58,6 +59,14 @@ type quotaView struct {
 	memLimit, coreLimit  int64
 	memUsed, coresUsed   int64
 	memSource, coreSouce string
+	// dev are the other device types' quota keys, by resource name (checked only for a QuotaInFit type).
+	dev map[string]*devQuota
+}
+
+type devQuota struct {
+	limit, used int64
+	source      string
+	unit        string
 }
 
 func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
@@ -71,6 +80,17 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 	if self != nil {
 		q.memUsed -= self.QuotaMem
 		q.coresUsed -= self.QuotaCores
+	}
+	for _, l := range st.Devices {
+		if q.dev == nil {
+			q.dev = map[string]*devQuota{}
+		}
+		r := strings.TrimPrefix(l.Resource, "limits.")
+		dq := &devQuota{limit: l.Limit, used: l.Used, source: l.Source, unit: l.Unit}
+		if self != nil {
+			dq.used -= self.VendorQuota[r]
+		}
+		q.dev[r] = dq
 	}
 	return q
 }
@@ -419,9 +439,16 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	memNeed := r.MemoryOn(g.TotalMem)
-	// Only NVIDIA's Fit checks the namespace quota (pkg/device/nvidia/device.go); the other types' do not.
+	// NVIDIA's and Cambricon's Fit check the namespace quota (pkg/device/nvidia/device.go,
+	// pkg/device/cambricon/device.go fitQuota); the other types' do not.
 	if g.Kind == 0 {
 		if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
+			if stop(c) {
+				return c
+			}
+		}
+	} else if k := &f.c.kinds[g.Kind]; k.QuotaInFit {
+		if c, ok := f.vendorQuotaCheck(k, podMem+memNeed, podCores+r.Cores); !ok || want {
 			if stop(c) {
 				return c
 			}
@@ -496,6 +523,22 @@ func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 	if q.hasCores && q.coresUsed+coresTotal > q.coreLimit {
 		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: coresTotal, Have: max(q.coreLimit-q.coresUsed, 0), Total: q.coreLimit, Unit: "%",
 			Detail: "limits." + f.c.cfg.ResourceCoreName + " in ResourceQuota " + q.coreSouce}, false
+	}
+	return Check{Gate: "quota"}, true
+}
+
+// vendorQuotaCheck is the quota gate for another type's memory and cores keys.
+func (f *fitter) vendorQuotaCheck(k *device.Kind, memTotal, coresTotal int64) (Check, bool) {
+	for _, key := range []struct {
+		res  string
+		need int64
+	}{{k.Memory, memTotal}, {k.Cores, coresTotal}} {
+		q := f.quota.dev[key.res]
+		if key.res == "" || q == nil || q.used+key.need <= q.limit {
+			continue
+		}
+		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: key.need, Have: max(q.limit-q.used, 0), Total: q.limit, Unit: q.unit,
+			Detail: "limits." + key.res + " in ResourceQuota " + q.source}, false
 	}
 	return Check{Gate: "quota"}, true
 }

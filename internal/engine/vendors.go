@@ -16,15 +16,23 @@ import (
 func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 	for k := 1; k < len(c.kinds); k++ {
 		kind := &c.kinds[k]
-		reg, ok := n.Annotations[kind.Register]
-		if !ok {
-			continue
-		}
-		field := "metadata.annotations[" + kind.Register + "]"
-		devs, err := codec.ParseDeviceRegister(kind.Register, reg)
-		if err != nil {
-			bad(field, "%v; its %ss are not counted", err, kind.Word)
-			continue
+		var devs []codec.DeviceInfo
+		field := "status.capacity[" + kind.Cores + "]"
+		if kind.NodeDevices != nil {
+			if devs = kind.NodeDevices(n); len(devs) == 0 {
+				continue
+			}
+		} else {
+			reg, ok := n.Annotations[kind.Register]
+			if !ok {
+				continue
+			}
+			field = "metadata.annotations[" + kind.Register + "]"
+			var err error
+			if devs, err = codec.ParseDeviceRegister(kind.Register, reg); err != nil {
+				bad(field, "%v; its %ss are not counted", err, kind.Word)
+				continue
+			}
 		}
 		if !node.Registered {
 			node.Registered, node.RegisterError = true, ""
@@ -177,6 +185,9 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	if !hasCores {
 		cores = k.DefaultCores
 	}
+	if k.ManyTakeWholeCores && count > 1 {
+		cores, hasCores = 100, false
+	}
 	switch {
 	case cores < 0:
 		bad(field(k.Cores), "negative cores %d are ignored", cores)
@@ -229,6 +240,9 @@ func newSelectors(k *device.Kind, annos map[string]string) *selectors {
 func (s *selectors) typeMatches(t string) bool {
 	if s == nil || len(s.useTypes) == 0 && len(s.noUseTypes) == 0 {
 		return true
+	}
+	if g := s.kind.GenericType; g != "" && (strings.TrimSpace(t) == "" || strings.EqualFold(strings.TrimSpace(t), g)) {
+		return false // a device of no known model never passes a type selector (Cambricon's checkType)
 	}
 	t = strings.ToLower(t)
 	if len(s.useTypes) > 0 {

@@ -71,8 +71,19 @@ func TestVendorGates(t *testing.T) {
 		p.Spec.NodeName = node
 		return p
 	}
+	mlu := func(label string) *corev1.Node {
+		n := mkNode("m1", nil)
+		n.Status.Capacity = corev1.ResourceList{"cambricon.com/mlu.smlu.vcore": *resource.NewQuantity(200, resource.DecimalSI),
+			"cambricon.com/mlu.smlu.vmemory": *resource.NewQuantity(128, resource.DecimalSI)}
+		if label != "" {
+			n.Labels = map[string]string{"Model": label}
+		}
+		return n
+	}
+	const mluNum, mluMem = "cambricon.com/mlu", "cambricon.com/mlu.smlu.vmemory"
 	tests := []struct {
 		name   string
+		quota  corev1.ResourceList
 		nodes  []*corev1.Node
 		pods   []*corev1.Pod
 		pod    *corev1.Pod
@@ -132,9 +143,41 @@ func TestVendorGates(t *testing.T) {
 			pod:  mkPod("ns", "p", vctr("c", c910, 2)),
 			fits: true, annos: map[string]string{c910Alloc: "c1-npu1,Ascend910C,65536,0:c1-npu0,Ascend910C,65536,0:;"}},
 	}
+	tests = append(tests, []struct {
+		name      string
+		quota     corev1.ResourceList
+		nodes     []*corev1.Node
+		pods      []*corev1.Pod
+		pod       *corev1.Pod
+		fits      bool
+		code      Code
+		annos     map[string]string
+		absent    []string
+		gpuDetail string
+	}{
+		{name: "MLUs from the node's capacity, memory in 256 MiB units", nodes: []*corev1.Node{mlu("MLU370-X8")},
+			pod:  mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16)),
+			fits: true, annos: map[string]string{"hami.io/cambricon-mlu-devices-allocated": "m1-cambricon-mlu-1,MLU,4096,100:;",
+				"CAMBRICON_DSMLU_PROFILE": "1_100_16", "CAMBRICON_DSMLU_ASSIGNED": "false"}},
+		{name: "MLU quota is checked in Fit", nodes: []*corev1.Node{mlu("MLU370-X8")},
+			quota: corev1.ResourceList{"limits." + mluMem: *resource.NewQuantity(8, resource.DecimalSI)},
+			pod:   mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16)), code: ResourceQuotaNotFit},
+		{name: "MLU of no known model fails a type selector", nodes: []*corev1.Node{mlu("")},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16))
+				p.Annotations["cambricon.com/nouse-mlutype"] = "MLU290"
+				return p
+			}(), code: CardTypeMismatch},
+		{name: "Iluvatar memory in 256 MiB units", nodes: []*corev1.Node{vendorNode("i1", "hami.io/node-MR-V100-register", vdevs("i1", "gpu", "MR-V100", 1, 32768, 100, 8))},
+			pod:  mkPod("ns", "p", vctr("c", "iluvatar.ai/MR-V100-vgpu", 1, "iluvatar.ai/MR-V100.vMem", 4, "iluvatar.ai/MR-V100.vCore", 30)),
+			fits: true, annos: map[string]string{"hami.io/MR-V100-devices-allocated": "i1-gpu0,MR-V100,1024,30:;"}},
+	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCluster(DefaultConfig())
+			if tc.quota != nil {
+				c.SetQuota(&corev1.ResourceQuota{ObjectMeta: mkPod("ns", "q").ObjectMeta, Spec: corev1.ResourceQuotaSpec{Hard: tc.quota}})
+			}
 			for _, n := range tc.nodes {
 				if probs := c.SetNode(n); len(probs) > 0 {
 					t.Fatalf("node problems: %v", probs)

@@ -223,9 +223,15 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 		a[kind.ToAllocate], a[kind.Allocated] = devs, devs
 		if kind.BindExtra != nil {
 			placed := make([][]device.Placed, len(pd))
-			for i, cd := range pd {
-				for _, d := range cd {
-					placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Mem: d.UsedMem, Cores: d.UsedCores})
+			for _, c := range p.Containers {
+				i := c.Index
+				if !c.Init {
+					i += p.InitContainers
+				}
+				for _, d := range c.Devices {
+					if d.Kind == k && i < len(placed) {
+						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores})
+					}
 				}
 			}
 			for key, v := range kind.BindExtra(kind, placed, p.podAnnos, now.Unix()) {

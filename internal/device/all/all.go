@@ -9,7 +9,9 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 )
 
@@ -18,6 +20,8 @@ var Vendors = []device.Vendor{
 	nvidia.Vendor{},
 	hygon.Vendor{},
 	ascend.Vendor{},
+	cambricon.Vendor{},
+	iluvatar.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

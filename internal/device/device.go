@@ -13,6 +13,7 @@ package device
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -85,6 +86,8 @@ type Kind struct {
 	// Allocated; containers are in the pod device list's order, now is the bind's unix time. nil when the
 	// family writes none.
 	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
+	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
+	ExtraKeys []string `json:"extraKeys,omitempty"`
 }
 
 // Template is one fixed slice of a device.
@@ -153,4 +156,40 @@ type Vendor interface {
 	// Section is the key of the family's section in device-config.yaml ("hygon", "vnpus", ...).
 	Section() string
 	Kinds(section json.RawMessage) ([]Kind, error)
+}
+
+// Find picks a Kind by its name ("Ascend910B3", "DCU", "MR-V100"), case-insensitively, or by its vendor's
+// name when the vendor has one Kind ("hygon", "cambricon", "nvidia"); "" means the first Kind.
+func Find(kinds []Kind, name string) (int, error) {
+	if name == "" && len(kinds) > 0 {
+		return 0, nil
+	}
+	for i := range kinds {
+		if strings.EqualFold(kinds[i].Name, name) {
+			return i, nil
+		}
+	}
+	found := -1
+	for i := range kinds {
+		if strings.EqualFold(kinds[i].Vendor, name) {
+			if found >= 0 {
+				return -1, fmt.Errorf("device %q has several types; name one: %s", name, strings.Join(namesOf(kinds, name), ", "))
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return -1, fmt.Errorf("unknown device %q; known: %s", name, strings.Join(namesOf(kinds, ""), ", "))
+	}
+	return found, nil
+}
+
+func namesOf(kinds []Kind, vendor string) []string {
+	var out []string
+	for i := range kinds {
+		if vendor == "" || strings.EqualFold(kinds[i].Vendor, vendor) {
+			out = append(out, strings.ToLower(kinds[i].Name))
+		}
+	}
+	return out
 }

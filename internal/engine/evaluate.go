@@ -130,6 +130,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Explanation = append(v.Explanation, quotaDisagreement(v.Quota)...)
 	}
 	v.Hints = c.hints(v, &agg)
+	if w := req.DeviceWord(); w != "GPU" {
+		v.Explanation, v.Hints = inWords(v.Explanation, w), inWords(v.Hints, w)
+	}
 	return v
 }
 

@@ -52,7 +52,11 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	if !found {
 		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
 	}
-	a.maxGPU = max(a.maxGPU, len(n.GPUs))
+	kind := 0
+	if f != nil && len(f.req.Containers) > 0 {
+		kind = f.req.Containers[0].Kind
+	}
+	a.maxGPU = max(a.maxGPU, n.DevicesOf(kind))
 	if ns.Check != nil {
 		if len(a.nodes[codeIndex(ns.Code)]) < 5 {
 			a.nodes[codeIndex(ns.Code)] = append(a.nodes[codeIndex(ns.Code)], n.Name)
@@ -175,7 +179,7 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 		if r.Init {
 			kind = "init container"
 		}
-		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s), each with %s and %d%% cores", kind, r.Name, r.Count, r.MemoryString(), r.Cores))
+		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s)%s, each with %s and %d%% cores", kind, r.Name, r.Count, deviceSuffix(&r), r.MemoryString(), r.Cores))
 	}
 	codes := a.counts()
 	seen := map[Code]bool{}
@@ -210,6 +214,9 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 	}
 	switch c {
 	case NodeUnregistered:
+		if req.DeviceWord() != "GPU" {
+			return prefix + "no device plugin registered any devices on " + strings.Join(a.nodes[codeIndex(c)], ", ")
+		}
 		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[codeIndex(c)], ", ")
 	case NodeDevicesNotReady:
 		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[codeIndex(c)], ", ")

@@ -136,7 +136,7 @@ type QuotaStatus struct {
 }
 
 // Limited reports whether any managed quota applies.
-func (q QuotaStatus) Limited() bool { return q.Memory != nil || q.Cores != nil }
+func (q QuotaStatus) Limited() bool { return q.Memory != nil || q.Cores != nil || len(q.Devices) > 0 }
 
 // Quota is the namespace's quota: the tightest limit over its ResourceQuotas, against HAMi's own usage.
 func (c *Cluster) Quota(ns string) QuotaStatus {

@@ -46,7 +46,26 @@ type ContainerRequest struct {
 	// memory was rounded up to.
 	Device   string `json:"device,omitempty"`
 	Template string `json:"template,omitempty"`
-	Kind     int    `json:"-"`
+	// Word is what people call one such device (DCU, NPU, MLU); empty for NVIDIA GPUs.
+	Word string `json:"word,omitempty"`
+	Kind int    `json:"-"`
+}
+
+// DeviceWord is what people call the devices the pod asks for: the type's word when every container asks
+// for the same type other than NVIDIA's, else "GPU".
+func (r *PodRequest) DeviceWord() string {
+	w := ""
+	for i := range r.Containers {
+		c := &r.Containers[i]
+		if c.Word == "" || w != "" && c.Word != w {
+			return "GPU"
+		}
+		w = c.Word
+	}
+	if w == "" {
+		return "GPU"
+	}
+	return w
 }
 
 // MemoryOn is the MiB this request needs on a GPU of totalMiB.

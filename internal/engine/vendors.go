@@ -143,7 +143,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Count), "%d %ss: %s devices come in modules of %d, so HAMi's webhook refuses any count but 1 or a multiple of %d",
 			count, k.Word, k.Name, k.Pair, k.Pair)
 	}
-	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name}
+	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word}
 	if k.WholeDevice {
 		cr.MemoryPercent, cr.Cores = 100, 100
 		return cr, true
@@ -443,4 +443,28 @@ func (c *Cluster) vendorQuotaKeys() []vendorKey {
 type vendorKey struct {
 	resource, unit, word string
 	factor               int64
+}
+
+// inWords rewrites the engine's sentences about GPUs for a pod that asks for another type's devices only:
+// "GPU" becomes the type's word (NPU, DCU ...); "vGPU" (the slot) stays.
+func inWords(lines []string, word string) []string {
+	if word == "GPU" {
+		return lines
+	}
+	r := strings.NewReplacer("vGPU", "vGPU", "GPU", word)
+	for i, l := range lines {
+		lines[i] = r.Replace(l)
+	}
+	return lines
+}
+
+// deviceSuffix names the device type and template of a container's request, for other types than NVIDIA's.
+func deviceSuffix(r *ContainerRequest) string {
+	switch {
+	case r.Device == "":
+		return ""
+	case r.Template != "":
+		return " (" + r.Device + ", vNPU template " + r.Template + ")"
+	}
+	return " (" + r.Device + ")"
 }

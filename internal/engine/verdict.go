@@ -200,6 +200,35 @@ func (p *Placement) MigAllocations() []codec.MigAllocation {
 	return out
 }
 
+// PlacementKeys are every pod annotation a bind may write for the configured device types: HAMi's node,
+// time, bind-phase and NVIDIA keys first (in that order), then each other type's device lists and own keys.
+func PlacementKeys(cfg Config) []string {
+	out := []string{codec.PodNodeAnnotation, codec.PodTimeAnnotation, codec.PodToAllocateAnnotation,
+		codec.PodAllocatedAnnotation, codec.PodBindPhaseAnnotation, codec.PodBindTimeAnnotation, codec.PodMigAllocationsAnnotation}
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	for _, k := range cfg.normalized().Vendors {
+		for _, key := range append([]string{k.ToAllocate, k.Allocated}, k.ExtraKeys...) {
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, key)
+			}
+		}
+	}
+	return out
+}
+
+// DeviceListKeys are the device-list annotations of every configured type, NVIDIA's first.
+func DeviceListKeys(cfg Config) []string {
+	out := []string{codec.PodToAllocateAnnotation, codec.PodAllocatedAnnotation}
+	for _, k := range cfg.normalized().Vendors {
+		out = append(out, k.ToAllocate, k.Allocated)
+	}
+	return out
+}
+
 // Annotations are the pod annotations HAMi's scheduler writes for this placement at bind time.
 func (p *Placement) Annotations(now time.Time) map[string]string {
 	unix := strconv.FormatInt(now.Unix(), 10)

@@ -16,12 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
-// placementKeys are the pod annotations a bind writes and a rollback takes back.
-var placementKeys = []string{codec.PodNodeAnnotation, codec.PodTimeAnnotation, codec.PodToAllocateAnnotation,
-	codec.PodAllocatedAnnotation, codec.PodBindPhaseAnnotation, codec.PodBindTimeAnnotation, codec.PodMigAllocationsAnnotation}
+// placementKeys are the pod annotations a bind writes and a rollback takes back, for every device type
+// the extender schedules (engine.PlacementKeys).
+func (s *Server) placementKeys() []string { return engine.PlacementKeys(s.state.Config()) }
 
 // handleBind places the pod on the node kube-scheduler chose, the way HAMi's bind does, but safely: the
 // placement is re-checked and assumed atomically before any API call, the node lock is taken with optimistic
@@ -193,7 +194,7 @@ func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (w
 	key := pod.Namespace + "/" + pod.Name
 	node := placed.Spec.NodeName
 	annos := map[string]any{}
-	for _, k := range placementKeys {
+	for _, k := range s.placementKeys() {
 		if v, ok := placed.Annotations[k]; ok {
 			annos[k] = v
 		} else {

@@ -14,7 +14,8 @@ func NodeHealth(n *engine.Node) string {
 	if !n.Registered {
 		return "unregistered"
 	}
-	if n.AllocatableGPUs <= 0 {
+	// The allocatable count is NVIDIA's: a node of other devices only is not judged by it.
+	if n.AllocatableGPUs <= 0 && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {
 		return "devices not ready"
 	}
 	var notes []string
@@ -64,7 +65,7 @@ func Nodes(w io.Writer, c *engine.Cluster) error {
 			t.Row(name, "0", "-", "-", "-", fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 			continue
 		}
-		t.Row(name, fmt.Sprint(len(n.GPUs)), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
+		t.Row(name, DeviceCount(c, n), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
 			fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 	}
 	return t.Flush()
@@ -101,7 +102,7 @@ func Quotas(w io.Writer, c *engine.Cluster, kubeUsed func(namespace, resource st
 	t := NewTable(w, "NAMESPACE", "RESOURCE", "HAMI USED", "LIMIT", "USE", "RESOURCEQUOTA", "KUBERNETES STATUS")
 	for _, ns := range c.QuotaNamespaces() {
 		q := c.Quota(ns)
-		for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
+		for _, l := range QuotaLines(q) {
 			if l == nil {
 				continue
 			}
@@ -194,4 +195,36 @@ func Copies(cp engine.Capacity) string {
 		line += " (" + strings.Join(where, ", ") + ")"
 	}
 	return line
+}
+
+// QuotaLines are a namespace's quota lines: NVIDIA's memory and cores (nil when unlimited), then the other
+// device types' keys.
+func QuotaLines(q engine.QuotaStatus) []*engine.QuotaLine {
+	out := []*engine.QuotaLine{q.Memory, q.Cores}
+	for i := range q.Devices {
+		out = append(out, &q.Devices[i])
+	}
+	return out
+}
+
+// DeviceCount is a node's device count for the GPUS column: the number alone for NVIDIA GPUs, else with the
+// devices' word ("4 NPU", "2 GPU, 4 DCU").
+func DeviceCount(c *engine.Cluster, n *engine.Node) string {
+	var words []string
+	counts := map[string]int{}
+	for i := range n.GPUs {
+		w := c.Word(&n.GPUs[i])
+		if counts[w] == 0 {
+			words = append(words, w)
+		}
+		counts[w]++
+	}
+	if len(words) == 0 || len(words) == 1 && words[0] == "GPU" && n.DevicesOf(0) == len(n.GPUs) {
+		return fmt.Sprint(len(n.GPUs))
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = fmt.Sprintf("%d %s", counts[w], w)
+	}
+	return strings.Join(parts, ", ")
 }

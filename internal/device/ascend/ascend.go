@@ -98,12 +98,13 @@ func KindOf(c Config) device.Kind {
 		UseUUID:    "hami.io/use-" + w + "-uuid", NoUseUUID: "hami.io/no-use-" + w + "-uuid",
 		Count:             device.Or(c.ResourceName, "huawei.com/"+w),
 		Memory:            device.Or(c.ResourceMemoryName, "huawei.com/"+w+"-memory"),
-		Cores:             c.ResourceCoreName,
+		Cores:             device.Or(c.ResourceCoreName, "huawei.com/"+w+"-core"),
 		MemoryFactor:      c.MemoryFactor,
 		Templates:         templates,
 		MemoryAllocatable: c.MemoryAllocatable,
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
+		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
 	}
 	if c.SuperPod && w == "Ascend910C" {
 		k.Pair, k.PairOneRoundsUp = 2, true

@@ -52,6 +52,7 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		QuotaInFit:   true,
 		GenericType:  "MLU",
 		BindExtra:    dsmlu,
+		ExtraKeys:    []string{"CAMBRICON_DSMLU_ASSIGNED", "CAMBRICON_DSMLU_PROFILE"},
 	}}, nil
 }
 

@@ -69,8 +69,13 @@ func (c Config) Kinds() []device.Kind {
 	c = c.normalized()
 	out := make([]device.Kind, 0, 1+len(c.Vendors))
 	out = append(out, nvidia.Kind(c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName))
-	return append(out, c.Vendors...)
+	out = append(out, c.Vendors...)
+	// A GPU keeps its Kind in a byte; no device ConfigMap lists 255 types.
+	return out[:min(len(out), MaxKinds)]
 }
+
+// MaxKinds is the most device types a cluster schedules (NVIDIA's included).
+const MaxKinds = 255
 
 // DefaultHAMiVersion is the HAMi release kubectl-hami follows.
 const DefaultHAMiVersion = "2.10"

@@ -254,7 +254,7 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
 	if have := n.DevicesOf(r.Kind); r.Count > have {
-		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.kinds[r.Kind].Word + "s",
+		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.units[r.Kind],
 			Detail: "container " + r.Name}
 	}
 	return nil
@@ -275,7 +275,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
 		g := &n.GPUs[gi]
-		if g.Kind != r.Kind {
+		if int(g.Kind) != r.Kind {
 			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
 			statuses[gi].Selected, statuses[gi].other = false, true
 			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
@@ -316,7 +316,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	f.sel = sel
 	if len(sel) < r.Count {
 		for _, s := range sel {
-			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: kind.Word + "s"}
+			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: f.c.units[r.Kind]}
 		}
 		return ContainerPlacement{}, 0, 0, false
 	}
@@ -325,7 +325,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		chosen = pairChoice(n, sel, r.Count, kind.Pair)
 		if len(chosen) < r.Count {
 			for _, s := range sel {
-				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: kind.Word + "s",
+				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but only " + itoa(len(chosen)) + " in whole modules of " + itoa(kind.Pair)}
 			}
 			return ContainerPlacement{}, 0, 0, false
@@ -352,7 +352,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores, Device: g.Device, Kind: g.Kind}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores, Device: g.Device, Kind: int(g.Kind)}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -545,7 +545,7 @@ func (f *fitter) vendorQuotaCheck(k *device.Kind, memTotal, coresTotal int64) (C
 
 func (f *fitter) typeMatches(g *GPU) bool {
 	if g.Kind != 0 {
-		return f.vendor[g.Kind].typeMatches(g.Type)
+		return f.vendor[int(g.Kind)].typeMatches(g.Type)
 	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return false
@@ -576,7 +576,7 @@ func (f *fitter) typeMatches(g *GPU) bool {
 
 func (f *fitter) typeDetail(g *GPU) string {
 	if g.Kind != 0 {
-		return f.vendor[g.Kind].typeDetail()
+		return f.vendor[int(g.Kind)].typeDetail()
 	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return "mode " + g.Mode + " is not the vgpu-mode " + f.req.Mode

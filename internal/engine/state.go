@@ -20,6 +20,8 @@ type GPU struct {
 	Mode        string               `json:"mode"`
 	Healthy     bool                 `json:"healthy"`
 	Cordoned    bool                 `json:"cordoned,omitempty"`
+	// Kind is the device type's index in Config.Kinds (0: NVIDIA), beside the flags so the struct does not grow.
+	Kind uint8 `json:"-"`
 	Slots       int32                `json:"slots"`
 	TotalMem    int64                `json:"totalMemMiB"`
 	TotalCores  int64                `json:"totalCores"`
@@ -29,9 +31,8 @@ type GPU struct {
 	UsedCores   int64                `json:"usedCores"`
 	MigUsed     []codec.MigPlacement `json:"migUsed,omitempty"`
 	// Device is the device type of a device that is not an NVIDIA GPU (HAMi's CommonWord: "DCU",
-	// "Ascend910B3"); empty for NVIDIA. Kind is its index in Config.Kinds (0: NVIDIA).
+	// "Ascend910B3"); empty for NVIDIA.
 	Device string `json:"device,omitempty"`
-	Kind   int    `json:"-"`
 
 	// reg is the GPU's position in hami.io/node-nvidia-register: HAMi's device list starts in this order,
 	// and its stable sort keeps it among equal GPUs.
@@ -137,6 +138,8 @@ func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
 type Cluster struct {
 	cfg       Config
 	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
+	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey   // the other kinds' quota keys
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -162,6 +165,8 @@ func NewCluster(cfg Config) *Cluster {
 	return &Cluster{
 		cfg:       cfg,
 		kinds:     cfg.Kinds(),
+		units:     pluralWords(cfg.Kinds()),
+		vkeys:     vendorQuotaKeys(cfg.Kinds()),
 		nodes:     map[string]*Node{},
 		pods:      map[string]*PodAllocation{},
 		byNode:    map[string]map[string]*PodAllocation{},

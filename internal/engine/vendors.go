@@ -46,7 +46,7 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			node.GPUs = append(node.GPUs, GPU{
 				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: ModeHamiCore, Healthy: d.Health,
 				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, reg: len(node.GPUs),
-				Device: kind.Name, Kind: k,
+				Device: kind.Name, Kind: uint8(k),
 			})
 		}
 	}
@@ -288,14 +288,14 @@ func (s *selectors) uuidFilterName() string {
 
 func (f *fitter) uuidMatchesGPU(g *GPU) bool {
 	if g.Kind != 0 {
-		return f.vendor[g.Kind].uuidMatches(g.UUID)
+		return f.vendor[int(g.Kind)].uuidMatches(g.UUID)
 	}
 	return f.uuidMatches(g.UUID)
 }
 
 func (f *fitter) uuidFilterNameGPU(g *GPU) string {
 	if g.Kind != 0 {
-		return f.vendor[g.Kind].uuidFilterName()
+		return f.vendor[int(g.Kind)].uuidFilterName()
 	}
 	return f.uuidFilterName()
 }
@@ -422,11 +422,13 @@ func (u *usage) unchargeVendor(q map[string]int64) {
 }
 
 // vendorQuotaKeys lists the quota resources of the other device types: memory (MiB) and cores (%).
-func (c *Cluster) vendorQuotaKeys() []vendorKey {
+func (c *Cluster) vendorQuotaKeys() []vendorKey { return c.vkeys }
+
+func vendorQuotaKeys(kinds []device.Kind) []vendorKey {
 	var out []vendorKey
 	seen := map[string]bool{}
-	for k := 1; k < len(c.kinds); k++ {
-		kind := &c.kinds[k]
+	for k := 1; k < len(kinds); k++ {
+		kind := &kinds[k]
 		for _, r := range []struct {
 			name, unit string
 			factor     int64
@@ -467,4 +469,13 @@ func deviceSuffix(r *ContainerRequest) string {
 		return " (" + r.Device + ", vNPU template " + r.Template + ")"
 	}
 	return " (" + r.Device + ")"
+}
+
+// pluralWords are the kinds' words in the plural, a Check's unit ("GPUs", "NPUs").
+func pluralWords(kinds []device.Kind) []string {
+	out := make([]string, len(kinds))
+	for i := range kinds {
+		out[i] = kinds[i].Word + "s"
+	}
+	return out
 }

@@ -29,12 +29,12 @@ type GPUStatus struct {
 	Type     string `json:"type"`
 	Numa     int    `json:"numa"`
 	Selected bool   `json:"selected,omitempty"`
+	// other marks a device of another type than the deciding container's: not a candidate, not a reason.
+	other bool
 	// Result is the first failing gate; an empty Code means the GPU passed every gate.
 	Result Check `json:"result"`
 	// Checks is every gate's result, filled only for nodes asked for in detail.
 	Checks []Check `json:"checks,omitempty"`
-	// other marks a device of another type than the deciding container's: not a candidate, not a reason.
-	other bool
 }
 
 // Other reports whether the device is of another type than the deciding container asks for (a DCU when

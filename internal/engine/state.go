@@ -13,15 +13,15 @@ import (
 
 // GPU is one physical GPU with its registered capacity and what counted pods use of it.
 type GPU struct {
-	UUID        string               `json:"uuid"`
-	Index       int                  `json:"index"`
-	Type        string               `json:"type"`
-	Numa        int                  `json:"numa"`
-	Mode        string               `json:"mode"`
-	Healthy     bool                 `json:"healthy"`
-	Cordoned    bool                 `json:"cordoned,omitempty"`
+	UUID     string `json:"uuid"`
+	Index    int    `json:"index"`
+	Type     string `json:"type"`
+	Numa     int    `json:"numa"`
+	Mode     string `json:"mode"`
+	Healthy  bool   `json:"healthy"`
+	Cordoned bool   `json:"cordoned,omitempty"`
 	// Kind is the device type's index in Config.Kinds (0: NVIDIA), beside the flags so the struct does not grow.
-	Kind uint8 `json:"-"`
+	Kind        uint8                `json:"-"`
 	Slots       int32                `json:"slots"`
 	TotalMem    int64                `json:"totalMemMiB"`
 	TotalCores  int64                `json:"totalCores"`

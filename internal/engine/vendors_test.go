@@ -171,6 +171,19 @@ func TestVendorGates(t *testing.T) {
 		{name: "Iluvatar memory in 256 MiB units", nodes: []*corev1.Node{vendorNode("i1", "hami.io/node-MR-V100-register", vdevs("i1", "gpu", "MR-V100", 1, 32768, 100, 8))},
 			pod:  mkPod("ns", "p", vctr("c", "iluvatar.ai/MR-V100-vgpu", 1, "iluvatar.ai/MR-V100.vMem", 4, "iluvatar.ai/MR-V100.vCore", 30)),
 			fits: true, annos: map[string]string{"hami.io/MR-V100-devices-allocated": "i1-gpu0,MR-V100,1024,30:;"}},
+		{name: "MetaX GPUs from the node's capacity, taken whole", nodes: []*corev1.Node{func() *corev1.Node {
+			n := mkNode("x1", nil)
+			n.Status.Capacity = corev1.ResourceList{"metax-tech.com/gpu": *resource.NewQuantity(2, resource.DecimalSI)}
+			return n
+		}()},
+			pods: []*corev1.Pod{func() *corev1.Pod {
+				p := mkPod("ns", "a", vctr("c", "metax-tech.com/gpu", 1))
+				p.Annotations[codec.PodNodeAnnotation] = "x1"
+				p.Annotations["hami.io/metax-gpu-devices-allocated"] = "x1-metax-1,Metax-GPU,65536,100:;"
+				return p
+			}()},
+			pod:  mkPod("ns", "p", vctr("c", "metax-tech.com/gpu", 1)),
+			fits: true, annos: map[string]string{"hami.io/metax-gpu-devices-allocated": "x1-metax-0,Metax-GPU,65536,100:;"}},
 	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

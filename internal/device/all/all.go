@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/metax"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 )
 
@@ -22,6 +23,7 @@ var Vendors = []device.Vendor{
 	ascend.Vendor{},
 	cambricon.Vendor{},
 	iluvatar.Vendor{},
+	metax.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

@@ -345,3 +345,40 @@ func TestVendorRegisterProblems(t *testing.T) {
 		t.Fatalf("placement %s", b)
 	}
 }
+
+// Test910CPairing is HAMi's own 910C pairing cases (pkg/device/ascend/device_910c_pairing_test.go): a node's
+// registered NPU indices, a request, and whether whole two-NPU modules can fill it.
+func Test910CPairing(t *testing.T) {
+	tests := []struct {
+		name    string
+		indices []int
+		count   int
+		fits    bool
+		want    string // the device list when it fits
+	}{
+		{"4 asked, one full module and three halves (FitPartialAllocationBug)", []int{0, 1, 2, 4, 6}, 4, false, ""},
+		{"2 asked, two halves of different modules (FitExactCountBypassBug)", []int{0, 2}, 2, false, ""},
+		{"2 asked, one full module (FitFullPairSucceeds)", []int{0, 1}, 2, true, "c-1,Ascend910C,65536,0:c-0,Ascend910C,65536,0:;"},
+		{"4 asked, four halves (NoFullPairsReturnsEmpty)", []int{0, 2, 4, 6}, 4, false, ""},
+		{"4 asked, two full modules among halves", []int{0, 1, 3, 4, 5, 6}, 4, true, "c-5,Ascend910C,65536,0:c-4,Ascend910C,65536,0:c-1,Ascend910C,65536,0:c-0,Ascend910C,65536,0:;"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			devs := make([]codec.DeviceInfo, len(tc.indices))
+			for i, idx := range tc.indices {
+				devs[i] = codec.DeviceInfo{ID: fmt.Sprintf("c-%d", idx), Index: idx, Count: 1, Devmem: 65536, Devcore: 20, Type: "Ascend910C", Health: true}
+			}
+			c := NewCluster(DefaultConfig())
+			c.SetNode(vendorNode("c1", c910Reg, devs))
+			v := c.Evaluate(mkPod("ns", "p", vctr("c", c910, tc.count)), EvalOptions{})
+			if v.Fits != tc.fits {
+				t.Fatalf("fits = %v, want %v: %s", v.Fits, tc.fits, v.Summary)
+			}
+			if tc.fits {
+				if got := v.Placement.Annotations(testTime)[c910Alloc]; got != tc.want {
+					t.Errorf("devices %q, want %q", got, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ const (
 
 // managedResources are HAMi's default resource names: kube-scheduler must send pods asking for any of them to
 // the extender and must not count them itself.
-var managedResources = []string{"nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage", "nvidia.com/gpucores", "nvidia.com/priority"}
+var managedResources = engine.DefaultConfig().ManagedResources()
 
 // kustomization is the part of kustomization.yaml the tiny reader follows.
 type kustomization struct {

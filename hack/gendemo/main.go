@@ -95,6 +95,37 @@ func gpuPod(ns, name string, count, mem, pct, cores int64, annos ...string) *cor
 	return p
 }
 
+// vendorNode is a node whose device plugin registers devs in the register annotation of another device type
+// (Ascend, Hygon ...), serving them as the count resource.
+func vendorNode(name, register, countRes string, devs []codec.DeviceInfo, labels map[string]string) *corev1.Node {
+	n := node(name, nil, labels, register, codec.FormatNodeRegister(devs))
+	n.Status.Capacity[corev1.ResourceName(countRes)] = *resource.NewQuantity(int64(len(devs)), resource.DecimalSI)
+	n.Status.Allocatable[corev1.ResourceName(countRes)] = *resource.NewQuantity(int64(len(devs)), resource.DecimalSI)
+	return n
+}
+
+// vendorDevices is n devices of another type named <prefix>-<node>-<i>.
+func vendorDevices(prefix, node, typ string, n int, mem, cores int64, split int32) []codec.DeviceInfo {
+	out := make([]codec.DeviceInfo, n)
+	for i := range out {
+		out[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-%s-%d", prefix, node, i), Index: i, Count: split, Devmem: mem, Devcore: cores,
+			Type: typ, Numa: i * 2 / max(n, 1), Health: true}
+	}
+	return out
+}
+
+// vendorPod is a pod with one container asking for the resources res (name, value, ...).
+func vendorPod(ns, name, image string, res ...any) *corev1.Pod {
+	p := gpuPod(ns, name, 0, -1, 0, -1)
+	l := corev1.ResourceList{}
+	for i := 0; i+1 < len(res); i += 2 {
+		l[corev1.ResourceName(res[i].(string))] = *resource.NewQuantity(int64(res[i+1].(int)), resource.DecimalSI)
+	}
+	p.Spec.Containers[0].Resources.Limits = l
+	p.Spec.Containers[0].Image = image
+	return p
+}
+
 func quota(ns, name string, hard ...string) *corev1.ResourceQuota {
 	q := &corev1.ResourceQuota{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created},
@@ -175,11 +206,17 @@ func generate(w io.Writer) error {
 		node("gpu-t4-02", devices("gpu-t4-02", t4, 4, 4), map[string]string{"gpu.vendor/model": "T4"}),
 		t4Legacy,
 		l4Node,
+		// A mixed pool: HAMi's Ascend and Hygon device plugins register their devices beside NVIDIA's.
+		vendorNode("gpu-mx-npu", "hami.io/node-register-Ascend910B3", "huawei.com/Ascend910B3",
+			vendorDevices("NPU", "gpu-mx-npu", "Ascend910B3", 4, 65536, 20, 4), map[string]string{"accelerator": "huawei-Ascend910"}),
+		vendorNode("gpu-mx-dcu", "hami.io/node-dcu-register", "hygon.com/dcunum",
+			vendorDevices("DCU", "gpu-mx-dcu", "DCU-K100", 4, 65536, 100, 4), map[string]string{"accelerator": "hygon-dcu"}),
 	}
 	s.Quotas = []*corev1.ResourceQuota{
 		quota("ml-research", "gpu-quota", "limits.nvidia.com/gpumem", "900000", "limits.nvidia.com/gpucores", "2000"),
 		quota("inference", "gpu-quota", "limits.nvidia.com/gpumem", "64000", "limits.nvidia.com/gpucores", "400"),
 		quota("team-vision", "gpu-quota", "limits.nvidia.com/gpumem", "120000", "requests.nvidia.com/gpumem", "120000"),
+		quota("speech", "dcu-quota", "limits.hygon.com/dcumem", "80000"),
 	}
 	s.ConfigMaps = []*corev1.ConfigMap{{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hami-scheduler-device", CreationTimestamp: created},
@@ -201,6 +238,10 @@ func generate(w io.Writer) error {
 		gpuPod("team-vision", "mig-small-0", 1, 9000, 0, -1, engine.AnnoVGPUMode, "mig"),
 		gpuPod("team-vision", "mig-medium-0", 1, 18000, 0, -1, engine.AnnoVGPUMode, "mig"),
 		gpuPod("default", "batch-render", 2, 30000, 0, 60, engine.AnnoGPUPolicy, "spread"),
+		vendorPod("npu-lab", "npu-train-0", "ascendhub.huawei.com/public-ascendhub/mindspore:2.3", "huawei.com/Ascend910B3", 2),
+		vendorPod("npu-lab", "npu-infer-0", "ascendhub.huawei.com/public-ascendhub/mindie:1.0", "huawei.com/Ascend910B3", 1, "huawei.com/Ascend910B3-memory", 12000),
+		vendorPod("speech", "dcu-train-0", "image.sourcefind.cn:5000/dcu/admin/base/pytorch:2.1", "hygon.com/dcunum", 2, "hygon.com/dcumem", 24000, "hygon.com/dcucores", 50),
+		vendorPod("speech", "dcu-notebook-0", "image.sourcefind.cn:5000/dcu/admin/base/jupyter:1", "hygon.com/dcunum", 1, "hygon.com/dcumem", 16000, "hygon.com/dcucores", 20),
 	}
 	pending := []*corev1.Pod{
 		gpuPod("inference", "llm-serve-2", 1, 24000, 0, 30, engine.AnnoUseGPUType, "H100"),
@@ -210,6 +251,7 @@ func generate(w io.Writer) error {
 		gpuPod("default", "numa-allreduce", 5, 30000, 0, 50, engine.AnnoNumaBind, "true"),
 		gpuPod("team-vision", "mig-large", 1, 70000, 0, -1, engine.AnnoVGPUMode, "mig"),
 		gpuPod("inference", "reranker-0", 1, 8000, 0, 10, codec.CardNameAnnotation, cardH100, codec.QueueNameAnnotation, "serving"),
+		vendorPod("npu-lab", "npu-train-1", "ascendhub.huawei.com/public-ascendhub/mindspore:2.3", "huawei.com/Ascend910B3", 4),
 	}
 	// Volcano queues with card-model quotas (volcano.sh/card.quota) and a job waiting to enter its queue.
 	s.Volcano = true

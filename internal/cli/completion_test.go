@@ -269,8 +269,8 @@ func TestCompleteQueuesAndCards(t *testing.T) {
 // with its namespace, pending first.
 func TestCompletePodNamesAllNamespaces(t *testing.T) {
 	values, _ := complete(t, "why-pending", "-A", "--demo", "")
-	if len(values) < 10 || values[0] != "detector-xl\tteam-vision · Pending" || !strings.HasSuffix(values[7], "Running") {
-		t.Fatalf("-A offered %q, want every namespace's pods, the 7 pending first by name", values)
+	if len(values) < 10 || values[0] != "detector-xl\tteam-vision · Pending" || !strings.HasSuffix(values[7], "Pending") || !strings.HasSuffix(values[8], "Running") {
+		t.Fatalf("-A offered %q, want every namespace's pods, the 8 pending first by name", values)
 	}
 	values, _ = complete(t, "why-pending", "-A", "--demo", "rer")
 	if strings.Join(values, ",") != "reranker-0\tinference · Pending" {

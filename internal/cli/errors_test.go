@@ -121,7 +121,7 @@ func TestTopJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	// default has GPU usage but no quota: it is listed too, unlimited.
-	if top.Kind != "Top" || len(top.Nodes) != 9 || len(top.Pending) != 7 || len(top.Quotas) != 4 || len(top.Queues) != 2 {
+	if top.Kind != "Top" || len(top.Nodes) != 11 || len(top.Pending) != 8 || len(top.Quotas) != 5 || len(top.Queues) != 2 {
 		t.Fatalf("top JSON: %d nodes, %d pending, %d quotas", len(top.Nodes), len(top.Pending), len(top.Quotas))
 	}
 }

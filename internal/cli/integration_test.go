@@ -126,7 +126,7 @@ func TestLiveCluster(t *testing.T) {
 		if top.Kind != "Top" || top.Source != "cluster "+server {
 			t.Errorf("kind %q source %q, want Top and cluster %s", top.Kind, top.Source, server)
 		}
-		if len(top.Nodes) != 9 || len(top.Pending) != 7 {
+		if len(top.Nodes) != 11 || len(top.Pending) != 8 {
 			t.Errorf("got %d nodes and %d pending pods, want 9 and 7", len(top.Nodes), len(top.Pending))
 		}
 		var names []string
@@ -146,11 +146,11 @@ func TestLiveCluster(t *testing.T) {
 		got := live(t, "why-pending", "llm-serve-2", "-n", "inference")
 		for _, w := range []string{
 			"Pod inference/llm-serve-2 is Pending and not bound to a node.",
-			"ResourceQuotaNotFit   2       gpu-h100-01 GPU 0: pod needs 24000 MiB, 3712 of 64000 MiB left (limits.nvidia.com/gpumem in ResourceQuota gpu-quota)",
+			"ResourceQuotaNotFit      2       gpu-h100-01 GPU 0: pod needs 24000 MiB, 3712 of 64000 MiB left (limits.nvidia.com/gpumem in ResourceQuota gpu-quota)",
 			"namespace inference has 3712 MiB of limits.nvidia.com/gpumem left (used 60288 of 64000, ResourceQuota gpu-quota)",
 			"Recent events:",
 			// Live() lists no events: this row comes from snapshot.AddPodEvents reading the apiserver.
-			"20m         FailedScheduling   hami-scheduler   12      0/9 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 ResourceQuotaNotFit, 5 CardTypeMismatch.",
+			"20m         FailedScheduling   hami-scheduler   12      0/11 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 NodeInsufficientDevice, 2 ResourceQuotaNotFit, 5 CardTypeMismatch.",
 		} {
 			if !strings.Contains(got, w) {
 				t.Errorf("why-pending llm-serve-2 lacks %q:\n%s", w, got)
@@ -164,7 +164,7 @@ func TestLiveCluster(t *testing.T) {
 	t.Run("why-pending card quota from live Volcano queues", func(t *testing.T) {
 		got := live(t, "why-pending", "reranker-0", "-n", "inference")
 		for _, w := range []string{
-			"0/9 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 QueueCardQuotaNotFit, 5 CardModelNotRequested.",
+			"0/11 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 QueueCardQuotaNotFit, 7 CardModelNotRequested.",
 			"QueueCardQuotaNotFit    2       gpu-h100-01: queue serving: NVIDIA-H100-80GB-HBM3 2 of 2 used, the pod needs 1",
 			"Card quota (Volcano queue serving, volcano.sh/card.quota), in whole cards:",
 			// Raising the card quota alone is proven not enough: the namespace quota decides next.
@@ -210,7 +210,7 @@ func TestLiveCluster(t *testing.T) {
 		if wp.Verdict == nil || wp.Verdict.Fits {
 			t.Fatalf("verdict %+v, want one that does not fit", wp.Verdict)
 		}
-		if len(wp.Verdict.Nodes) != 9 {
+		if len(wp.Verdict.Nodes) != 11 {
 			t.Errorf("verdict covers %d nodes, want 9", len(wp.Verdict.Nodes))
 		}
 		if len(wp.Events) != 1 || wp.Events[0].Reason != "FailedScheduling" || wp.Events[0].Count != 12 {

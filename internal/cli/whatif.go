@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
@@ -42,6 +43,7 @@ type WhatIfOptions struct {
 	GPUMem      int64
 	GPUMemPct   int64
 	GPUCores    int64
+	Device      string
 	Annotations []string
 	Card        string
 	Queue       string
@@ -87,6 +89,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 	f.Int64Var(&o.GPUMem, "gpumem", 0, "GPU memory per GPU in MiB (nvidia.com/gpumem)")
 	f.Int64Var(&o.GPUMemPct, "gpumem-percentage", 0, "GPU memory per GPU in percent (nvidia.com/gpumem-percentage)")
 	f.Int64Var(&o.GPUCores, "gpucores", -1, "GPU cores per GPU in percent (nvidia.com/gpucores)")
+	f.StringVar(&o.Device, "device", "", "device type other than NVIDIA GPUs: a vendor (hygon, cambricon) or a type (ascend910b3, dcu, mlu, mr-v100); --gpus, --gpumem and --gpucores then set its count, memory (in its own unit) and cores")
 	f.StringArrayVar(&o.Annotations, "annotation", nil, "pod annotation key=value (repeatable), e.g. nvidia.com/use-gputype=A100")
 	f.StringVar(&o.Card, "card", "", "Volcano card model(s) the pod may use, preferred first: \"NVIDIA-H200\" or \"NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D\" (volcano.sh/card.name)")
 	f.StringVar(&o.Queue, "queue", "", "Volcano queue whose card quota the pod draws on (scheduling.volcano.sh/queue-name)")
@@ -106,13 +109,17 @@ func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
 			return err
 		}
 		o.pods = pods
-		for _, name := range []string{"gpus", "gpumem", "gpumem-percentage", "gpucores", "name"} {
+		for _, name := range []string{"gpus", "gpumem", "gpumem-percentage", "gpucores", "device", "name"} {
 			if cmd.Flags().Changed(name) {
 				fmt.Fprintf(o.streams.ErrOut, "warning: --%s is ignored with -f: the manifest's pod template decides\n", name)
 			}
 		}
 	} else {
-		o.pods = []whatIfPod{{pod: o.podFromFlags(), count: 1}}
+		pod, err := o.podFromFlags()
+		if err != nil {
+			return err
+		}
+		o.pods = []whatIfPod{{pod: pod, count: 1}}
 	}
 	for i := range o.pods {
 		if o.Count > 0 {
@@ -247,20 +254,40 @@ func (o *WhatIfOptions) Validate() error {
 	return nil
 }
 
-func (o *WhatIfOptions) podFromFlags() *corev1.Pod {
-	l := corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(o.GPUs, resource.DecimalSI)}
+func (o *WhatIfOptions) podFromFlags() (*corev1.Pod, error) {
+	// --device picks the resource names of another device type (HAMi's chart defaults for its family).
+	kinds := engine.DefaultConfig().Kinds()
+	k, err := device.Find(kinds, o.Device)
+	if err != nil {
+		return nil, fmt.Errorf("--device: %w", err)
+	}
+	kind := kinds[k]
+	l := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(o.GPUs, resource.DecimalSI)}
+	set := func(flag, res string, v int64) error {
+		if res == "" {
+			return fmt.Errorf("--%s: %s devices have no such resource", flag, kind.Name)
+		}
+		l[corev1.ResourceName(res)] = *resource.NewQuantity(v, resource.DecimalSI)
+		return nil
+	}
 	if o.GPUMem > 0 {
-		l["nvidia.com/gpumem"] = *resource.NewQuantity(o.GPUMem, resource.DecimalSI)
+		if err := set("gpumem", kind.Memory, o.GPUMem); err != nil {
+			return nil, err
+		}
 	}
 	if o.GPUMemPct > 0 {
-		l["nvidia.com/gpumem-percentage"] = *resource.NewQuantity(o.GPUMemPct, resource.DecimalSI)
+		if err := set("gpumem-percentage", kind.MemoryPercent, o.GPUMemPct); err != nil {
+			return nil, err
+		}
 	}
 	if o.GPUCores >= 0 {
-		l["nvidia.com/gpucores"] = *resource.NewQuantity(o.GPUCores, resource.DecimalSI)
+		if err := set("gpucores", kind.Cores, o.GPUCores); err != nil {
+			return nil, err
+		}
 	}
 	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: o.Name},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}}
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}}, nil
 }
 
 // renameResources maps the default resource names onto the cluster's configured ones.

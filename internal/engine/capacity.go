@@ -3,6 +3,7 @@ package engine
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -72,10 +73,15 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		if !cloned[best] {
 			nodes[best], cloned[best] = nodes[best].clone(), true
 		}
-		alloc := placementAllocation(req, res.containers)
+		alloc := placementAllocation(req, res.containers, c.kinds)
 		c.applyToNode(nodes[best], alloc, +1)
 		f.quota.memUsed += alloc.QuotaMem
 		f.quota.coresUsed += alloc.QuotaCores
+		for r, v := range alloc.VendorQuota {
+			if q := f.quota.dev[r]; q != nil {
+				q.used += v
+			}
+		}
 		copies[best]++
 		out.Copies++
 		refit(best)
@@ -116,7 +122,7 @@ func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
 		if chk, _ := card.gate(n, f.cardModels); chk != nil && chk.Code == QueueCardQuotaNotFit {
 			return chk
 		}
-		alloc := placementAllocation(f.req, res.containers)
+		alloc := placementAllocation(f.req, res.containers, f.c.kinds)
 		f.quota = quota
 		chk, ok := f.quotaCheck(alloc.QuotaMem, alloc.QuotaCores)
 		f.quota.hasMem, f.quota.hasCores = false, false
@@ -128,17 +134,22 @@ func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
 }
 
 // placementAllocation is the usage a placement would add, computed exactly as for a counted pod.
-func placementAllocation(req *PodRequest, containers []ContainerPlacement) *PodAllocation {
+func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds []device.Kind) *PodAllocation {
 	p := &Placement{Containers: containers, InitContainers: req.InitContainers, AppContainers: req.AppContainers}
 	alloc := &PodAllocation{Namespace: req.Namespace, Name: req.Name, Mig: p.MigAllocations()}
 	for _, cp := range containers {
 		ca := ContainerAllocation{Name: cp.Name, Init: cp.Init}
 		for _, d := range cp.Devices {
-			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: "NVIDIA", UsedMem: d.MemMiB, UsedCores: d.Cores})
+			t := "NVIDIA"
+			if d.Kind != 0 {
+				t, ca.Kind, ca.Device = d.Device, d.Kind, d.Device
+			}
+			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores})
 		}
 		alloc.Containers = append(alloc.Containers, ca)
 	}
 	alloc.Uses = collapse(alloc.Containers)
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
+	alloc.VendorQuota = vendorQuotaUse(alloc.Containers, kinds)
 	return alloc
 }

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 )
 
 // Config mirrors the knobs of HAMi's device configuration that change scheduling decisions.
@@ -51,7 +55,27 @@ type Config struct {
 	// HAMiVersion is the HAMi release whose scheduler the cluster runs ("2.10"). kubectl-hami reads every
 	// register format; a node whose annotation this version cannot read is reported as a problem.
 	HAMiVersion string `json:"hamiVersion,omitempty"`
+
+	// Vendors are the device types besides NVIDIA's (internal/device): Hygon DCU, the Ascend chips, ...
+	// nil means HAMi's chart defaults for every registered family; an empty, non-nil slice means none.
+	Vendors []device.Kind `json:"vendors,omitempty"`
 }
+
+// NoVendors is a Vendors value that schedules NVIDIA alone.
+var NoVendors = []device.Kind{}
+
+// Kinds lists every device type: NVIDIA's (from the resource names above) first, then Vendors.
+func (c Config) Kinds() []device.Kind {
+	c = c.normalized()
+	out := make([]device.Kind, 0, 1+len(c.Vendors))
+	out = append(out, nvidia.Kind(c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName))
+	out = append(out, c.Vendors...)
+	// A GPU keeps its Kind in a byte; no device ConfigMap lists 255 types.
+	return out[:min(len(out), MaxKinds)]
+}
+
+// MaxKinds is the most device types a cluster schedules (NVIDIA's included).
+const MaxKinds = 255
 
 // DefaultHAMiVersion is the HAMi release kubectl-hami follows.
 const DefaultHAMiVersion = "2.10"
@@ -154,11 +178,27 @@ func (c Config) normalized() Config {
 	if c.GPUSchedulerPolicy == "" {
 		c.GPUSchedulerPolicy = d.GPUSchedulerPolicy
 	}
+	if c.Vendors == nil {
+		c.Vendors = all.Defaults()
+	}
 	return c
 }
 
 // ManagedResources lists the resource names the extender must be told it manages.
 func (c Config) ManagedResources() []string {
 	c = c.normalized()
-	return []string{c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName, c.ResourcePriorityName}
+	out := []string{c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName, c.ResourcePriorityName}
+	seen := map[string]bool{}
+	for _, r := range out {
+		seen[r] = true
+	}
+	for i := range c.Vendors {
+		for _, r := range c.Vendors[i].Resources() {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

@@ -103,7 +103,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	if best >= 0 {
 		v.Fits = true
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
-			InitContainers: req.InitContainers, AppContainers: req.AppContainers}
+			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
 			slices.SortStableFunc(feasible, func(a, b int) int {
 				na, nb := &v.Nodes[a], &v.Nodes[b]
@@ -130,6 +130,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Explanation = append(v.Explanation, quotaDisagreement(v.Quota)...)
 	}
 	v.Hints = c.hints(v, &agg)
+	if w := req.DeviceWord(); w != "GPU" {
+		v.Explanation, v.Hints = inWords(v.Explanation, w), inWords(v.Hints, w)
+	}
 	return v
 }
 

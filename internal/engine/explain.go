@@ -62,6 +62,9 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	a.free = a.free[:0]
 	for i := range st {
 		g := &st[i]
+		if g.other {
+			continue
+		}
 		code := g.Result.Code
 		switch code {
 		case "", CardInsufficientMemory, AllocatedCardsInsufficientRequest, NumaNotFit:
@@ -169,7 +172,7 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 		if r.Init {
 			kind = "init container"
 		}
-		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s), each with %s and %d%% cores", kind, r.Name, r.Count, r.MemoryString(), r.Cores))
+		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s)%s, each with %s and %d%% cores", kind, r.Name, r.Count, deviceSuffix(&r), r.MemoryString(), r.Cores))
 	}
 	codes := a.counts()
 	seen := map[Code]bool{}
@@ -204,6 +207,9 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 	}
 	switch c {
 	case NodeUnregistered:
+		if req.DeviceWord() != "GPU" {
+			return prefix + "no device plugin registered any devices on " + strings.Join(a.nodes[codeIndex(c)], ", ")
+		}
 		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[codeIndex(c)], ", ")
 	case NodeDevicesNotReady:
 		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[codeIndex(c)], ", ")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -46,6 +47,10 @@ type fitter struct {
 	sel                            []int
 	chosen                         []int
 	lowerUseTypes, lowerNoUseTypes []string
+	// vendor holds the type and UUID selectors of the other device types the pod asks for, by Kind index.
+	vendor map[int]*selectors
+	// wantsNVIDIA is set when a container asks for NVIDIA GPUs.
+	wantsNVIDIA bool
 }
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.
@@ -54,6 +59,14 @@ type quotaView struct {
 	memLimit, coreLimit  int64
 	memUsed, coresUsed   int64
 	memSource, coreSouce string
+	// dev are the other device types' quota keys, by resource name (checked only for a QuotaInFit type).
+	dev map[string]*devQuota
+}
+
+type devQuota struct {
+	limit, used int64
+	source      string
+	unit        string
 }
 
 func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
@@ -68,6 +81,17 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 		q.memUsed -= self.QuotaMem
 		q.coresUsed -= self.QuotaCores
 	}
+	for _, l := range st.Devices {
+		if q.dev == nil {
+			q.dev = map[string]*devQuota{}
+		}
+		r := strings.TrimPrefix(l.Resource, "limits.")
+		dq := &devQuota{limit: l.Limit, used: l.Used, source: l.Source, unit: l.Unit}
+		if self != nil {
+			dq.used -= self.VendorQuota[r]
+		}
+		q.dev[r] = dq
+	}
 	return q
 }
 
@@ -79,6 +103,12 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 	}
 	for _, t := range req.NoUseTypes {
 		f.lowerNoUseTypes = append(f.lowerNoUseTypes, strings.ToLower(t))
+	}
+	f.vendor = req.vendorSel
+	for i := range req.Containers {
+		if req.Containers[i].Kind == 0 {
+			f.wantsNVIDIA = true
+		}
 	}
 	return f
 }
@@ -190,7 +220,8 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 	if !n.Registered {
 		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: n.RegisterError}
 	}
-	if n.AllocatableGPUs <= 0 {
+	// The allocatable count is NVIDIA's; a pod that asks for other types only is not held by it.
+	if n.AllocatableGPUs <= 0 && f.wantsNVIDIA && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {
 		grace := false
 		if n.Handshake.State == "Requesting" && !n.Handshake.Time.IsZero() && now != nil {
 			if t := now(); t > 0 && t-n.Handshake.Time.Unix() < int64(f.c.cfg.HandshakeGrace.Seconds()) {
@@ -222,8 +253,8 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 // node's reason before a later container's count is looked at.
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
-	if r.Count > len(n.GPUs) {
-		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(len(n.GPUs)), Unit: "GPUs",
+	if have := n.DevicesOf(r.Kind); r.Count > have {
+		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.units[r.Kind],
 			Detail: "container " + r.Name}
 	}
 	return nil
@@ -233,6 +264,9 @@ func (f *fitter) countGate(n *Node, ci int) *Check {
 // and the memory and cores it adds to the pod's quota usage.
 func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses []GPUStatus) (ContainerPlacement, int64, int64, bool) {
 	r := &f.req.Containers[ci]
+	kind := &f.c.kinds[r.Kind]
+	// Only NVIDIA keeps numa-bind and topology-aware; every other type's checkType says no NUMA.
+	numaBind, topology := f.req.NumaBind && r.Kind == 0, f.req.TopologyAware && r.Kind == 0
 	f.sortGPUs(n)
 	sel := f.sel[:0]
 	var selMem, selCores int64
@@ -241,9 +275,15 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
 		g := &n.GPUs[gi]
+		if int(g.Kind) != r.Kind {
+			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
+			statuses[gi].Selected, statuses[gi].other = false, true
+			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
+			continue
+		}
 		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type
 		// gates, which HAMi checks first.
-		if f.req.NumaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
+		if numaBind && (!started || g.Numa != prevNuma) && !f.earlyFail(g) {
 			// With topology-aware, HAMi keeps walking and restarts here even when the NUMA node already held
 			// enough candidates: only the last NUMA node walked reaches the topology choice.
 			detail := "NUMA node " + itoa(prevNuma) + " has too few fitting GPUs"
@@ -269,19 +309,29 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
 		selCores += r.Cores
-		if !f.req.TopologyAware && len(sel) == r.Count {
+		if !topology && kind.Pair == 0 && len(sel) == r.Count {
 			break
 		}
 	}
 	f.sel = sel
 	if len(sel) < r.Count {
 		for _, s := range sel {
-			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs"}
+			statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(sel)), Unit: f.c.units[r.Kind]}
 		}
 		return ContainerPlacement{}, 0, 0, false
 	}
 	chosen := sel
-	if f.req.TopologyAware {
+	if kind.Pair > 1 && r.Count > 1 {
+		chosen = pairChoice(n, sel, r.Count, kind.Pair)
+		if len(chosen) < r.Count {
+			for _, s := range sel {
+				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
+					Detail: itoa(len(sel)) + " fit, but only " + itoa(len(chosen)) + " in whole modules of " + itoa(kind.Pair)}
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)
 		var mem, cores int64
 		for _, gi := range chosen {
@@ -302,7 +352,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores, Device: g.Device, Kind: int(g.Kind)}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -366,10 +416,10 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.uuidMatches(g.UUID); failed || want {
+	if failed := !f.ignoreFilters && !f.uuidMatchesGPU(g); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {
-			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterName()
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterNameGPU(g)
 		}
 		if stop(c) {
 			return c
@@ -389,9 +439,19 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	memNeed := r.MemoryOn(g.TotalMem)
-	if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
-		if stop(c) {
-			return c
+	// NVIDIA's and Cambricon's Fit check the namespace quota (pkg/device/nvidia/device.go,
+	// pkg/device/cambricon/device.go fitQuota); the other types' do not.
+	if g.Kind == 0 {
+		if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
+			if stop(c) {
+				return c
+			}
+		}
+	} else if k := &f.c.kinds[g.Kind]; k.QuotaInFit {
+		if c, ok := f.vendorQuotaCheck(k, podMem+memNeed, podCores+r.Cores); !ok || want {
+			if stop(c) {
+				return c
+			}
 		}
 	}
 	if failed := g.TotalMem-usedMem < memNeed; failed || want {
@@ -418,7 +478,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if g.Mode == ModeMIG {
+	if g.Mode == ModeMIG && g.Kind == 0 {
 		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
 			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
@@ -467,7 +527,26 @@ func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 	return Check{Gate: "quota"}, true
 }
 
+// vendorQuotaCheck is the quota gate for another type's memory and cores keys.
+func (f *fitter) vendorQuotaCheck(k *device.Kind, memTotal, coresTotal int64) (Check, bool) {
+	for _, key := range []struct {
+		res  string
+		need int64
+	}{{k.Memory, memTotal}, {k.Cores, coresTotal}} {
+		q := f.quota.dev[key.res]
+		if key.res == "" || q == nil || q.used+key.need <= q.limit {
+			continue
+		}
+		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: key.need, Have: max(q.limit-q.used, 0), Total: q.limit, Unit: q.unit,
+			Detail: "limits." + key.res + " in ResourceQuota " + q.source}, false
+	}
+	return Check{Gate: "quota"}, true
+}
+
 func (f *fitter) typeMatches(g *GPU) bool {
+	if g.Kind != 0 {
+		return f.vendor[int(g.Kind)].typeMatches(g.Type)
+	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return false
 	}
@@ -496,6 +575,9 @@ func (f *fitter) typeMatches(g *GPU) bool {
 }
 
 func (f *fitter) typeDetail(g *GPU) string {
+	if g.Kind != 0 {
+		return f.vendor[int(g.Kind)].typeDetail()
+	}
 	if f.req.Mode != "" && f.req.Mode != g.Mode {
 		return "mode " + g.Mode + " is not the vgpu-mode " + f.req.Mode
 	}

@@ -59,6 +59,12 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	if v == nil || v.Fits || v.NotHAMi || v.NoGPURequest || v.Request == nil || !v.Request.WantsGPU() {
 		return
 	}
+	// The fixes rewrite NVIDIA's resources and selectors; another type's request is explained, not fixed.
+	for _, r := range v.Request.Containers {
+		if r.Kind != 0 {
+			return
+		}
+	}
 	opts.Nodes, opts.DetailNodes, opts.DetailAll, opts.Unranked = nil, nil, false, true
 	eval := func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) }
 	key := pod.Namespace + "/" + pod.Name

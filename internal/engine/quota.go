@@ -11,9 +11,13 @@ import (
 // quotaLimits is what one ResourceQuota says about the managed keys; nil means the key is absent.
 type quotaLimits struct {
 	mem, cores *int64
+	dev        map[string]int64 // other device types' keys, by resource name
 }
 
-type usage struct{ mem, cores int64 }
+type usage struct {
+	mem, cores int64
+	dev        map[string]int64 // other device types' keys, by resource name
+}
 
 // maxQuotaUse bounds a namespace's summed usage, far below int64's end, so that the quota gate's
 // used+request comparison can never wrap either.
@@ -76,6 +80,18 @@ func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
 		}
 		l.mem = &m
 	}
+	for _, vk := range c.vendorQuotaKeys() {
+		if v := read(vk.resource); v != nil {
+			m, ok := mulChecked(*v, vk.factor)
+			if !ok {
+				m = maxQuotaUse
+			}
+			if l.dev == nil {
+				l.dev = map[string]int64{}
+			}
+			l.dev[vk.resource] = m
+		}
+	}
 	if c.quotas[rq.Namespace] == nil {
 		c.quotas[rq.Namespace] = map[string]quotaLimits{}
 	}
@@ -114,10 +130,13 @@ type QuotaStatus struct {
 	Namespace string     `json:"namespace"`
 	Memory    *QuotaLine `json:"memory,omitempty"`
 	Cores     *QuotaLine `json:"cores,omitempty"`
+	// Devices are the quota keys of other device types (limits.hygon.com/dcumem ...): accounted and shown;
+	// HAMi v2.10's Fit checks them for NVIDIA only, so they never make a pod pending here.
+	Devices []QuotaLine `json:"devices,omitempty"`
 }
 
 // Limited reports whether any managed quota applies.
-func (q QuotaStatus) Limited() bool { return q.Memory != nil || q.Cores != nil }
+func (q QuotaStatus) Limited() bool { return q.Memory != nil || q.Cores != nil || len(q.Devices) > 0 }
 
 // Quota is the namespace's quota: the tightest limit over its ResourceQuotas, against HAMi's own usage.
 func (c *Cluster) Quota(ns string) QuotaStatus {
@@ -138,6 +157,17 @@ func (c *Cluster) Quota(ns string) QuotaStatus {
 		}
 		if l.cores != nil && (st.Cores == nil || *l.cores < st.Cores.Limit) {
 			st.Cores = &QuotaLine{Resource: "limits." + c.cfg.ResourceCoreName, Used: u.cores, Limit: *l.cores, Unit: "%", Source: name}
+		}
+	}
+	for _, vk := range c.vendorQuotaKeys() {
+		var line *QuotaLine
+		for _, name := range names {
+			if v, ok := c.quotas[ns][name].dev[vk.resource]; ok && (line == nil || v < line.Limit) {
+				line = &QuotaLine{Resource: "limits." + vk.resource, Used: u.dev[vk.resource], Limit: v, Unit: vk.unit, Source: name}
+			}
+		}
+		if line != nil {
+			st.Devices = append(st.Devices, *line)
 		}
 	}
 	for _, name := range names {

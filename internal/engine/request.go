@@ -41,6 +41,31 @@ type ContainerRequest struct {
 	// MemoryDefaulted is set when the container named no memory and got HAMi's default.
 	MemoryDefaulted bool  `json:"memoryDefaulted,omitempty"`
 	Cores           int64 `json:"cores"`
+	// Device is the device type asked for when it is not an NVIDIA GPU (HAMi's CommonWord: "DCU",
+	// "Ascend910B3"); Kind is its index in Config.Kinds (0: NVIDIA). Template is the vNPU template the
+	// memory was rounded up to.
+	Device   string `json:"device,omitempty"`
+	Template string `json:"template,omitempty"`
+	// Word is what people call one such device (DCU, NPU, MLU); empty for NVIDIA GPUs.
+	Word string `json:"word,omitempty"`
+	Kind int    `json:"-"`
+}
+
+// DeviceWord is what people call the devices the pod asks for: the type's word when every container asks
+// for the same type other than NVIDIA's, else "GPU".
+func (r *PodRequest) DeviceWord() string {
+	w := ""
+	for i := range r.Containers {
+		c := &r.Containers[i]
+		if c.Word == "" || w != "" && c.Word != w {
+			return "GPU"
+		}
+		w = c.Word
+	}
+	if w == "" {
+		return "GPU"
+	}
+	return w
 }
 
 // MemoryOn is the MiB this request needs on a GPU of totalMiB.
@@ -94,6 +119,8 @@ type PodRequest struct {
 	// numaBindAnno is nvidia.com/numa-bind alone, which keeps NUMA groups together in that sort.
 	sortPolicy   string
 	numaBindAnno bool
+	// vendorSel are the pod's type and UUID selectors of the other device types it asks for, by Kind index.
+	vendorSel map[int]*selectors
 }
 
 // WantsGPU reports whether any container asks for a GPU.
@@ -131,18 +158,26 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 		probs = append(probs, Problem{Kind: "Pod", Object: pod.Namespace + "/" + pod.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	for i := range pod.Spec.InitContainers {
-		if cr, ok := containerRequest(&pod.Spec.InitContainers[i], cfg, "spec.initContainers", bad); ok {
+		if cr, ok := anyRequest(&pod.Spec.InitContainers[i], cfg, "spec.initContainers", bad, pod.Annotations); ok {
 			cr.Init, cr.Index = true, i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
 	for i := range pod.Spec.Containers {
-		if cr, ok := containerRequest(&pod.Spec.Containers[i], cfg, "spec.containers", bad); ok {
+		if cr, ok := anyRequest(&pod.Spec.Containers[i], cfg, "spec.containers", bad, pod.Annotations); ok {
 			cr.Index = i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
 	applyAnnotations(pr, pod.Annotations, bad)
+	for i := range pr.Containers {
+		if k := pr.Containers[i].Kind; k > 0 && pr.vendorSel[k] == nil {
+			if pr.vendorSel == nil {
+				pr.vendorSel = map[int]*selectors{}
+			}
+			pr.vendorSel[k] = newSelectors(&cfg.Vendors[k-1], pod.Annotations)
+		}
+	}
 	return pr, probs
 }
 

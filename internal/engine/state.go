@@ -7,18 +7,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // GPU is one physical GPU with its registered capacity and what counted pods use of it.
 type GPU struct {
-	UUID        string               `json:"uuid"`
-	Index       int                  `json:"index"`
-	Type        string               `json:"type"`
-	Numa        int                  `json:"numa"`
-	Mode        string               `json:"mode"`
-	Healthy     bool                 `json:"healthy"`
-	Cordoned    bool                 `json:"cordoned,omitempty"`
+	UUID     string `json:"uuid"`
+	Index    int    `json:"index"`
+	Type     string `json:"type"`
+	Numa     int    `json:"numa"`
+	Mode     string `json:"mode"`
+	Healthy  bool   `json:"healthy"`
+	Cordoned bool   `json:"cordoned,omitempty"`
+	// Kind is the device type's index in Config.Kinds (0: NVIDIA), beside the flags so the struct does not grow.
+	Kind        uint8                `json:"-"`
 	Slots       int32                `json:"slots"`
 	TotalMem    int64                `json:"totalMemMiB"`
 	TotalCores  int64                `json:"totalCores"`
@@ -27,6 +30,9 @@ type GPU struct {
 	UsedMem     int64                `json:"usedMemMiB"`
 	UsedCores   int64                `json:"usedCores"`
 	MigUsed     []codec.MigPlacement `json:"migUsed,omitempty"`
+	// Device is the device type of a device that is not an NVIDIA GPU (HAMi's CommonWord: "DCU",
+	// "Ascend910B3"); empty for NVIDIA.
+	Device string `json:"device,omitempty"`
 
 	// reg is the GPU's position in hami.io/node-nvidia-register: HAMi's device list starts in this order,
 	// and its stable sort keeps it among equal GPUs.
@@ -55,7 +61,16 @@ type Node struct {
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
 	uuidIndex map[string]int
-	pos       int // index in Cluster.nodeList
+	pos       int   // index in Cluster.nodeList
+	kindCount []int // devices per Config.Kinds index
+}
+
+// DevicesOf is the number of the node's devices of kind k (an index in Config.Kinds).
+func (n *Node) DevicesOf(k int) int {
+	if k < len(n.kindCount) {
+		return n.kindCount[k]
+	}
+	return 0
 }
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
@@ -69,6 +84,7 @@ func (n *Node) GPUByUUID(uuid string) *GPU {
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
 	c := *n
+	c.kindCount = append([]int(nil), n.kindCount...)
 	c.GPUs = make([]GPU, len(n.GPUs))
 	copy(c.GPUs, n.GPUs)
 	for i := range c.GPUs {
@@ -90,6 +106,10 @@ type ContainerAllocation struct {
 	Name    string                  `json:"name"`
 	Init    bool                    `json:"init,omitempty"`
 	Devices []codec.ContainerDevice `json:"devices"`
+	// Device is the device type when it is not NVIDIA's ("DCU"), read from that type's annotation; Kind is
+	// its index in Config.Kinds. A container with devices of two types has one allocation per type.
+	Device string `json:"device,omitempty"`
+	Kind   int    `json:"-"`
 }
 
 // PodAllocation is a counted pod's share of its node's GPUs.
@@ -102,6 +122,9 @@ type PodAllocation struct {
 	Mig        []codec.MigAllocation `json:"mig,omitempty"`
 	QuotaMem   int64                 `json:"quotaMemMiB"`
 	QuotaCores int64                 `json:"quotaCores"`
+	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
+	// by resource name.
+	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
 
 	annoKey string    // the device-list annotation the allocation was read from
 	probs   []Problem // problems found reading the pod, before any node was consulted
@@ -114,6 +137,9 @@ func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
 // node and namespace it affects. It is not safe for concurrent use: callers serialise access.
 type Cluster struct {
 	cfg       Config
+	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
+	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey   // the other kinds' quota keys
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -135,8 +161,12 @@ type Cluster struct {
 
 // NewCluster returns an empty cluster model.
 func NewCluster(cfg Config) *Cluster {
+	cfg = cfg.normalized()
 	return &Cluster{
-		cfg:       cfg.normalized(),
+		cfg:       cfg,
+		kinds:     cfg.Kinds(),
+		units:     pluralWords(cfg.Kinds()),
+		vkeys:     vendorQuotaKeys(cfg.Kinds()),
 		nodes:     map[string]*Node{},
 		pods:      map[string]*PodAllocation{},
 		byNode:    map[string]map[string]*PodAllocation{},
@@ -154,6 +184,12 @@ func (c *Cluster) Version() uint64 { return c.version }
 
 // Config is the configuration the cluster was built with.
 func (c *Cluster) Config() Config { return c.cfg }
+
+// Kinds lists the device types the cluster schedules, NVIDIA first (GPU.Kind indexes it). Must not be modified.
+func (c *Cluster) Kinds() []device.Kind { return c.kinds }
+
+// KindOf is the device type of a GPU.
+func (c *Cluster) KindOf(g *GPU) *device.Kind { return &c.kinds[g.Kind] }
 
 // Node returns the named node, or nil.
 func (c *Cluster) Node(name string) *Node { return c.nodes[name] }
@@ -298,17 +334,24 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
 			})
 		}
-		// Index order, then UUID, for display; GPU walks start from the registration order (GPU.reg), as HAMi's do.
-		sort.SliceStable(node.GPUs, func(i, j int) bool {
-			a, b := &node.GPUs[i], &node.GPUs[j]
-			if a.Index != b.Index {
-				return a.Index < b.Index
-			}
-			return a.UUID < b.UUID
-		})
-		for i := range node.GPUs {
-			node.uuidIndex[node.GPUs[i].UUID] = i
+	}
+	c.addVendorDevices(n, node, bad)
+	// Device type, then index, then UUID, for display; GPU walks start from the registration order (GPU.reg),
+	// as HAMi's do.
+	sort.SliceStable(node.GPUs, func(i, j int) bool {
+		a, b := &node.GPUs[i], &node.GPUs[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
 		}
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.UUID < b.UUID
+	})
+	node.kindCount = make([]int, len(c.kinds))
+	for i := range node.GPUs {
+		node.uuidIndex[node.GPUs[i].UUID] = i
+		node.kindCount[node.GPUs[i].Kind]++
 	}
 	for _, id := range codec.ParseCordon(annos[codec.NodeCordonAnnotation]) {
 		if g := node.GPUByUUID(id); g != nil {
@@ -365,7 +408,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
 	c.trackKubePod(pod)
-	alloc, probs := podAllocation(pod, c.cfg)
+	alloc, probs := podAllocation(pod, c.cfg, c.kinds)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {
@@ -384,6 +427,9 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 					alloc.QuotaMem, alloc.QuotaCores, alloc.Namespace, maxQuotaUse)})
 			// What a pod charges is what was added: removing it, or leaving it out for a re-evaluation, takes back nothing.
 			alloc.QuotaMem, alloc.QuotaCores = 0, 0
+		}
+		if !c.nsUsage(alloc.Namespace).chargeVendor(alloc.VendorQuota) {
+			alloc.VendorQuota = nil
 		}
 		alloc.probs = append([]Problem(nil), probs...)
 		if n := c.nodes[alloc.Node]; n != nil {
@@ -414,6 +460,7 @@ func (c *Cluster) RemovePod(namespace, name string) {
 		delete(c.byNode, old.Node)
 	}
 	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
+	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
 	if n := c.nodes[old.Node]; n != nil {
 		c.applyToNode(n, old, -1)
 	}

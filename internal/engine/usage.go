@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -58,7 +59,7 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 }
 
 // podAllocation reads what a counted pod holds, or nil when it does not count.
-func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
+func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
 		return nil, nil
 	}
@@ -81,6 +82,10 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 		raw, ok = pod.Annotations[annoKey]
 	}
 	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey}
+	vendor := vendorAllocations(pod, cfg, kinds, alloc, bad)
+	if !ok && vendor {
+		return alloc, probs
+	}
 	if !ok {
 		bad("metadata.annotations["+codec.PodAllocatedAnnotation+"]", "pod is placed on %s but has no device list; it is counted as using nothing", alloc.Node)
 		return alloc, probs
@@ -90,7 +95,7 @@ func podAllocation(pod *corev1.Pod, cfg Config) (*PodAllocation, []Problem) {
 		bad("metadata.annotations["+annoKey+"]", "%v; the pod is counted as using nothing", err)
 		return alloc, probs
 	}
-	alloc.Containers = mapEntries(pod, entries, cfg)
+	alloc.Containers = append(mapEntries(pod, entries, cfg), alloc.Containers...)
 	alloc.Uses = collapse(alloc.Containers)
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	if v, ok := pod.Annotations[codec.PodMigAllocationsAnnotation]; ok && strings.TrimSpace(v) != "" {
@@ -224,6 +229,9 @@ func findUse(list []GPUUse, uuid string) int {
 func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
 	var appMem, appCores, initMem, initCores int64
 	for _, c := range containers {
+		if c.Kind != 0 {
+			continue // other types charge their own keys (vendorQuotaUse)
+		}
 		var m, k int64
 		for _, d := range c.Devices {
 			m += d.UsedMem

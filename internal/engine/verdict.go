@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -28,11 +29,17 @@ type GPUStatus struct {
 	Type     string `json:"type"`
 	Numa     int    `json:"numa"`
 	Selected bool   `json:"selected,omitempty"`
+	// other marks a device of another type than the deciding container's: not a candidate, not a reason.
+	other bool
 	// Result is the first failing gate; an empty Code means the GPU passed every gate.
 	Result Check `json:"result"`
 	// Checks is every gate's result, filled only for nodes asked for in detail.
 	Checks []Check `json:"checks,omitempty"`
 }
+
+// Other reports whether the device is of another type than the deciding container asks for (a DCU when
+// it asks for GPUs): HAMi never looks at it for that container.
+func (s *GPUStatus) Other() bool { return s.other }
 
 // NodeStatus is one node's answer: fits, or the first failing container and gate.
 type NodeStatus struct {
@@ -61,6 +68,9 @@ type PlacedDevice struct {
 	Cores        int64               `json:"cores"`
 	MigProfile   string              `json:"migProfile,omitempty"`
 	MigPlacement *codec.MigPlacement `json:"migPlacement,omitempty"`
+	// Device is the device type when it is not an NVIDIA GPU ("DCU"); Kind its index in Config.Kinds.
+	Device string `json:"device,omitempty"`
+	Kind   int    `json:"-"`
 }
 
 // ContainerPlacement is the GPUs chosen for one container.
@@ -79,6 +89,11 @@ type Placement struct {
 	// InitContainers and AppContainers size the device list so that every container has its entry.
 	InitContainers int `json:"initContainers"`
 	AppContainers  int `json:"appContainers"`
+
+	// kinds are the cluster's device types and podAnnos the pod's annotations, for the annotations of other
+	// types than NVIDIA's; a Placement built without them writes NVIDIA's alone.
+	kinds    []device.Kind
+	podAnnos map[string]string
 }
 
 // ReasonCount is how many nodes failed with a code (each node counted once, by its deciding code).
@@ -129,7 +144,15 @@ func (v *Verdict) NodeStatus(name string) *NodeStatus {
 
 // PodDevices renders the placement as HAMi's per-container device list (v2.9+ layout: init containers
 // first, every container has an entry).
-func (p *Placement) PodDevices() codec.PodDevices {
+func (p *Placement) PodDevices() codec.PodDevices { return p.PodDevicesOf(0) }
+
+// PodDevicesOf is PodDevices for the devices of one type (an index in Config.Kinds), each device carrying
+// the type's word ("NVIDIA", "DCU", "Ascend910B3") as HAMi writes it.
+func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
+	word := "NVIDIA"
+	if kind > 0 && kind < len(p.kinds) {
+		word = p.kinds[kind].Name
+	}
 	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
 	for _, c := range p.Containers {
 		i := c.Index
@@ -140,10 +163,24 @@ func (p *Placement) PodDevices() codec.PodDevices {
 			continue
 		}
 		for _, d := range c.Devices {
-			out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: "NVIDIA", UsedMem: d.MemMiB, UsedCores: d.Cores})
+			if d.Kind == kind {
+				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: word, UsedMem: d.MemMiB, UsedCores: d.Cores})
+			}
 		}
 	}
 	return out
+}
+
+// usesKind reports whether any device of the placement is of the type.
+func (p *Placement) usesKind(kind int) bool {
+	for _, c := range p.Containers {
+		for _, d := range c.Devices {
+			if d.Kind == kind {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // MigAllocations lists the MIG reservations of the placement, if any.
@@ -163,17 +200,73 @@ func (p *Placement) MigAllocations() []codec.MigAllocation {
 	return out
 }
 
+// PlacementKeys are every pod annotation a bind may write for the configured device types: HAMi's node,
+// time, bind-phase and NVIDIA keys first (in that order), then each other type's device lists and own keys.
+func PlacementKeys(cfg Config) []string {
+	out := []string{codec.PodNodeAnnotation, codec.PodTimeAnnotation, codec.PodToAllocateAnnotation,
+		codec.PodAllocatedAnnotation, codec.PodBindPhaseAnnotation, codec.PodBindTimeAnnotation, codec.PodMigAllocationsAnnotation}
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	for _, k := range cfg.normalized().Vendors {
+		for _, key := range append([]string{k.ToAllocate, k.Allocated}, k.ExtraKeys...) {
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, key)
+			}
+		}
+	}
+	return out
+}
+
+// DeviceListKeys are the device-list annotations of every configured type, NVIDIA's first.
+func DeviceListKeys(cfg Config) []string {
+	out := []string{codec.PodToAllocateAnnotation, codec.PodAllocatedAnnotation}
+	for _, k := range cfg.normalized().Vendors {
+		out = append(out, k.ToAllocate, k.Allocated)
+	}
+	return out
+}
+
 // Annotations are the pod annotations HAMi's scheduler writes for this placement at bind time.
 func (p *Placement) Annotations(now time.Time) map[string]string {
-	devs := codec.FormatPodDevices(p.PodDevices())
 	unix := strconv.FormatInt(now.Unix(), 10)
 	a := map[string]string{
-		codec.PodNodeAnnotation:       p.Node,
-		codec.PodTimeAnnotation:       unix,
-		codec.PodToAllocateAnnotation: devs,
-		codec.PodAllocatedAnnotation:  devs,
-		codec.PodBindPhaseAnnotation:  "allocating",
-		codec.PodBindTimeAnnotation:   unix,
+		codec.PodNodeAnnotation:      p.Node,
+		codec.PodTimeAnnotation:      unix,
+		codec.PodBindPhaseAnnotation: "allocating",
+		codec.PodBindTimeAnnotation:  unix,
+	}
+	if p.kinds == nil || p.usesKind(0) {
+		devs := codec.FormatPodDevices(p.PodDevices())
+		a[codec.PodToAllocateAnnotation], a[codec.PodAllocatedAnnotation] = devs, devs
+	}
+	for k := 1; k < len(p.kinds); k++ {
+		if !p.usesKind(k) {
+			continue
+		}
+		kind := &p.kinds[k]
+		pd := p.PodDevicesOf(k)
+		devs := codec.FormatPodDevices(pd)
+		a[kind.ToAllocate], a[kind.Allocated] = devs, devs
+		if kind.BindExtra != nil {
+			placed := make([][]device.Placed, len(pd))
+			for _, c := range p.Containers {
+				i := c.Index
+				if !c.Init {
+					i += p.InitContainers
+				}
+				for _, d := range c.Devices {
+					if d.Kind == k && i < len(placed) {
+						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores})
+					}
+				}
+			}
+			for key, v := range kind.BindExtra(kind, placed, p.podAnnos, now.Unix()) {
+				a[key] = v
+			}
+		}
 	}
 	if mig := p.MigAllocations(); len(mig) > 0 {
 		a[codec.PodMigAllocationsAnnotation] = codec.FormatMigAllocations(mig)

@@ -17,12 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
-// placementKeys are the pod annotations a bind writes and a rollback takes back.
-var placementKeys = []string{codec.PodNodeAnnotation, codec.PodTimeAnnotation, codec.PodToAllocateAnnotation,
-	codec.PodAllocatedAnnotation, codec.PodBindPhaseAnnotation, codec.PodBindTimeAnnotation, codec.PodMigAllocationsAnnotation}
+// placementKeys are the pod annotations a bind writes and a rollback takes back, for every device type
+// the extender schedules (engine.PlacementKeys).
+func (s *Server) placementKeys() []string { return engine.PlacementKeys(s.state.Config()) }
 
 // handleBind places the pod on the node kube-scheduler chose, the way HAMi's bind does, but safely: the
 // placement is re-checked and assumed atomically before any API call, the node lock is taken with optimistic
@@ -173,7 +174,7 @@ func (s *Server) bindCarriesPlacement(ctx context.Context, pod, placed *corev1.P
 	if !s.bindingLabels(ctx) {
 		return false
 	}
-	for _, k := range placementKeys {
+	for _, k := range s.placementKeys() {
 		if _, has := pod.Annotations[k]; has {
 			if _, keeps := placed.Annotations[k]; !keeps {
 				return false
@@ -204,7 +205,15 @@ func (s *Server) bindPlaced(ctx context.Context, pod, placed *corev1.Pod) (uncer
 	node := placed.Spec.NodeName
 	pods := s.client.CoreV1().Pods(pod.Namespace)
 	landed := func(fresh *corev1.Pod) bool {
-		return fresh.Spec.NodeName == node && fresh.Annotations[codec.PodAllocatedAnnotation] == placed.Annotations[codec.PodAllocatedAnnotation]
+		if fresh.Spec.NodeName != node || fresh.Annotations[codec.PodNodeAnnotation] != node {
+			return false
+		}
+		for _, k := range s.placementKeys() {
+			if k != codec.PodTimeAnnotation && k != codec.PodBindTimeAnnotation && fresh.Annotations[k] != placed.Annotations[k] {
+				return false
+			}
+		}
+		return true
 	}
 	return s.overVersions(ctx, pod, "cannot bind to node "+node, landed, func(rv string) error {
 		return pods.Bind(ctx, &corev1.Binding{
@@ -275,7 +284,7 @@ func bindable(pod *corev1.Pod, args *extenderv1.ExtenderBindingArgs) error {
 func (s *Server) writePlacement(ctx context.Context, pod, placed *corev1.Pod) (written bool, _ error) {
 	node := placed.Spec.NodeName
 	annos := map[string]any{}
-	for _, k := range placementKeys {
+	for _, k := range s.placementKeys() {
 		if v, ok := placed.Annotations[k]; ok {
 			annos[k] = v
 		} else {

@@ -132,7 +132,7 @@ func (x *xtLiveExtender) State() *extender.State {
 	return x.state
 }
 
-var xtHamiResources = []string{"nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpumem-percentage", "nvidia.com/gpucores", "nvidia.com/priority"}
+var xtHamiResources = engine.DefaultConfig().ManagedResources()
 
 // xtSchedulerConfig is kube-scheduler's configuration with the hami-scheduler profile calling the extender,
 // as HAMi wires it.

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -101,13 +102,13 @@ func (s *Server) clearPlacement(ctx context.Context, j rollbackJob) (bound bool)
 		default:
 			if fresh.Spec.NodeName != "" {
 				// Bound by someone else after the placement was written: give back what it carried before.
-				for _, k := range placementKeys {
+				for _, k := range s.placementKeys() {
 					annos[k] = orNil(j.pod.Annotations, k)
 				}
 				labels[codec.PodNodeAnnotation] = orNil(j.pod.Labels, codec.PodNodeAnnotation)
 				break
 			}
-			for _, k := range []string{codec.PodNodeAnnotation, codec.PodToAllocateAnnotation, codec.PodAllocatedAnnotation, codec.PodMigAllocationsAnnotation} {
+			for _, k := range append([]string{codec.PodNodeAnnotation, codec.PodMigAllocationsAnnotation}, engine.DeviceListKeys(s.state.Config())...) {
 				annos[k] = nil
 			}
 			annos[codec.PodBindPhaseAnnotation] = "failed"

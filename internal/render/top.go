@@ -14,7 +14,8 @@ func NodeHealth(n *engine.Node) string {
 	if !n.Registered {
 		return "unregistered"
 	}
-	if n.AllocatableGPUs <= 0 {
+	// The allocatable count is NVIDIA's: a node of other devices only is not judged by it.
+	if n.AllocatableGPUs <= 0 && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {
 		return "devices not ready"
 	}
 	var notes []string
@@ -64,7 +65,7 @@ func Nodes(w io.Writer, c *engine.Cluster) error {
 			t.Row(name, "0", "-", "-", "-", fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 			continue
 		}
-		t.Row(name, fmt.Sprint(len(n.GPUs)), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
+		t.Row(name, DeviceCount(c, n), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
 			fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 	}
 	return t.Flush()
@@ -102,7 +103,7 @@ func Quotas(w io.Writer, c *engine.Cluster, namespaces []string, kubeUsed func(n
 	t := NewTable(w, "NAMESPACE", "RESOURCE", "HAMI USED", "LIMIT", "USE", "RESOURCEQUOTA", "KUBERNETES STATUS")
 	for _, ns := range namespaces {
 		q := c.Quota(ns)
-		for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
+		for _, l := range QuotaLines(q) {
 			if l == nil {
 				continue
 			}
@@ -136,8 +137,42 @@ func OneLine(v *engine.Verdict) string {
 	if len(v.Reasons) == 0 {
 		return v.Summary
 	}
-	r := MainReason(v.Reasons)
+	r := MainReasonOf(v)
 	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
+}
+
+// MainReasonOf is MainReason for a verdict, where nodes that have none of the pod's device kind (an NVIDIA pod on
+// an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like an unregistered node. The
+// count it returns is the gate's whole count, as the summary line has it.
+func MainReasonOf(v *engine.Verdict) engine.ReasonCount {
+	none := 0
+	for i := range v.Nodes {
+		if ns := &v.Nodes[i]; ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0 {
+			none++
+		}
+	}
+	if none == 0 {
+		return MainReason(v.Reasons)
+	}
+	scoped := make([]engine.ReasonCount, 0, len(v.Reasons))
+	for _, r := range v.Reasons {
+		if r.Code == engine.NodeInsufficientDevice {
+			if r.Nodes -= none; r.Nodes <= 0 {
+				continue
+			}
+		}
+		scoped = append(scoped, r)
+	}
+	main := MainReason(scoped)
+	if main.Code == "" || outOfScope[main.Code] {
+		main = MainReason(v.Reasons) // nothing in scope: the most common reason, as before
+	}
+	for _, r := range v.Reasons {
+		if r.Code == main.Code {
+			return r
+		}
+	}
+	return main
 }
 
 // outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
@@ -232,4 +267,36 @@ func CopiesLimit(cp engine.Capacity) string {
 		return "The queue's card quota is the limit, not the GPUs: " + c.Detail + "."
 	}
 	return ""
+}
+
+// QuotaLines are a namespace's quota lines: NVIDIA's memory and cores (nil when unlimited), then the other
+// device types' keys.
+func QuotaLines(q engine.QuotaStatus) []*engine.QuotaLine {
+	out := []*engine.QuotaLine{q.Memory, q.Cores}
+	for i := range q.Devices {
+		out = append(out, &q.Devices[i])
+	}
+	return out
+}
+
+// DeviceCount is a node's device count for the GPUS column: the number alone for NVIDIA GPUs, else with the
+// devices' word ("4 NPU", "2 GPU, 4 DCU").
+func DeviceCount(c *engine.Cluster, n *engine.Node) string {
+	var words []string
+	counts := map[string]int{}
+	for i := range n.GPUs {
+		w := c.Word(&n.GPUs[i])
+		if counts[w] == 0 {
+			words = append(words, w)
+		}
+		counts[w]++
+	}
+	if len(words) == 0 || len(words) == 1 && words[0] == "GPU" && n.DevicesOf(0) == len(n.GPUs) {
+		return fmt.Sprint(len(n.GPUs))
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = fmt.Sprintf("%d %s", counts[w], w)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -53,7 +53,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		if c.Init {
 			kind = "init container"
 		}
-		p.line("  %s %s: %d GPU(s), each %s, %d%% cores", kind, c.Name, c.Count, c.MemoryString(), c.Cores)
+		p.line("  %s %s: %d %s(s)%s, each %s, %d%% cores", kind, c.Name, c.Count, wordOf(c.Word), deviceOf(c), c.MemoryString(), c.Cores)
 	}
 	if v.Fits && v.Placement == nil {
 		p.blank()
@@ -116,7 +116,7 @@ func example(v *engine.Verdict, code engine.Code) string {
 			continue
 		}
 		if ns.Example != nil {
-			return fmt.Sprintf("%s GPU %d: %s", ns.Node, ns.Example.Index, CheckText(ns.Example.Result))
+			return fmt.Sprintf("%s %s %d: %s", ns.Node, v.Request.DeviceWord(), ns.Example.Index, CheckText(ns.Example.Result))
 		}
 		return ns.Node + ": " + ns.Reason
 	}
@@ -133,7 +133,7 @@ func CheckText(c engine.Check) string {
 	case "quota":
 		return fmt.Sprintf("pod needs %d %s, %d of %d %s left (%s)", c.Need, c.Unit, c.Have, c.Total, c.Unit, c.Detail)
 	case "device-count", "numa", "set":
-		return fmt.Sprintf("needs %d GPUs, %d available", c.Need, c.Have)
+		return fmt.Sprintf("needs %d %s, %d available", c.Need, orWord(c.Unit, "GPUs"), c.Have)
 	case "compute":
 		return fmt.Sprintf("%d%% of %d%% cores free; %s", c.Have, c.Total, c.Detail)
 	case "mig":
@@ -154,7 +154,7 @@ func quota(p *printer, q engine.QuotaStatus, kubeUsed map[string]string) {
 	p.blank()
 	p.line("Namespace quota (%s), as HAMi accounts it:", q.Namespace)
 	t := NewTable(p, "  RESOURCE", "USED", "LIMIT", "FREE", "RESOURCEQUOTA", "KUBERNETES STATUS")
-	for _, l := range []*engine.QuotaLine{q.Memory, q.Cores} {
+	for _, l := range QuotaLines(q) {
 		if l == nil {
 			continue
 		}
@@ -217,6 +217,8 @@ func gpuTable(p *printer, v *engine.Verdict, node string) {
 		}
 		if g.Result.Failed() {
 			result = string(g.Result.Code) + ": " + CheckText(g.Result)
+		} else if g.Other() {
+			result = "-: " + g.Result.Detail
 		}
 		// Every later gate this GPU fails too: what else would have to change for it to fit.
 		var also []string
@@ -392,4 +394,25 @@ func why(p *printer, v *engine.Verdict) {
 	for _, e := range v.Explanation {
 		p.line("  %s", e)
 	}
+}
+
+// wordOf is what people call a requested device: GPU, or the type's word (NPU, DCU ...).
+func wordOf(w string) string { return orWord(w, "GPU") }
+
+func orWord(w, def string) string {
+	if w == "" {
+		return def
+	}
+	return w
+}
+
+// deviceOf names the device type and vNPU template of a request for another type than NVIDIA's.
+func deviceOf(c engine.ContainerRequest) string {
+	switch {
+	case c.Device == "":
+		return ""
+	case c.Template != "":
+		return " of type " + c.Device + " (vNPU template " + c.Template + ")"
+	}
+	return " of type " + c.Device
 }

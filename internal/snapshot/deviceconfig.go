@@ -1,12 +1,14 @@
 package snapshot
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -73,5 +75,21 @@ func DeviceConfig(cm *corev1.ConfigMap, cfg engine.Config) (engine.Config, error
 	setInt(&cfg.DefaultCores, n.DefaultCores)
 	setInt(&cfg.DefaultGPUNum, n.DefaultGPUNum)
 	setInt(&cfg.MemoryFactor, n.MemoryFactor)
+	// The other families' sections (hygon, vnpus, ...): read only when one is present, so a ConfigMap with the
+	// nvidia section alone keeps the chart defaults for every other family.
+	var sections map[string]json.RawMessage
+	if err := yaml.Unmarshal([]byte(raw), &sections); err != nil {
+		return cfg, fmt.Errorf("ConfigMap %s/%s: data[%s]: %w", cm.Namespace, cm.Name, DeviceConfigKey, err)
+	}
+	for _, sec := range all.Sections() {
+		if _, ok := sections[sec]; ok && sec != "nvidia" {
+			kinds, err := all.Kinds(sections)
+			if err != nil {
+				return cfg, fmt.Errorf("ConfigMap %s/%s: data[%s]: %w", cm.Namespace, cm.Name, DeviceConfigKey, err)
+			}
+			cfg.Vendors = kinds
+			break
+		}
+	}
 	return cfg, nil
 }

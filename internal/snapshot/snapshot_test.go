@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -72,12 +73,12 @@ data:
 	want := engine.DefaultConfig()
 	want.SchedulerName = engine.DefaultSchedulerName // a snapshot's pods are judged by their scheduler
 	want.ResourceCountName, want.ResourceMemoryName, want.DefaultMemory, want.MemoryFactor = "example.com/vgpu", "example.com/vmem", 2048, 2
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config %+v\nwant %+v", cfg, want)
 	}
 	def := engine.DefaultConfig()
 	def.SchedulerName = engine.DefaultSchedulerName
-	if cfg, _ := s.Config("other/name"); cfg != def {
+	if cfg, _ := s.Config("other/name"); !reflect.DeepEqual(cfg, def) {
 		t.Fatalf("a missing ConfigMap must give the defaults, got %+v", cfg)
 	}
 }

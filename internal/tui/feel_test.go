@@ -21,14 +21,14 @@ func TestResizeKeepsPlace(t *testing.T) {
 	if strings.Contains(screen(m), "cpu-01 ") {
 		t.Fatalf("at 80x24 after G the first node is still shown; the test needs a scrolled table:\n%s", screen(m))
 	}
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 66})
 	got := screen(m)
 	if m.nodes.offset != 0 {
 		t.Errorf("offset %d after growing, want 0 (every node fits)", m.nodes.offset)
 	}
 	for _, want := range []string{"cpu-01", "gpu-a100-01", "gpu-t4-03"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("200x60 after G lacks %s:\n%s", want, got)
+			t.Errorf("200x66 after G lacks %s:\n%s", want, got)
 		}
 	}
 	if !strings.HasPrefix(selectedLine(t, m), "▸ gpu-t4-03") {

@@ -31,7 +31,7 @@ func TestFilterNodes(t *testing.T) {
 		t.Fatalf("mode %v after /, want the filter line", m.mode)
 	}
 	got := screen(m)
-	for _, want := range []string{"gpu-a100-01", "gpu-a100-02", "/a100 2 of 9"} {
+	for _, want := range []string{"gpu-a100-01", "gpu-a100-02", "/a100 2 of 11"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("filtered screen lacks %q:\n%s", want, got)
 		}
@@ -52,8 +52,8 @@ func TestFilterNodes(t *testing.T) {
 		t.Fatalf("after enter: mode %v filter %q, want normal mode keeping t43", m.mode, m.nodes.filter)
 	}
 	press(m, "esc")
-	if m.nodes.filter != "" || len(m.nodes.order) != 9 {
-		t.Errorf("esc left filter %q and %d rows, want no filter and 9 rows", m.nodes.filter, len(m.nodes.order))
+	if m.nodes.filter != "" || len(m.nodes.order) != 11 {
+		t.Errorf("esc left filter %q and %d rows, want no filter and 11 rows", m.nodes.filter, len(m.nodes.order))
 	}
 	// esc while typing drops the filter at once.
 	press(m, "/", "h100", "esc")
@@ -173,7 +173,7 @@ func TestWhatIfAnswers(t *testing.T) {
 	}
 	// Every key answers: a memory no GPU has does not fit. (enter returns to the field left: Namespace.)
 	press(m, "enter", "up", "up", "ctrl+u", "90000")
-	if a := ansi.Strip(m.form.text); !strings.Contains(a, "✗ does not fit now: ResourceQuotaNotFit on 7/9 nodes") || !strings.Contains(a, "Copies: 0 fit now.") {
+	if a := ansi.Strip(m.form.text); !strings.Contains(a, "✗ does not fit now: ResourceQuotaNotFit on 7/11 nodes") || !strings.Contains(a, "Copies: 0 fit now.") {
 		t.Errorf("90000 MiB answer:\n%s", m.form.text)
 	}
 	// Bad input says what is wrong instead of answering.

@@ -117,7 +117,7 @@ func TestLiveUpdates(t *testing.T) {
 	}
 	l := newLoop(t, m)
 	first := m.data.Gen
-	l.until("the informers' first sync", func() bool { return m.data.Gen > first && m.data.Totals.Pods == 15 })
+	l.until("the informers' first sync", func() bool { return m.data.Gen > first && m.data.Totals.Pods == 19 })
 	if got := screen(m); !strings.Contains(got, "● live") || !strings.Contains(got, "context test-ctx") {
 		t.Errorf("header does not say live and the context:\n%s", got)
 	}
@@ -125,9 +125,9 @@ func TestLiveUpdates(t *testing.T) {
 	if _, err := cs.CoreV1().Pods("team-vision").Create(ctx, gpuPod("team-vision", "new-waiter", "", "", 8000, 10), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	l.until("the new pending pod", func() bool { return m.data.Totals.Pending == 8 && m.verdicts["team-vision/new-waiter"] != nil })
+	l.until("the new pending pod", func() bool { return m.data.Totals.Pending == 9 && m.verdicts["team-vision/new-waiter"] != nil })
 	press(m, "4")
-	if got := screen(m); !strings.Contains(got, "new-waiter") || !strings.Contains(got, "8 pending") {
+	if got := screen(m); !strings.Contains(got, "new-waiter") || !strings.Contains(got, "9 pending") {
 		t.Errorf("pending view does not show the new pod:\n%s", got)
 	}
 

@@ -35,13 +35,13 @@ func TestOnlyNamespace(t *testing.T) {
 	if len(final.data.Quotas) != 1 || final.data.Quotas[0].Namespace != "inference" {
 		t.Errorf("quotas %d, want inference's only", len(final.data.Quotas))
 	}
-	if len(final.data.Nodes) != 9 {
-		t.Errorf("nodes %d, want all 9", len(final.data.Nodes))
+	if len(final.data.Nodes) != 11 {
+		t.Errorf("nodes %d, want all 11", len(final.data.Nodes))
 	}
 
 	// Without the option every namespace shows.
 	all := newDemo(t, 120, 30)
-	if len(all.data.Pending) != 7 || strings.Contains(screen(all), "namespace inference") {
+	if len(all.data.Pending) != 8 || strings.Contains(screen(all), "namespace inference") {
 		t.Errorf("without -n: %d pending, header %q", len(all.data.Pending), strings.SplitN(screen(all), "\n", 2)[0])
 	}
 }

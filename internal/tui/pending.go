@@ -15,7 +15,7 @@ func (m *Model) pendingRows() []row {
 		// would match almost anything.
 		code := ""
 		if v := m.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
-			code = " " + string(render.MainReason(v.Reasons).Code)
+			code = " " + string(render.MainReasonOf(v).Code)
 		}
 		if p.Queue != "" {
 			code += " " + queueFilter(p.Queue) // enter on a queue filters by it

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
@@ -20,7 +19,7 @@ func (m *Model) quotaRows() []row {
 			corePct = ratio(l.Used, l.Limit)
 		}
 		h := 0
-		for _, l := range []*engine.QuotaLine{q.Status.Memory, q.Status.Cores} {
+		for _, l := range render.QuotaLines(q.Status) {
 			if l != nil {
 				h++
 			}
@@ -77,7 +76,7 @@ func (m *Model) renderQuotas(height int) []string {
 			ns = s.bold.Render(padRight(ns, l.ns))
 		}
 		first := true
-		for _, ql := range []*engine.QuotaLine{q.Status.Memory, q.Status.Cores} {
+		for _, ql := range render.QuotaLines(q.Status) {
 			if ql == nil {
 				continue
 			}

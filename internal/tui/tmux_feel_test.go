@@ -24,9 +24,9 @@ func TestBinaryInTmuxFeel(t *testing.T) {
 		tm.waitFor("the first frame", "cpu-01", "? help • q quit")
 		tm.keys("G")
 		tm.waitFor("the last node", "▸ gpu-t4-03")
-		tm.resize(200, 60)
+		tm.resize(200, 66)
 		tm.waitFor("the grown frame", "cpu-01", "gpu-a100-01", "▸ gpu-t4-03")
-		// Every node fits 60 lines: the table starts again at its first row, right under the heading.
+		// Every node fits 66 lines: the table starts again at its first row, right under the heading.
 		lines := strings.Split(tm.screen(), "\n")
 		if len(lines) <= headerLines+1 || !strings.Contains(lines[headerLines+1], "cpu-01") {
 			t.Errorf("the first node is not the first row after growing:\n%s", strings.Join(lines, "\n"))

@@ -41,11 +41,11 @@ func TestBinaryInTmux(t *testing.T) {
 
 	t.Run("demo", func(t *testing.T) {
 		tm := startTmux(t, 100, 30, bin, "top", "--demo")
-		tm.waitFor("the first frame", "gpu-a100-01", "7 pending", "[1 Nodes]")
+		tm.waitFor("the first frame", "gpu-a100-01", "8 pending", "[1 Nodes]")
 		tm.keys("/")
 		tm.text("a100")
 		tm.keys("Enter")
-		tm.waitFor("the filter", "/a100 2 of 9")
+		tm.waitFor("the filter", "/a100 2 of 11")
 		if s := tm.screen(); strings.Contains(s, "gpu-t4-01") {
 			t.Errorf("filtered screen still shows gpu-t4-01:\n%s", s)
 		}
@@ -78,13 +78,13 @@ func TestBinaryInTmux(t *testing.T) {
 		env.InstallVolcanoCRDs(t)
 		loadVolcanoInto(t, env)
 		tm := startTmux(t, 120, 40, bin, "top", "--kubeconfig", env.Kubeconfig)
-		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "15 GPU pods", "7 pending", "gpu-h100-01")
+		tm.waitFor("the live first frame", "● live", "context "+testenv.ContextName, "19 GPU pods", "8 pending", "gpu-h100-01")
 
 		// A new pending GPU pod appears in the counts and in the Pending view.
 		if _, err := env.Client.CoreV1().Pods("team-vision").Create(ctx, gpuPod("team-vision", "tmux-waiter", "", "", 8000, 10), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		tm.waitFor("the new pending pod in the header", "8 pending")
+		tm.waitFor("the new pending pod in the header", "9 pending")
 		tm.keys("4")
 		tm.waitFor("the new pending pod in the list", "tmux-waiter")
 
@@ -93,7 +93,7 @@ func TestBinaryInTmux(t *testing.T) {
 		if _, err := env.Client.CoreV1().Pods("team-vision").Create(ctx, runner, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		tm.waitFor("the bound pod in the header", "16 GPU pods")
+		tm.waitFor("the bound pod in the header", "20 GPU pods")
 		tm.keys(":")
 		tm.text("node gpu-t4-02")
 		tm.keys("Enter")
@@ -104,7 +104,7 @@ func TestBinaryInTmux(t *testing.T) {
 		if err := env.Client.CoreV1().Pods("team-vision").Delete(ctx, "tmux-runner", metav1.DeleteOptions{GracePeriodSeconds: &now}); err != nil {
 			t.Fatal(err)
 		}
-		tm.waitFor("the deleted pod gone", "gpu-t4-02 · 4 GPUs · 0 pods", "15 GPU pods")
+		tm.waitFor("the deleted pod gone", "gpu-t4-02 · 4 GPUs · 0 pods", "19 GPU pods")
 
 		// Volcano's queues are watched too: raising serving's card quota moves reranker-0 past the card gate.
 		tm.keys("6")

@@ -267,3 +267,32 @@ func FuzzParseCordon(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDeviceRegister: every family's register annotation (Hygon, Ascend ...) reads as NVIDIA's does, with
+// its own key in errors, and round-trips through the JSON writer. HAMi's other device plugins add fields
+// kubectl-hami does not use (customInfo, devicevendor), which are ignored.
+func FuzzParseDeviceRegister(f *testing.F) {
+	const key = "hami.io/node-register-Ascend910B3"
+	for _, s := range []string{
+		`[{"id":"DCU-0","count":4,"devmem":32768,"devcore":100,"type":"DCU-Z100","numa":0,"health":true}]`,
+		`[{"id":"Ascend910B3-0","index":0,"count":4,"devmem":65536,"devcore":20,"type":"Ascend910B3","health":true,"customInfo":{"NetworkID":1}}]`,
+		`[{"id":"a","devicevendor":"Ascend910C","index":3,"health":true}]`,
+		`[{"id":"a","customInfo":null}]`, `[{"id":"a","customInfo":[1,2]}]`, `[{"id":"a","index":-1}]`, "[", "", "x:",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		devs, err := codec.ParseDeviceRegister(key, s)
+		if err != nil {
+			checkFuzzErr(t, key, err)
+			return
+		}
+		again, err := codec.ParseDeviceRegister(key, codec.FormatNodeRegister(devs))
+		if err != nil {
+			t.Fatalf("JSON of %q does not parse: %v", s, err)
+		}
+		if !reflect.DeepEqual(again, devs) {
+			t.Fatalf("JSON round trip of %q\ngot  %+v\nwant %+v", s, again, devs)
+		}
+	})
+}

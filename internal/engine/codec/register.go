@@ -18,19 +18,27 @@ const DefaultMode = "hami-core"
 // device. A blank value is an error: callers handle an absent annotation themselves. An empty list ("[]" or ":")
 // gives nil. A negative NUMA node becomes 0, as HAMi does for sysfs's -1.
 func ParseNodeRegister(value string) ([]DeviceInfo, error) {
-	trimmed := strings.TrimSpace(value)
-	if trimmed == "" {
-		return nil, errEmpty(NodeRegisterAnnotation)
-	}
-	if trimmed[0] == '[' {
-		return parseRegisterJSON(value)
-	}
-	return parseRegisterLegacy(trimmed)
+	return ParseDeviceRegister(NodeRegisterAnnotation, value)
 }
 
-func parseRegisterJSON(value string) ([]DeviceInfo, error) {
+// ParseDeviceRegister reads any family's register annotation (hami.io/node-dcu-register,
+// hami.io/node-register-Ascend910B3 ...): HAMi writes them all as the same JSON list of devices (its
+// api.DeviceInfo; fields kubectl-hami does not use, such as customInfo, are ignored). key names the
+// annotation in errors. The legacy text forms are read as for NVIDIA.
+func ParseDeviceRegister(key, value string) ([]DeviceInfo, error) {
+	trimmed := strings.TrimSpace(value)
+	if trimmed == "" {
+		return nil, errEmpty(key)
+	}
+	if trimmed[0] == '[' {
+		return parseRegisterJSON(key, value)
+	}
+	return parseRegisterLegacy(key, trimmed)
+}
+
+func parseRegisterJSON(key, value string) ([]DeviceInfo, error) {
 	var devs []DeviceInfo
-	if err := decodeJSONArray(NodeRegisterAnnotation, value, &devs); err != nil {
+	if err := decodeJSONArray(key, value, &devs); err != nil {
 		return nil, err
 	}
 	if len(devs) == 0 {
@@ -40,17 +48,17 @@ func parseRegisterJSON(value string) ([]DeviceInfo, error) {
 		d := &devs[i]
 		pos := func(field string) string { return fmt.Sprintf("device %d, field %s", i, field) }
 		if d.ID == "" {
-			return nil, &Error{Key: NodeRegisterAnnotation, Pos: pos("id"), Msg: "is empty"}
+			return nil, &Error{Key: key, Pos: pos("id"), Msg: "is empty"}
 		}
 		for _, f := range []struct {
 			name string
 			v    int64
 		}{{"count", int64(d.Count)}, {"devmem", d.Devmem}, {"devcore", d.Devcore}, {"index", int64(d.Index)}} {
 			if f.v < 0 {
-				return nil, &Error{Key: NodeRegisterAnnotation, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: "is negative"}
+				return nil, &Error{Key: key, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: "is negative"}
 			}
 			if msg := tooLarge(f.name, f.v); msg != "" {
-				return nil, &Error{Key: NodeRegisterAnnotation, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: msg}
+				return nil, &Error{Key: key, Pos: pos(f.name), Value: strconv.FormatInt(f.v, 10), Msg: msg}
 			}
 		}
 		normalizeDevice(d)
@@ -74,7 +82,7 @@ func normalizeDevice(d *DeviceInfo) {
 	}
 }
 
-func parseRegisterLegacy(value string) ([]DeviceInfo, error) {
+func parseRegisterLegacy(key, value string) ([]DeviceInfo, error) {
 	var devs []DeviceInfo
 	for _, seg := range strings.Split(value, ":") {
 		// Every device is followed by ':', so an empty last segment is normal; blank ones elsewhere are tolerated.
@@ -82,7 +90,7 @@ func parseRegisterLegacy(value string) ([]DeviceInfo, error) {
 			continue
 		}
 		n := len(devs)
-		d, err := parseLegacyDevice(n, seg)
+		d, err := parseLegacyDevice(key, n, seg)
 		if err != nil {
 			return nil, err
 		}
@@ -92,14 +100,14 @@ func parseRegisterLegacy(value string) ([]DeviceInfo, error) {
 }
 
 // parseLegacyDevice reads one `id,count,devmem,devcore,type,numa,health[,index,mode]` entry; n is its position.
-func parseLegacyDevice(n int, seg string) (DeviceInfo, error) {
+func parseLegacyDevice(key string, n int, seg string) (DeviceInfo, error) {
 	f := strings.Split(seg, ",")
 	if len(f) != 7 && len(f) != 9 {
-		return DeviceInfo{}, &Error{Key: NodeRegisterAnnotation, Pos: fmt.Sprintf("device %d", n), Value: seg,
+		return DeviceInfo{}, &Error{Key: key, Pos: fmt.Sprintf("device %d", n), Value: seg,
 			Msg: fmt.Sprintf("has %d fields, want 7 (HAMi <= v2.4) or 9", len(f))}
 	}
 	fieldErr := func(i int, msg string) error {
-		return &Error{Key: NodeRegisterAnnotation, Pos: fmt.Sprintf("device %d, field %d (%s)", n, i, registerFields[i]), Value: f[i], Msg: msg}
+		return &Error{Key: key, Pos: fmt.Sprintf("device %d, field %d (%s)", n, i, registerFields[i]), Value: f[i], Msg: msg}
 	}
 	num := func(i, bits int) (int64, error) {
 		v, err := strconv.ParseInt(f[i], 10, bits)

@@ -1,0 +1,137 @@
+// Package ascend describes Huawei Ascend NPUs as HAMi v2.10 schedules them (pkg/device/ascend/device.go,
+// vnpu.go): one Kind per chip of the vnpus section (Ascend910B3, Ascend310P, Ascend910C ...), each with
+// its register annotation hami.io/node-register-<CommonWord>, its vNPU templates (a memory request is rounded
+// up to a template by HAMi's webhook), the 910C SuperPod rule (devices taken in whole two-NPU modules), and
+// the huawei.com/<CommonWord> runtime annotation written at bind.
+package ascend
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+)
+
+// VNPUModeAnnotation selects hami-core (soft split, memory not rounded to a template).
+const (
+	VNPUModeAnnotation = "huawei.com/vnpu-mode"
+	VNPUModeHamiCore   = "hami-core"
+)
+
+// Vendor is Huawei Ascend.
+type Vendor struct{}
+
+func (Vendor) Name() string    { return "ascend" }
+func (Vendor) Section() string { return "vnpus" }
+
+// Config is one chip of the vnpus section.
+type Config struct {
+	ChipName           string            `json:"chipName"`
+	CommonWord         string            `json:"commonWord"`
+	ResourceName       string            `json:"resourceName"`
+	ResourceMemoryName string            `json:"resourceMemoryName"`
+	ResourceCoreName   string            `json:"resourceCoreName"`
+	MemoryAllocatable  int64             `json:"memoryAllocatable"`
+	MemoryCapacity     int64             `json:"memoryCapacity"`
+	MemoryFactor       int64             `json:"memoryFactor"`
+	AICore             int64             `json:"aiCore"`
+	Templates          []device.Template `json:"templates"`
+	SuperPod           bool              `json:"superPod"`
+}
+
+func tpl(name string, mem, core int64) device.Template {
+	return device.Template{Name: name, Memory: mem, AICore: core}
+}
+
+// Defaults are the chips of HAMi v2.10's chart (charts/hami/templates/scheduler/device-configmap.yaml),
+// and the plain Ascend910B of the v2.4-v2.6 charts, which older device plugins still register.
+var Defaults = []Config{
+	{ChipName: "910A", CommonWord: "Ascend910A", MemoryAllocatable: 32768, MemoryCapacity: 32768, AICore: 30,
+		Templates: []device.Template{tpl("vir02", 2184, 2), tpl("vir04", 4369, 4), tpl("vir08", 8738, 8), tpl("vir16", 17476, 16)}},
+	{ChipName: "910B", CommonWord: "Ascend910B", MemoryAllocatable: 65536, MemoryCapacity: 65536, AICore: 20,
+		Templates: []device.Template{tpl("vir05_1c_16g", 16384, 5), tpl("vir10_3c_32g", 32768, 10)}},
+	{ChipName: "910B2", CommonWord: "Ascend910B2", MemoryAllocatable: 65536, MemoryCapacity: 65536, AICore: 24,
+		Templates: []device.Template{tpl("vir03_1c_8g", 8192, 3), tpl("vir06_1c_16g", 16384, 6), tpl("vir12_3c_32g", 32768, 12)}},
+	{ChipName: "910B3", CommonWord: "Ascend910B3", MemoryAllocatable: 65536, MemoryCapacity: 65536, AICore: 20,
+		Templates: []device.Template{tpl("vir05_1c_16g", 16384, 5), tpl("vir10_3c_32g", 32768, 10)}},
+	{ChipName: "910B4-1", CommonWord: "Ascend910B4-1", MemoryAllocatable: 65536, MemoryCapacity: 65536, AICore: 20,
+		Templates: []device.Template{tpl("vir05_1c_16g", 16384, 5), tpl("vir10_3c_32g", 32768, 10)}},
+	{ChipName: "910B4", CommonWord: "Ascend910B4", MemoryAllocatable: 32768, MemoryCapacity: 32768, AICore: 20,
+		Templates: []device.Template{tpl("vir05_1c_8g", 8192, 5), tpl("vir10_3c_16g", 16384, 10)}},
+	{ChipName: "310P3", CommonWord: "Ascend310P", MemoryAllocatable: 21527, MemoryCapacity: 24576, AICore: 8,
+		Templates: []device.Template{tpl("vir01", 3072, 1), tpl("vir02", 6144, 2), tpl("vir04", 12288, 4)}},
+	{ChipName: "Ascend910", CommonWord: "Ascend910C", MemoryAllocatable: 65536, MemoryCapacity: 65536, AICore: 20, SuperPod: true,
+		Templates: []device.Template{tpl("vir05_1c_16g", 16384, 5), tpl("vir10_3c_32g", 32768, 10)}},
+}
+
+// Kinds returns one Kind per configured chip.
+func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+	var s struct {
+		Configs []Config `json:"configs"`
+	}
+	if err := device.Decode("vnpus", section, &s); err != nil {
+		return nil, err
+	}
+	cfgs := s.Configs
+	if len(cfgs) == 0 {
+		cfgs = Defaults
+	}
+	out := make([]device.Kind, 0, len(cfgs))
+	for _, c := range cfgs {
+		out = append(out, KindOf(c))
+	}
+	return out, nil
+}
+
+// KindOf is the Kind of one chip.
+func KindOf(c Config) device.Kind {
+	w := c.CommonWord
+	templates := append([]device.Template(nil), c.Templates...)
+	sort.SliceStable(templates, func(i, j int) bool { return templates[i].Memory < templates[j].Memory })
+	k := device.Kind{
+		Vendor: "ascend", Name: w, Word: "NPU",
+		Register:   "hami.io/node-register-" + w,
+		Handshake:  "hami.io/node-handshake-" + w,
+		ToAllocate: "hami.io/" + w + "-devices-to-allocate",
+		Allocated:  "hami.io/" + w + "-devices-allocated",
+		UseUUID:    "hami.io/use-" + w + "-uuid", NoUseUUID: "hami.io/no-use-" + w + "-uuid",
+		Count:             device.Or(c.ResourceName, "huawei.com/"+w),
+		Memory:            device.Or(c.ResourceMemoryName, "huawei.com/"+w+"-memory"),
+		Cores:             device.Or(c.ResourceCoreName, "huawei.com/"+w+"-core"),
+		MemoryFactor:      c.MemoryFactor,
+		Templates:         templates,
+		MemoryAllocatable: c.MemoryAllocatable,
+		MemoryCapacity:    c.MemoryCapacity,
+		BindExtra:         runtimeInfo,
+		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
+	}
+	if c.SuperPod && w == "Ascend910C" {
+		k.Pair, k.PairOneRoundsUp = 2, true
+	}
+	return k
+}
+
+// runtimeInfo is HAMi's huawei.com/<CommonWord> annotation: a JSON list, one entry per device, that the
+// Ascend device plugin reads to cut the vNPU (PatchAnnotations, pkg/device/ascend/device.go).
+func runtimeInfo(k *device.Kind, containers [][]device.Placed, podAnnos map[string]string, now int64) map[string]string {
+	type info struct {
+		UUID   string `json:"UUID,omitempty"`
+		Temp   string `json:"temp,omitempty"`
+		Memory int64  `json:"memory,omitempty"`
+		Core   int64  `json:"core,omitempty"`
+	}
+	hamiCore := podAnnos[VNPUModeAnnotation] == VNPUModeHamiCore
+	list := []info{}
+	for _, c := range containers {
+		for _, d := range c {
+			i := info{UUID: d.UUID, Memory: d.Mem, Core: d.Cores}
+			if !hamiCore {
+				_, i.Temp, _ = k.Trim(d.Mem)
+			}
+			list = append(list, i)
+		}
+	}
+	b, _ := json.Marshal(list) // plain strings and integers: cannot fail
+	return map[string]string{"huawei.com/" + k.Name: string(b), "predicate-time": strconv.FormatInt(now, 10)}
+}

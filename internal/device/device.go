@@ -1,0 +1,195 @@
+// Package device is the seam between the engine and the device families HAMi schedules. A family (a
+// "vendor" in HAMi's words: pkg/device/devices.go) contributes one or more Kinds, one per device type HAMi
+// keeps apart (its CommonWord: "NVIDIA", "DCU", "Ascend910B3" ...). A Kind is data plus a few hooks: the
+// annotations and resource names of that type, the word people use for it, and the rules in which it differs
+// from the common fit walk (memory templates, paired devices, what is written at bind).
+//
+// The engine owns the walk (gates, sort, scoring, quota, explanation); a Kind only parameterises it.
+// Adding a family is one package under internal/device/<name> and one line in internal/device/all.
+//
+// This package and its sub-packages are pure: no client-go, no I/O, no clock.
+package device
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// Kind is one device type HAMi schedules.
+type Kind struct {
+	// Vendor is the family's registry name, which --device selects by: "nvidia", "hygon", "ascend", ...
+	Vendor string `json:"vendor"`
+	// Name is HAMi's CommonWord for the type, also the vendor field of a pod's device list:
+	// "NVIDIA", "DCU", "Ascend910B3", "MLU", "Metax-GPU", "MR-V100".
+	Name string `json:"name"`
+	// Word is what people call one device: GPU, DCU, NPU, MLU.
+	Word string `json:"word"`
+
+	// Register is the node annotation the device plugin registers devices in (HAMi's JSON list); "" when the
+	// devices are derived from the Node itself (NodeDevices).
+	Register string `json:"register,omitempty"`
+	// NodeDevices derives the devices from the Node object (Cambricon: its capacity and Model label) for a
+	// family whose plugin registers no annotation. nil when Register is read.
+	NodeDevices func(n *corev1.Node) []codec.DeviceInfo `json:"-"`
+	// Handshake is the node annotation of the plugin's handshake; "" when the family has none.
+	Handshake string `json:"handshake,omitempty"`
+	// ToAllocate and Allocated are the pod annotations written at bind with this type's devices.
+	ToAllocate string `json:"toAllocate"`
+	Allocated  string `json:"allocated"`
+	// Type and UUID selector annotations of the pod; "" when the family has none (every device matches).
+	UseType   string `json:"useType,omitempty"`
+	NoUseType string `json:"noUseType,omitempty"`
+	UseUUID   string `json:"useUUID,omitempty"`
+	NoUseUUID string `json:"noUseUUID,omitempty"`
+
+	// Resource names; "" when the family has none.
+	Count         string `json:"count"`
+	Memory        string `json:"memory,omitempty"`
+	MemoryPercent string `json:"memoryPercent,omitempty"`
+	Cores         string `json:"cores,omitempty"`
+	// MemoryFactor multiplies a memory request (HAMi's memoryFactor); 0 or 1 leaves it.
+	MemoryFactor int64 `json:"memoryFactor,omitempty"`
+	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
+	DefaultCores int64 `json:"defaultCores,omitempty"`
+	// QuotaInFit is set when the type's Fit checks the namespace quota of its memory and cores keys per device
+	// (Cambricon, as NVIDIA); other types' quota keys are accounted but gate nothing.
+	QuotaInFit bool `json:"quotaInFit,omitempty"`
+	// GenericType is the type word a device carries when the plugin knows no model ("MLU"): with a type
+	// selector such a device never matches (Cambricon's checkType).
+	GenericType string `json:"genericType,omitempty"`
+	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
+	// webhook sets the cores resource to count x 100).
+	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`
+	// WholeDevice means the type is never shared: every container takes its devices whole (memory 100 %,
+	// cores 100), as for device plugins that only count devices.
+	WholeDevice bool `json:"wholeDevice,omitempty"`
+	// Pair is the number of devices that must be taken together from one module (Ascend 910C on a
+	// SuperPod: 2); 0 when devices are taken one by one. Devices i and j share a module when i/Pair == j/Pair.
+	Pair int `json:"pair,omitempty"`
+	// PairOneRoundsUp is the webhook's rounding of a request for one device up to Pair (910C).
+	PairOneRoundsUp bool `json:"pairOneRoundsUp,omitempty"`
+
+	// Templates are the fixed slices a device can be cut into, smallest first (Ascend vNPU). A memory request
+	// is rounded up to the first template that holds it; one above every template takes the whole device.
+	Templates []Template `json:"templates,omitempty"`
+	// MemoryAllocatable and MemoryCapacity bound a template request: up to MemoryCapacity it becomes
+	// MemoryAllocatable (a whole device); above it nothing fits.
+	MemoryAllocatable int64 `json:"memoryAllocatable,omitempty"`
+	MemoryCapacity    int64 `json:"memoryCapacity,omitempty"`
+
+	// BindExtra returns the family's own pod annotations for its devices at bind, beside ToAllocate and
+	// Allocated; containers are in the pod device list's order, now is the bind's unix time. nil when the
+	// family writes none.
+	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
+	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
+	ExtraKeys []string `json:"extraKeys,omitempty"`
+}
+
+// Template is one fixed slice of a device.
+type Template struct {
+	Name   string `json:"name"`
+	Memory int64  `json:"memory"` // MiB
+	AICore int64  `json:"aiCore,omitempty"`
+}
+
+// Placed is one device given to one container, as BindExtra sees it.
+type Placed struct {
+	UUID  string
+	Index int
+	Mem   int64
+	Cores int64
+}
+
+// Trim rounds a memory request (MiB) up to the Kind's templates: the template's memory and name, or the
+// whole device (MemoryAllocatable, "") for a request above every template up to MemoryCapacity. ok is false
+// when nothing holds it. A Kind without templates returns the request unchanged.
+func (k *Kind) Trim(mib int64) (mem int64, template string, ok bool) {
+	if len(k.Templates) == 0 {
+		return mib, "", true
+	}
+	for _, t := range k.Templates {
+		if mib <= t.Memory {
+			return t.Memory, t.Name, true
+		}
+	}
+	if mib <= k.MemoryCapacity {
+		return k.MemoryAllocatable, "", true
+	}
+	return 0, "", false
+}
+
+// Resources lists the Kind's resource names, count first.
+func (k *Kind) Resources() []string {
+	var out []string
+	for _, r := range []string{k.Count, k.Memory, k.MemoryPercent, k.Cores} {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Validate says what is missing from a Kind a vendor built.
+func (k *Kind) Validate() error {
+	switch {
+	case k.Vendor == "" || k.Name == "" || k.Word == "":
+		return fmt.Errorf("device kind %q: vendor, name and word are required", k.Name)
+	case k.Register == "" && k.NodeDevices == nil:
+		return fmt.Errorf("device kind %s: a register annotation or NodeDevices is required", k.Name)
+	case k.Allocated == "" || k.ToAllocate == "":
+		return fmt.Errorf("device kind %s: allocated and to-allocate annotations are required", k.Name)
+	case k.Count == "":
+		return fmt.Errorf("device kind %s: a count resource is required", k.Name)
+	}
+	return nil
+}
+
+// Vendor is one device family. Kinds reads the family's section of HAMi's device ConfigMap
+// (device-config.yaml, as JSON; nil for the chart defaults) and returns its device types.
+type Vendor interface {
+	Name() string
+	// Section is the key of the family's section in device-config.yaml ("hygon", "vnpus", ...).
+	Section() string
+	Kinds(section json.RawMessage) ([]Kind, error)
+}
+
+// Find picks a Kind by its name ("Ascend910B3", "DCU", "MR-V100"), case-insensitively, or by its vendor's
+// name when the vendor has one Kind ("hygon", "cambricon", "nvidia"); "" means the first Kind.
+func Find(kinds []Kind, name string) (int, error) {
+	if name == "" && len(kinds) > 0 {
+		return 0, nil
+	}
+	for i := range kinds {
+		if strings.EqualFold(kinds[i].Name, name) {
+			return i, nil
+		}
+	}
+	found := -1
+	for i := range kinds {
+		if strings.EqualFold(kinds[i].Vendor, name) {
+			if found >= 0 {
+				return -1, fmt.Errorf("device %q has several types; name one: %s", name, strings.Join(namesOf(kinds, name), ", "))
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return -1, fmt.Errorf("unknown device %q; known: %s", name, strings.Join(namesOf(kinds, ""), ", "))
+	}
+	return found, nil
+}
+
+func namesOf(kinds []Kind, vendor string) []string {
+	var out []string
+	for i := range kinds {
+		if vendor == "" || strings.EqualFold(kinds[i].Vendor, vendor) {
+			out = append(out, strings.ToLower(kinds[i].Name))
+		}
+	}
+	return out
+}

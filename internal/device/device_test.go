@@ -1,0 +1,92 @@
+package device_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+)
+
+// TestTrim is HAMi's trimMemory (pkg/device/ascend/device.go) on the 910B3 and 310P chart templates.
+func TestTrim(t *testing.T) {
+	b3 := ascend.KindOf(ascend.Defaults[3])
+	p := ascend.KindOf(ascend.Defaults[6])
+	tests := []struct {
+		k       device.Kind
+		in, mem int64
+		tpl     string
+		ok      bool
+	}{
+		{b3, 1, 16384, "vir05_1c_16g", true},
+		{b3, 16384, 16384, "vir05_1c_16g", true},
+		{b3, 16385, 32768, "vir10_3c_32g", true},
+		{b3, 32769, 65536, "", true},
+		{b3, 65536, 65536, "", true},
+		{b3, 65537, 0, "", false},
+		{p, 3000, 3072, "vir01", true},
+		{p, 12289, 21527, "", true}, // above every template: the allocatable memory, not the capacity
+		{p, 24577, 0, "", false},
+		{device.Kind{}, 1234, 1234, "", true},
+	}
+	for _, tc := range tests {
+		mem, tpl, ok := tc.k.Trim(tc.in)
+		if mem != tc.mem || tpl != tc.tpl || ok != tc.ok {
+			t.Errorf("%s Trim(%d) = %d %q %v, want %d %q %v", tc.k.Name, tc.in, mem, tpl, ok, tc.mem, tc.tpl, tc.ok)
+		}
+	}
+}
+
+func TestDefaultsAreValid(t *testing.T) {
+	ks := all.Defaults()
+	if len(ks) < 2 {
+		t.Fatalf("only %d kinds", len(ks))
+	}
+	seen := map[string]bool{}
+	for i := range ks {
+		if err := ks[i].Validate(); err != nil {
+			t.Error(err)
+		}
+		for _, key := range []string{ks[i].Register, ks[i].Allocated, ks[i].Count} {
+			if key == "" {
+				continue // a family that derives devices from the Node registers none
+			}
+			if seen[key] {
+				t.Errorf("%s: %s is used by two kinds", ks[i].Name, key)
+			}
+			seen[key] = true
+		}
+	}
+}
+
+// TestSections: a section renames resources, a configs list replaces the chips, bad JSON names the section.
+func TestSections(t *testing.T) {
+	ks, err := all.Kinds(map[string]json.RawMessage{
+		"hygon": json.RawMessage(`{"resourceCountName":"example.com/dcu","memoryFactor":2}`),
+		"vnpus": json.RawMessage(`{"configs":[{"commonWord":"Ascend910C","chipName":"x","memoryAllocatable":100,"memoryCapacity":100,"superPod":true}]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dcu, c *device.Kind
+	for i := range ks {
+		switch ks[i].Name {
+		case "DCU":
+			dcu = &ks[i]
+		case "Ascend910C":
+			c = &ks[i]
+		case "Ascend910B3":
+			t.Error("a configs list replaces the default chips")
+		}
+	}
+	if dcu == nil || dcu.Count != "example.com/dcu" || dcu.Memory != "hygon.com/dcumem" || dcu.MemoryFactor != 2 {
+		t.Fatalf("dcu %+v", dcu)
+	}
+	if c == nil || c.Pair != 2 || c.Count != "huawei.com/Ascend910C" || c.Register != "hami.io/node-register-Ascend910C" {
+		t.Fatalf("910C %+v", c)
+	}
+	if _, err := all.Kinds(map[string]json.RawMessage{"hygon": json.RawMessage(`{"memoryFactor":"x"}`)}); err == nil {
+		t.Fatal("bad section accepted")
+	}
+}

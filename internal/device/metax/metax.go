@@ -1,0 +1,58 @@
+// Package metax describes MetaX GPUs as HAMi v2.10 schedules them whole (pkg/device/metax/device.go,
+// MetaxDevices): no register annotation (status.capacity[metax-tech.com/gpu] devices named <node>-metax-<i>,
+// 64 GiB each), every container takes its GPUs whole. MetaX's shared sGPU (sdevice.go, with its QoS policies
+// and app classes) is not implemented.
+package metax
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// Vendor is MetaX.
+type Vendor struct{}
+
+func (Vendor) Name() string    { return "metax" }
+func (Vendor) Section() string { return "metax" }
+
+// Kinds returns the whole-GPU Kind.
+func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+	var s struct {
+		ResourceCountName string `json:"resourceCountName"`
+	}
+	if err := device.Decode("metax", section, &s); err != nil {
+		return nil, err
+	}
+	count := device.Or(s.ResourceCountName, "metax-tech.com/gpu")
+	return []device.Kind{{
+		Vendor: "metax", Name: "Metax-GPU", Word: "GPU",
+		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return nodeDevices(n, count) },
+		ToAllocate:  "hami.io/metax-gpu-devices-to-allocate",
+		Allocated:   "hami.io/metax-gpu-devices-allocated",
+		Count:       count,
+		WholeDevice: true,
+	}}, nil
+}
+
+// nodeDevices is HAMi's GetNodeDevices for MetaX GPUs: one 64 GiB, 100 % device per unit of capacity.
+func nodeDevices(n *corev1.Node, countRes string) []codec.DeviceInfo {
+	q, ok := n.Status.Capacity[corev1.ResourceName(countRes)]
+	if !ok {
+		return nil
+	}
+	count, ok := q.AsInt64()
+	if !ok || count <= 0 || count > 1024 {
+		return nil
+	}
+	out := make([]codec.DeviceInfo, count)
+	for i := range out {
+		out[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-metax-%d", n.Name, i), Index: i, Count: 1, Devmem: 65536, Devcore: 100,
+			Type: "Metax-GPU", Health: true}
+	}
+	return out
+}

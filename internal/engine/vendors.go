@@ -1,0 +1,481 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// addVendorDevices reads the register annotation of every device type but NVIDIA's (whose annotation
+// buildNode reads first) and appends those devices to the node. A node that registers any type is
+// registered: a DCU-only node is not "unregistered" because it has no NVIDIA annotation.
+func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
+	for k := 1; k < len(c.kinds); k++ {
+		kind := &c.kinds[k]
+		var devs []codec.DeviceInfo
+		field := "status.capacity[" + kind.Cores + "]"
+		if kind.NodeDevices != nil {
+			if devs = kind.NodeDevices(n); len(devs) == 0 {
+				continue
+			}
+		} else {
+			reg, ok := n.Annotations[kind.Register]
+			if !ok {
+				continue
+			}
+			field = "metadata.annotations[" + kind.Register + "]"
+			var err error
+			if devs, err = codec.ParseDeviceRegister(kind.Register, reg); err != nil {
+				bad(field, "%v; its %ss are not counted", err, kind.Word)
+				continue
+			}
+		}
+		if !node.Registered {
+			node.Registered, node.RegisterError = true, ""
+		}
+		for _, d := range devs {
+			if _, dup := node.uuidIndex[d.ID]; dup {
+				bad(field, "%s %s is registered twice; the second entry is ignored", kind.Word, d.ID)
+				continue
+			}
+			node.uuidIndex[d.ID] = len(node.GPUs)
+			node.GPUs = append(node.GPUs, GPU{
+				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: ModeHamiCore, Healthy: d.Health,
+				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, reg: len(node.GPUs),
+				Device: kind.Name, Kind: uint8(k),
+			})
+		}
+	}
+}
+
+// kindOfDevice is the index in kinds of the device type a pod device list names ("NVIDIA", "DCU", ...);
+// 0 (NVIDIA) for a word no Kind has.
+func kindOfDevice(kinds []device.Kind, word string) int {
+	for k := 1; k < len(kinds); k++ {
+		if kinds[k].Name == word {
+			return k
+		}
+	}
+	return 0
+}
+
+// Word is what people call one device of the GPU's type: GPU, DCU, NPU ...
+func (c *Cluster) Word(g *GPU) string { return c.kinds[g.Kind].Word }
+
+// anyRequest reads a container's request for an NVIDIA GPU, or else for the first other device type whose
+// count resource it names (HAMi turns each container into one request per type; a container asking for two
+// types is a mistake, reported, of which the first is kept).
+func anyRequest(c *corev1.Container, cfg Config, path string, bad reportFunc, annos map[string]string) (ContainerRequest, bool) {
+	cr, ok := containerRequest(c, cfg, path, bad)
+	for i := range cfg.Vendors {
+		k := &cfg.Vendors[i]
+		if !names(c, k.Count) {
+			continue
+		}
+		if ok {
+			bad(fmt.Sprintf("%s[%s].resources", path, c.Name), "asks for %s and %s; HAMi does not give one container two device types: only the %s is considered",
+				kindName(cr, cfg), k.Count, kindName(cr, cfg))
+			continue
+		}
+		cr, ok = vendorRequest(c, k, i+1, path, bad, annos)
+	}
+	return cr, ok
+}
+
+func kindName(cr ContainerRequest, cfg Config) string {
+	if cr.Kind == 0 {
+		return cfg.ResourceCountName
+	}
+	return cfg.Vendors[cr.Kind-1].Count
+}
+
+// names reports whether the container's limits or requests name the resource.
+func names(c *corev1.Container, res string) bool {
+	if res == "" {
+		return false
+	}
+	_, l := c.Resources.Limits[corev1.ResourceName(res)]
+	_, r := c.Resources.Requests[corev1.ResourceName(res)]
+	return l || r
+}
+
+// vendorRequest reads one container's request for a device type other than NVIDIA's, the way the type's
+// GenerateResourceRequests and MutateAdmission do (pkg/device/<vendor>/device.go): count, memory (times
+// memoryFactor, rounded up to a vNPU template unless hami-core), memory percentage, cores (the type's default
+// when unnamed). Values HAMi refuses are reported and replaced by the nearest it accepts.
+func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, bad reportFunc, annos map[string]string) (ContainerRequest, bool) {
+	field := func(res string) string { return fmt.Sprintf("%s[%s].resources[%s]", path, c.Name, res) }
+	get := func(name string) (int64, bool) {
+		if name == "" {
+			return 0, false
+		}
+		q, ok := c.Resources.Limits[corev1.ResourceName(name)]
+		if !ok {
+			q, ok = c.Resources.Requests[corev1.ResourceName(name)]
+		}
+		if !ok {
+			return 0, false
+		}
+		v, clamped := checkedQuantity(q, maxRequestValue)
+		if clamped {
+			bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
+		}
+		return v, true
+	}
+	count, _ := get(k.Count)
+	if count <= 0 {
+		if count < 0 {
+			bad(field(k.Count), "negative %s count %d is ignored", k.Word, count)
+		}
+		return ContainerRequest{}, false
+	}
+	if count > maxGPUCount {
+		bad(field(k.Count), "%d %ss is more than any node has; clamped to %d", count, k.Word, maxGPUCount)
+		count = maxGPUCount
+	}
+	if k.Pair > 1 && k.PairOneRoundsUp && count == 1 {
+		count = int64(k.Pair) // HAMi's webhook: one device is rounded up to a whole module
+	} else if k.Pair > 1 && count%int64(k.Pair) != 0 {
+		bad(field(k.Count), "%d %ss: %s devices come in modules of %d, so HAMi's webhook refuses any count but 1 or a multiple of %d",
+			count, k.Word, k.Name, k.Pair, k.Pair)
+	}
+	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word}
+	if k.WholeDevice {
+		cr.MemoryPercent, cr.Cores = 100, 100
+		return cr, true
+	}
+	mem, hasMem := get(k.Memory)
+	pct, hasPct := get(k.MemoryPercent)
+	switch {
+	case hasMem && mem > 0:
+		if f := max(k.MemoryFactor, 1); mem > maxRequestValue/f {
+			mem = maxRequestValue
+		} else {
+			mem *= f
+		}
+		cr.MemoryMiB = mem
+	case hasPct && pct > 0:
+		cr.MemoryPercent = min(pct, 100)
+	case len(k.Templates) > 0:
+		// HAMi's Ascend webhook writes the whole device's allocatable memory into an unset memory limit.
+		cr.MemoryMiB, cr.MemoryDefaulted = k.MemoryAllocatable, true
+	default:
+		cr.MemoryPercent, cr.MemoryDefaulted = 100, true
+	}
+	if hasMem && mem < 0 {
+		bad(field(k.Memory), "negative memory %d is ignored", mem)
+	}
+	if len(k.Templates) > 0 && cr.MemoryMiB > 0 && annos[ascendVNPUMode] != "hami-core" {
+		trimmed, tpl, ok := k.Trim(cr.MemoryMiB)
+		switch {
+		case !ok:
+			bad(field(k.Memory), "%d MiB is more than a %s has (%d MiB): HAMi's webhook refuses the pod", cr.MemoryMiB, k.Name, k.MemoryCapacity)
+		default:
+			cr.MemoryMiB, cr.Template = trimmed, tpl
+			if count > 1 && trimmed != k.MemoryAllocatable {
+				bad(field(k.Memory), "%d %ss with the %s template: HAMi's webhook refuses vNPUs for more than one device", count, k.Word, tpl)
+			}
+		}
+	}
+	cores, hasCores := get(k.Cores)
+	if !hasCores {
+		cores = k.DefaultCores
+	}
+	if k.ManyTakeWholeCores && count > 1 {
+		cores, hasCores = 100, false
+	}
+	switch {
+	case cores < 0:
+		bad(field(k.Cores), "negative cores %d are ignored", cores)
+		cores = 0
+	case cores > 100:
+		bad(field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+		cores = 100
+	}
+	cr.Cores = cores
+	return cr, true
+}
+
+// ascendVNPUMode is the pod annotation that asks Ascend for hami-core soft splitting instead of templates.
+const ascendVNPUMode = "huawei.com/vnpu-mode"
+
+// selectors are a pod's type and UUID selector annotations for one device type other than NVIDIA's.
+type selectors struct {
+	kind                           *device.Kind
+	useTypes, noUseTypes           []string // lower case
+	rawUseTypes, rawNoUseTypes     []string
+	useUUIDs, noUseUUIDs           []string
+	useTypeAnno, noUseTypeAnno     string
+	useUUIDAnno, noUseUUIDAnno     string
+	hasUseTypeAnno, hasUseUUIDAnno bool
+}
+
+func newSelectors(k *device.Kind, annos map[string]string) *selectors {
+	s := &selectors{kind: k}
+	if k.UseType != "" {
+		s.rawUseTypes = splitList(annos[k.UseType])
+		s.rawNoUseTypes = splitList(annos[k.NoUseType])
+		_, s.hasUseTypeAnno = annos[k.UseType]
+	}
+	for _, t := range s.rawUseTypes {
+		s.useTypes = append(s.useTypes, strings.ToLower(t))
+	}
+	for _, t := range s.rawNoUseTypes {
+		s.noUseTypes = append(s.noUseTypes, strings.ToLower(t))
+	}
+	if k.UseUUID != "" {
+		s.useUUIDs = splitList(annos[k.UseUUID])
+		s.noUseUUIDs = splitList(annos[k.NoUseUUID])
+	}
+	return s
+}
+
+// typeMatches is HAMi's CheckType (pkg/device/devices.go): with a use-list the type must contain one of its
+// items, else with a no-use list it must contain none; case-insensitive. A type without selectors (Ascend)
+// always matches.
+func (s *selectors) typeMatches(t string) bool {
+	if s == nil || len(s.useTypes) == 0 && len(s.noUseTypes) == 0 {
+		return true
+	}
+	if g := s.kind.GenericType; g != "" && (strings.TrimSpace(t) == "" || strings.EqualFold(strings.TrimSpace(t), g)) {
+		return false // a device of no known model never passes a type selector (Cambricon's checkType)
+	}
+	t = strings.ToLower(t)
+	if len(s.useTypes) > 0 {
+		for _, u := range s.useTypes {
+			if strings.Contains(t, u) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, u := range s.noUseTypes {
+		if strings.Contains(t, u) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *selectors) typeDetail() string {
+	if len(s.useTypes) > 0 {
+		return "type not in " + s.kind.UseType + "=" + strings.Join(s.rawUseTypes, ",")
+	}
+	return "type in " + s.kind.NoUseType + "=" + strings.Join(s.rawNoUseTypes, ",")
+}
+
+// uuidMatches is HAMi's CheckUUID: a use-list names the only devices allowed, else a no-use list the excluded.
+func (s *selectors) uuidMatches(id string) bool {
+	if s == nil {
+		return true
+	}
+	if len(s.useUUIDs) > 0 {
+		return contains(s.useUUIDs, id)
+	}
+	return !contains(s.noUseUUIDs, id)
+}
+
+func (s *selectors) uuidFilterName() string {
+	if len(s.useUUIDs) > 0 {
+		return s.kind.UseUUID
+	}
+	return s.kind.NoUseUUID
+}
+
+func (f *fitter) uuidMatchesGPU(g *GPU) bool {
+	if g.Kind != 0 {
+		return f.vendor[int(g.Kind)].uuidMatches(g.UUID)
+	}
+	return f.uuidMatches(g.UUID)
+}
+
+func (f *fitter) uuidFilterNameGPU(g *GPU) string {
+	if g.Kind != 0 {
+		return f.vendor[int(g.Kind)].uuidFilterName()
+	}
+	return f.uuidFilterName()
+}
+
+// pairChoice is HAMi's 910C module rule (computeBestCombination910C, pkg/device/ascend/device.go): of the
+// devices that passed every gate, only modules (index / pair) whose every device passed are taken, whole,
+// until count devices are chosen. HAMi orders equally full modules by map iteration; kubectl-hami takes
+// them in the order the walk found them, so the answer is deterministic.
+func pairChoice(n *Node, sel []int, count, pair int) []int {
+	byModule := map[int][]int{}
+	var order []int
+	for _, gi := range sel {
+		m := n.GPUs[gi].Index / pair
+		if _, ok := byModule[m]; !ok {
+			order = append(order, m)
+		}
+		byModule[m] = append(byModule[m], gi)
+	}
+	var out []int
+	for _, m := range order {
+		if len(out) >= count {
+			break
+		}
+		if devs := byModule[m]; len(devs) == pair {
+			out = append(out, devs...)
+		}
+	}
+	return out
+}
+
+// vendorAllocations reads the device lists of every other type a counted pod carries (hami.io/dcu-devices-
+// allocated, hami.io/Ascend910B3-devices-allocated ...) into alloc: containers, and the quota charges of that
+// type. It reports whether the pod carries any.
+func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *PodAllocation, bad reportFunc) bool {
+	found := false
+	for k := 1; k < len(kinds); k++ {
+		kind := &kinds[k]
+		key := kind.Allocated
+		raw, ok := pod.Annotations[key]
+		if !ok {
+			key = kind.ToAllocate
+			if raw, ok = pod.Annotations[key]; !ok {
+				continue
+			}
+		}
+		found = true
+		entries, err := codec.ParsePodDevices(key, raw)
+		if err != nil {
+			bad("metadata.annotations["+key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
+			continue
+		}
+		for _, ca := range mapEntries(pod, entries, cfg) {
+			ca.Kind, ca.Device = k, kind.Name
+			alloc.Containers = append(alloc.Containers, ca)
+		}
+	}
+	if found {
+		alloc.Uses = collapse(alloc.Containers)
+		alloc.VendorQuota = vendorQuotaUse(alloc.Containers, kinds)
+	}
+	return found
+}
+
+// vendorQuotaUse is what the containers' devices of other types than NVIDIA's charge their types' quota
+// keys (memory in MiB, cores in %), by resource name: app containers summed, init containers as their
+// largest, as for NVIDIA.
+func vendorQuotaUse(containers []ContainerAllocation, kinds []device.Kind) map[string]int64 {
+	var out map[string]int64
+	for k := 1; k < len(kinds); k++ {
+		var appMem, appCores, initMem, initCores int64
+		seen := false
+		for _, c := range containers {
+			if c.Kind != k {
+				continue
+			}
+			seen = true
+			var m, n int64
+			for _, d := range c.Devices {
+				m += d.UsedMem
+				n += d.UsedCores
+			}
+			if c.Init {
+				initMem, initCores = max(initMem, m), max(initCores, n)
+			} else {
+				appMem, appCores = appMem+m, appCores+n
+			}
+		}
+		if !seen {
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		if r := kinds[k].Memory; r != "" {
+			out[r] += max(appMem, initMem)
+		}
+		if r := kinds[k].Cores; r != "" {
+			out[r] += max(appCores, initCores)
+		}
+	}
+	return out
+}
+
+// chargeVendor adds a pod's charges to other types' quota keys unless one would pass maxQuotaUse.
+func (u *usage) chargeVendor(q map[string]int64) bool {
+	for r, v := range q {
+		if v < 0 || v > maxQuotaUse-u.dev[r] {
+			return false
+		}
+	}
+	for r, v := range q {
+		if u.dev == nil {
+			u.dev = map[string]int64{}
+		}
+		u.dev[r] += v
+	}
+	return true
+}
+
+func (u *usage) unchargeVendor(q map[string]int64) {
+	for r, v := range q {
+		u.dev[r] -= v
+	}
+}
+
+// vendorQuotaKeys lists the quota resources of the other device types: memory (MiB) and cores (%).
+func (c *Cluster) vendorQuotaKeys() []vendorKey { return c.vkeys }
+
+func vendorQuotaKeys(kinds []device.Kind) []vendorKey {
+	var out []vendorKey
+	seen := map[string]bool{}
+	for k := 1; k < len(kinds); k++ {
+		kind := &kinds[k]
+		for _, r := range []struct {
+			name, unit string
+			factor     int64
+		}{{kind.Memory, "MiB", max(kind.MemoryFactor, 1)}, {kind.Cores, "%", 1}} {
+			if r.name != "" && !seen[r.name] {
+				seen[r.name] = true
+				out = append(out, vendorKey{resource: r.name, unit: r.unit, factor: r.factor, word: kind.Word})
+			}
+		}
+	}
+	return out
+}
+
+type vendorKey struct {
+	resource, unit, word string
+	factor               int64
+}
+
+// inWords rewrites the engine's sentences about GPUs for a pod that asks for another type's devices only:
+// "GPU" becomes the type's word (NPU, DCU ...); "vGPU" (the slot) stays.
+func inWords(lines []string, word string) []string {
+	if word == "GPU" {
+		return lines
+	}
+	r := strings.NewReplacer("vGPU", "vGPU", "GPU", word)
+	for i, l := range lines {
+		lines[i] = r.Replace(l)
+	}
+	return lines
+}
+
+// deviceSuffix names the device type and template of a container's request, for other types than NVIDIA's.
+func deviceSuffix(r *ContainerRequest) string {
+	switch {
+	case r.Device == "":
+		return ""
+	case r.Template != "":
+		return " (" + r.Device + ", vNPU template " + r.Template + ")"
+	}
+	return " (" + r.Device + ")"
+}
+
+// pluralWords are the kinds' words in the plural, a Check's unit ("GPUs", "NPUs").
+func pluralWords(kinds []device.Kind) []string {
+	out := make([]string, len(kinds))
+	for i := range kinds {
+		out[i] = kinds[i].Word + "s"
+	}
+	return out
+}

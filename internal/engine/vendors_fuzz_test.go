@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// FuzzVendorAnnotations: whatever a node registers for DCUs and NPUs and whatever a counted pod's device lists
+// say, nothing panics, usage never goes negative after the pod is removed, and a fitting placement's
+// annotations read back as the same usage.
+func FuzzVendorAnnotations(f *testing.F) {
+	f.Add(codec.FormatNodeRegister(vdevs("n", "dcu", "DCU", 2, 16384, 100, 4)), "n-dcu0,DCU,1000,10:;", `[{"id":"n-npu0","count":4,"devmem":65536,"devcore":20,"health":true}]`, "n-npu0,Ascend910B3,16384,0:;", int64(2000), int64(1))
+	f.Add("[", ";;;", "x", ",,,:", int64(-1), int64(3))
+	f.Add(`[{"id":"n-dcu0","count":1,"devmem":10,"health":true}]`, "n-dcu0,DCU,99999,100:", "[]", "n-npu0,Ascend910B3,1,1:n-npu0,Ascend910B3,1,1:", int64(70000), int64(2))
+	f.Fuzz(func(t *testing.T, dcuRegV, dcuPod, npuRegV, npuPod string, mem, count int64) {
+		c := NewCluster(DefaultConfig())
+		n := mkNode("n", nil)
+		n.Annotations[dcuReg] = dcuRegV
+		n.Annotations[b3Reg] = npuRegV
+		c.SetNode(n)
+		p := mkPod("ns", "a", vctr("c", dcuNum, 1), vctr("d", b3, 1))
+		p.Spec.Containers[1].Name = "d"
+		p.Annotations[codec.PodNodeAnnotation] = "n"
+		p.Annotations[dcuAlloc] = dcuPod
+		p.Annotations[b3Alloc] = npuPod
+		c.SetPod(p)
+		q := mkPod("ns", "b", vctr("c", dcuNum, int(count%5), dcuMem, int(mem%100000)), vctr("d", b3, int(count%3), b3Mem, int(mem%100000)))
+		q.Spec.Containers[1].Name = "d"
+		v := c.Evaluate(q, EvalOptions{DetailAll: true})
+		c.Capacity(q, 3)
+		if v.Fits && v.Placement != nil {
+			q.Spec.NodeName = "n"
+			for k, val := range v.Placement.Annotations(testTime) {
+				q.Annotations[k] = val
+			}
+			c.SetPod(q)
+			c.RemovePod("ns", "b")
+		}
+		c.RemovePod("ns", "a")
+		for _, g := range c.Node("n").GPUs {
+			if g.UsedMem != 0 || g.UsedCores != 0 || g.UsedSlots != 0 {
+				t.Fatalf("usage left after removing every pod: %+v", g)
+			}
+		}
+		if u := c.nsUsed["ns"]; u != nil {
+			for r, v := range u.dev {
+				if v != 0 {
+					t.Fatalf("quota %s left at %d", r, v)
+				}
+			}
+		}
+	})
+}

@@ -67,7 +67,7 @@ func TestMainReasonOfLeavesOutNodesWithoutTheKind(t *testing.T) {
 		return engine.NodeStatus{Node: node, Code: engine.NodeInsufficientDevice, Check: &engine.Check{Need: 4, Have: have}}
 	}
 	v := &engine.Verdict{
-		Nodes: []engine.NodeStatus{nid("gpu-1", 0), nid("gpu-2", 0), nid("gpu-3", 0), {Node: "npu-1", Code: engine.CardInsufficientMemory}},
+		Nodes:   []engine.NodeStatus{nid("gpu-1", 0), nid("gpu-2", 0), nid("gpu-3", 0), {Node: "npu-1", Code: engine.CardInsufficientMemory}},
 		Reasons: []engine.ReasonCount{{Code: engine.CardInsufficientMemory, Nodes: 1}, {Code: engine.NodeInsufficientDevice, Nodes: 3}},
 	}
 	if got := MainReasonOf(v); got.Code != engine.CardInsufficientMemory || got.Nodes != 1 {

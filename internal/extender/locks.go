@@ -36,7 +36,7 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 			n, fresh = got, true
 		}
 		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" && !s.ownLock(nodeName, raw) {
-			if l, err := codec.ParseNodeLock(raw); err == nil && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
+			if l, err := codec.ParseNodeLock(raw); err == nil && (l.Namespace != pod.Namespace || l.Pod != pod.Name) {
 				if live, why := s.lockLive(ctx, nodeName, raw, l, now, fresh); live {
 					if !fresh {
 						n = nil // our copy may predate the release: read the node before deciding

@@ -425,7 +425,7 @@ func retry(ctx context.Context, f func() error, giveUp func(error)) {
 		}
 		select {
 		case <-ctx.Done():
-			giveUp(fmt.Errorf("%w (giving up: %v)", err, ctx.Err()))
+			giveUp(fmt.Errorf("%w (giving up: %w)", err, ctx.Err()))
 			return
 		case <-time.After(wait):
 		}

@@ -363,7 +363,7 @@ func waitReady(p *process, ready func(context.Context) error, timeout time.Durat
 			return stop.error
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("testenv: %s not ready after %s: %v (its log %s is dumped below)", p.name, timeout, last, p.logPath)
+			return fmt.Errorf("testenv: %s not ready after %s: %w (its log %s is dumped below)", p.name, timeout, last, p.logPath)
 		}
 		select {
 		case <-p.done:

@@ -335,7 +335,7 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 		{extPort, "/webhook", []int{403}}, {webhookPort, "/filter", []int{404}}, {webhookPort, "/bind", []int{404}},
 	} {
 		url := fmt.Sprintf("https://127.0.0.1:%d%s", c.port, c.path)
-		body := fmt.Sprintf(`{"PodName":"%s","PodNamespace":"team-a","PodUID":"%s","Node":"gpu-1"}`, tooBig.Name, tooBig.UID)
+		body := fmt.Sprintf(`{"PodName":%q,"PodNamespace":"team-a","PodUID":%q,"Node":"gpu-1"}`, tooBig.Name, tooBig.UID)
 		resp, err := insecureClient.Post(url, "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Errorf("POST %s: %v", url, err)
@@ -362,13 +362,14 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	schedOut, _ := os.ReadFile(schedLog)
 	for name, log := range map[string]string{"serve-extender": extLog.String(), "kube-scheduler": string(schedOut)} {
 		for _, line := range strings.Split(log, "\n") {
-			if strings.Contains(line, "forbidden") || strings.Contains(line, "Forbidden") {
+			switch {
+			case strings.Contains(line, "forbidden") || strings.Contains(line, "Forbidden"):
 				t.Errorf("%s was refused: %s", name, line)
-			} else if strings.Contains(line, `configmap \"extension-apiserver-authentication\" not found`) {
+			case strings.Contains(line, `configmap \"extension-apiserver-authentication\" not found`):
 				// testenv's apiserver has no client CA, so it publishes no such ConfigMap; reading it was allowed.
 				continue
-			} else if strings.HasPrefix(line, "W") || strings.HasPrefix(line, "E") || strings.Contains(line, `"level":"WARN"`) ||
-				strings.Contains(line, `"level":"ERROR"`) {
+			case strings.HasPrefix(line, "W") || strings.HasPrefix(line, "E") || strings.Contains(line, `"level":"WARN"`) ||
+				strings.Contains(line, `"level":"ERROR"`):
 				t.Logf("%s: %s", name, line)
 			}
 		}

@@ -2,6 +2,7 @@ package deploy_test
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -81,7 +82,7 @@ func TestKustomizeNamespaceOverlay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := fsys.WriteFile(filepath.Join("/app/base", filepath.Base(f)), raw); err != nil {
+		if err := fsys.WriteFile(path.Join("/app/base", filepath.Base(f)), raw); err != nil { // the in-memory tree uses slashes
 			t.Fatal(err)
 		}
 	}

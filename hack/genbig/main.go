@@ -28,7 +28,7 @@ func main() {
 	first := true
 	emit := func(v any) {
 		if !first {
-			w.WriteString(",")
+			_, _ = w.WriteString(",") // a bufio.Writer keeps its first error; w.Flush reports it
 		}
 		first = false
 		if err := enc.Encode(v); err != nil {

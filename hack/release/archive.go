@@ -51,7 +51,7 @@ func writeArchive(out string, mtime time.Time, entries []archiveEntry) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(out, buf.Bytes(), 0o644)
+	return writeFileAtomic(out, buf.Bytes())
 }
 
 func entryMode(path string) (os.FileMode, []byte, error) {
@@ -205,5 +205,5 @@ func writeSums(dir string) error {
 		}
 		fmt.Fprintf(&b, "%s  %s\n", sum, filepath.Base(n))
 	}
-	return writeFileAtomic(filepath.Join(dir, "SHA256SUMS"), []byte(b.String()), 0o644)
+	return writeFileAtomic(filepath.Join(dir, "SHA256SUMS"), []byte(b.String()))
 }

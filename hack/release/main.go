@@ -100,7 +100,7 @@ func cmdManifest(args []string) error {
 	if errs := validateManifest(text, opts); len(errs) > 0 {
 		return fmt.Errorf("the rendered manifest breaks krew's rules:\n  %s", joinErrors(errs))
 	}
-	if err := writeFileAtomic(*out, text, 0o644); err != nil {
+	if err := writeFileAtomic(*out, text); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: %s, %d platforms\n", *out, *version, len(data.Platforms))
@@ -135,9 +135,10 @@ func joinErrors(errs []error) string {
 	return strings.Join(s, "\n  ")
 }
 
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+// writeFileAtomic writes data to path (mode 0644) through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

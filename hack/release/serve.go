@@ -24,7 +24,7 @@ func cmdServe(args []string) error {
 		return err
 	}
 	base := fmt.Sprintf("http://%s/", ln.Addr())
-	if err := writeFileAtomic(*addrFile, []byte(base+"\n"), 0o644); err != nil {
+	if err := writeFileAtomic(*addrFile, []byte(base+"\n")); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "serving %s at %s\n", *dir, base)

@@ -3,15 +3,7 @@ package agent
 import "github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 
 var (
-	testLogger       = agenttest.Logger
-	createNode       = agenttest.CreateNode
-	createPod        = agenttest.CreatePod
-	getNode          = agenttest.GetNode
-	patchAnnotations = agenttest.PatchAnnotations
-	decodeNode       = agenttest.DecodeNode
-	registeredGPUs   = agenttest.RegisteredGPUs
-	waitFor          = agenttest.WaitFor
-	parseMetrics     = agenttest.ParseMetrics
-	metricValue      = agenttest.MetricValue
-	jsonString       = agenttest.JSONString
+	testLogger = agenttest.Logger
+	createNode = agenttest.CreateNode
+	getNode    = agenttest.GetNode
 )

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,9 +19,8 @@ const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 // podResolver maps pod UIDs (as found in cgroup paths) to pod names, from a watch on the pods of this node that
 // keeps only their names.
 type podResolver struct {
-	mu     sync.RWMutex
-	byUID  map[types.UID]PodRef
-	synced func() bool
+	mu    sync.RWMutex
+	byUID map[types.UID]PodRef
 }
 
 // startPodResolver watches the pods bound to node until ctx ends. It needs list and watch on pods.
@@ -76,7 +74,6 @@ func startPodResolver(ctx context.Context, client kubernetes.Interface, node str
 			}
 		},
 	})
-	r.synced = inf.HasSynced
 	f.Start(ctx.Done())
 	return r
 }
@@ -90,14 +87,4 @@ func (r *podResolver) lookup(uid string) (PodRef, bool) {
 	defer r.mu.RUnlock()
 	p, ok := r.byUID[types.UID(uid)]
 	return p, ok
-}
-
-// waitSynced waits until the first list is in, at most timeout.
-func (r *podResolver) waitSynced(ctx context.Context, timeout time.Duration) bool {
-	if r == nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return cache.WaitForCacheSync(ctx.Done(), r.synced)
 }

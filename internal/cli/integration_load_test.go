@@ -169,7 +169,6 @@ func clearServerFields(m *metav1.ObjectMeta) {
 	m.CreationTimestamp = metav1.Time{}
 	m.Generation = 0
 	m.ManagedFields = nil
-	m.SelfLink = ""
 }
 
 // String names what was loaded, for logs and failure messages.

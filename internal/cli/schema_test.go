@@ -153,37 +153,46 @@ func (d fieldDocs) get(t reflect.Type, field string) string {
 
 func (d fieldDocs) parse(pkg, dir string) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			ast.Inspect(f, func(n ast.Node) bool {
-				ts, ok := n.(*ast.TypeSpec)
-				if !ok {
-					return true
-				}
-				st, ok := ts.Type.(*ast.StructType)
-				if !ok {
-					return true
-				}
-				for _, fl := range st.Fields.List {
-					text := ""
-					if fl.Doc != nil {
-						text = fl.Doc.Text()
-					}
-					if fl.Comment != nil {
-						text = strings.TrimSpace(text + " " + fl.Comment.Text())
-					}
-					text = strings.Join(strings.Fields(text), " ")
-					for _, name := range fl.Names {
-						d[pkg][ts.Name.Name+"."+name.Name] = text
-					}
-				}
-				return true
-			})
+	var files []*ast.File
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
 		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments)
+		if err != nil {
+			return
+		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, fl := range st.Fields.List {
+				text := ""
+				if fl.Doc != nil {
+					text = fl.Doc.Text()
+				}
+				if fl.Comment != nil {
+					text = strings.TrimSpace(text + " " + fl.Comment.Text())
+				}
+				text = strings.Join(strings.Fields(text), " ")
+				for _, name := range fl.Names {
+					d[pkg][ts.Name.Name+"."+name.Name] = text
+				}
+			}
+			return true
+		})
 	}
 }
 

@@ -107,9 +107,8 @@ type UnboundHolder struct {
 // namespaceOfPod is the namespace of the only pod called name (why-pending -A); several or none is an error that
 // lists them, or the closest names in every namespace.
 func namespaceOfPod(s *snapshot.Snapshot, name string) (string, error) {
-	var found, all []string
+	var found []string
 	for _, p := range s.Pods {
-		all = append(all, p.Namespace+"/"+p.Name)
 		if p.Name == name {
 			found = append(found, p.Namespace)
 		}

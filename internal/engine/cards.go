@@ -41,7 +41,7 @@ func nodeCards(n *corev1.Node, physical int, cfg Config) (product string, cards 
 	var prefix, domain string
 	for _, k := range keys {
 		m := productLabel.FindStringSubmatch(k)
-		if m == nil || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") || strings.TrimSpace(n.Labels[k]) == "" {
+		if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") || strings.TrimSpace(n.Labels[k]) == "" {
 			continue
 		}
 		if _, ok := n.Labels[m[1]+".count"]; !ok {

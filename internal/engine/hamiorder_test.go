@@ -226,14 +226,13 @@ func TestRegisterFormatByVersion(t *testing.T) {
 
 // refGPU is a GPU of the reference model below.
 type refGPU struct {
-	uuid                    string
-	numa                    int
-	healthy                 bool
-	slots, used             int32
-	mem, usedMem            int64
-	usedCores               int64
-	pods                    [][2]int64 // existing pods: memory, cores
-	regPos, index, memTotal int
+	uuid          string
+	numa          int
+	healthy       bool
+	slots, used   int32
+	mem, usedMem  int64
+	usedCores     int64
+	regPos, index int
 }
 
 // refContainer is one container of the reference pod.

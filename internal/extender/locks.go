@@ -36,7 +36,7 @@ func (s *Server) lockNode(ctx context.Context, nodeName string, pod *corev1.Pod,
 			n, fresh = got, true
 		}
 		if raw := n.Annotations[codec.NodeLockAnnotation]; raw != "" && !s.ownLock(nodeName, raw) {
-			if l, err := codec.ParseNodeLock(raw); err == nil && !(l.Namespace == pod.Namespace && l.Pod == pod.Name) {
+			if l, err := codec.ParseNodeLock(raw); err == nil && (l.Namespace != pod.Namespace || l.Pod != pod.Name) {
 				if live, why := s.lockLive(ctx, nodeName, raw, l, now, fresh); live {
 					if !fresh {
 						n = nil // our copy may predate the release: read the node before deciding
@@ -425,7 +425,7 @@ func retry(ctx context.Context, f func() error, giveUp func(error)) {
 		}
 		select {
 		case <-ctx.Done():
-			giveUp(fmt.Errorf("%w (giving up: %v)", err, ctx.Err()))
+			giveUp(fmt.Errorf("%w (giving up: %w)", err, ctx.Err()))
 			return
 		case <-time.After(wait):
 		}

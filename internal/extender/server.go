@@ -14,10 +14,7 @@ import (
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
 // Options tune the server.
@@ -229,13 +226,6 @@ func writeJSON(w http.ResponseWriter, v any) {
 		return
 	}
 	_, _ = w.Write(append(b, '\n'))
-}
-
-// evaluate runs the engine under the state's read lock.
-func (s *Server) evaluate(pod *corev1.Pod, opts engine.EvalOptions) *engine.Verdict {
-	var v *engine.Verdict
-	s.state.Read(func(c *engine.Cluster) { v = c.Evaluate(pod, opts) })
-	return v
 }
 
 // Serve listens on one address until ctx ends, with TLS when certFile and keyFile are set, and no client

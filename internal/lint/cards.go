@@ -98,7 +98,7 @@ func checkQuotaEmpty(in *input) []Finding {
 		}
 		out = append(out, Finding{Severity: Warning, Object: queueObject(name), Field: annotationField(codec.CardQuotaAnnotation),
 			Message: fmt.Sprintf("the card quota is empty (%q): every card is denied to the queue", q.RawQuota),
-			Fix:     fmt.Sprintf("list the cards the queue may use, e.g. '{\"%s\":1}', or remove the annotation if the queue runs no card pods", firstOr(in.cardNames, "NVIDIA-H200"))})
+			Fix:     fmt.Sprintf("list the cards the queue may use, e.g. '{%q:1}', or remove the annotation if the queue runs no card pods", firstOr(in.cardNames, "NVIDIA-H200"))})
 	}
 	return out
 }
@@ -399,7 +399,7 @@ func checkCardLabels(in *input) []Finding {
 		sort.Strings(keys)
 		for _, k := range keys {
 			m := productKey.FindStringSubmatch(k)
-			if m == nil || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") {
+			if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") {
 				continue
 			}
 			prefix, product := m[1], strings.TrimSpace(n.Labels[k])

@@ -208,7 +208,7 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 		sort.Strings(keys) // the first product label in name order, as the engine reads it
 		for _, k := range keys {
 			v := n.Labels[k]
-			if m := productKey.FindStringSubmatch(k); m != nil && !strings.HasPrefix(m[3], "mig") && strings.TrimSpace(v) != "" {
+			if m := productKey.FindStringSubmatch(k); len(m) >= 4 && !strings.HasPrefix(m[3], "mig") && strings.TrimSpace(v) != "" {
 				in.labelled[strings.TrimSpace(v)] = append(in.labelled[strings.TrimSpace(v)], n.Name)
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,7 @@ func LoadReader(r io.Reader, path string) (*Snapshot, error) {
 func ReadCapped(r io.Reader, path string, limit int64) ([]byte, error) {
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(r, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	if bytes.IndexByte(head[:n], 0) >= 0 {
@@ -66,7 +67,7 @@ func ReadCapped(r io.Reader, path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	data := append(head[:n:n], rest...)
+	data := slices.Concat(head[:n], rest)
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", path, limit>>20)
 	}
@@ -179,7 +180,7 @@ func (s *Snapshot) addJSON(js []byte, name string, line int) error {
 		// Decode again with the standard library, slowly, for an error message with its line.
 		var tm typeMeta
 		if stdErr := json.Unmarshal(js, &tm); stdErr != nil {
-			return fmt.Errorf("%s:%d: %s", name, line+jsonLine(js, stdErr)-1, stdErr)
+			return fmt.Errorf("%s:%d: %w", name, line+jsonLine(js, stdErr)-1, stdErr)
 		}
 		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
@@ -247,7 +248,7 @@ func decodeStream(js []byte) ([]any, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if iter.Error != nil && iter.Error != io.EOF {
+	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
 		return nil, iter.Error
 	}
 	if !isList {

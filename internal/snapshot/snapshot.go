@@ -47,7 +47,8 @@ func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem
 	for _, u := range s.PodGroups {
 		c.SetPodGroup(EnginePodGroup(u))
 	}
-	return c, c.Problems()
+	problems := c.Problems()
+	return c, problems
 }
 
 // Pod finds a pod by namespace and name.

@@ -87,7 +87,7 @@ func (p *process) stop() {
 
 // exitError describes how the process ended (the test then fails, which dumps the log tails).
 func (p *process) exitError() error {
-	return fmt.Errorf("testenv: %s exited early (%v); its log %s is dumped below", p.name, p.waitErr, p.logPath)
+	return fmt.Errorf("testenv: %s exited early (%w); its log %s is dumped below", p.name, p.waitErr, p.logPath)
 }
 
 // logContains reports whether the process log contains s.

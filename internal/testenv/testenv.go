@@ -363,7 +363,7 @@ func waitReady(p *process, ready func(context.Context) error, timeout time.Durat
 			return stop.error
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("testenv: %s not ready after %s: %v (its log %s is dumped below)", p.name, timeout, last, p.logPath)
+			return fmt.Errorf("testenv: %s not ready after %s: %w (its log %s is dumped below)", p.name, timeout, last, p.logPath)
 		}
 		select {
 		case <-p.done:
@@ -403,12 +403,18 @@ func httpOK(ctx context.Context, url, token string) error {
 // freePorts returns n distinct free TCP ports on 127.0.0.1 (held together so they differ).
 func freePorts(n int) ([]int, error) {
 	ports := make([]int, n)
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close() // only held to keep the ports distinct; a close error leaves nothing to do
+		}
+	}()
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
-		defer l.Close()
+		listeners = append(listeners, l)
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
 	return ports, nil

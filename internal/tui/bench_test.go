@@ -46,7 +46,7 @@ func genSnapshot(nodes, pods int) *snapshot.Snapshot {
 	s := &snapshot.Snapshot{Source: fmt.Sprintf("generated %d nodes, %d pods", nodes, pods)}
 	rv := 0
 	next := func() string { rv++; return strconv.Itoa(rv) }
-	q := func(s string) resource.Quantity { return resource.MustParse(s) }
+	q := resource.MustParse
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
 		devs := make([]codec.DeviceInfo, 8)
@@ -114,7 +114,6 @@ func BenchmarkFirstFrame(b *testing.B) {
 	before := heap()
 	var m *Model
 	for b.Loop() {
-		m = nil
 		m = newBig(b, 160, 48)
 		_ = m.View()
 	}

@@ -178,7 +178,7 @@ func TestWhatIfAnswers(t *testing.T) {
 	}
 	// Bad input says what is wrong instead of answering.
 	press(m, "ctrl+u", "lots")
-	if !strings.Contains(m.form.err, `Memory "lots"`) {
+	if !strings.Contains(m.form.err, `memory "lots"`) {
 		t.Errorf("error %q, want one about Memory", m.form.err)
 	}
 	// Percentages work, and the quota gate answers for inference.

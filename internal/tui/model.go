@@ -543,8 +543,7 @@ func (m *Model) bodyHeight() int { return max(m.height-headerLines-footerLines, 
 
 // tableHeight is the lines a view's table rows get (below its own heading lines).
 func (m *Model) tableHeight(v viewID) int {
-	switch v {
-	case viewNode:
+	if v == viewNode {
 		return max(m.bodyHeight()-3, 1)
 	}
 	return max(m.bodyHeight()-1, 1)

@@ -180,7 +180,7 @@ func (m *Model) liveMem(g engine.GPU) int64 {
 func (m *Model) nodeLines(l nodesLayout, n *NodeView, selected bool, compact bool) []string {
 	s := m.styles
 	cols := l.cols()
-	marker, name := "  ", n.Name
+	marker, name := "  ", ""
 	if selected {
 		marker, name = "▸ ", s.selected.Render(padRight(n.Name, l.name))
 	} else {

@@ -74,7 +74,7 @@ func (m *Model) renderPending(height int) []string {
 	return lines
 }
 
-func (m *Model) renderVerdictPage(height int) []string {
+func (m *Model) renderVerdictPage() []string {
 	s := m.styles
 	title := s.title.Render("Why pending: "+m.pagerPod) + s.dim.Render(fmt.Sprintf("  (esc back · ↑↓ pgup pgdn ←→ scroll · %d%%)", int(m.pager.ScrollPercent()*100)))
 	return append([]string{title}, splitLines(m.pager.View())...)

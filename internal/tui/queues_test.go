@@ -169,7 +169,7 @@ func TestQueueDrillAndCardSections(t *testing.T) {
 	}
 
 	press(m, "5", "enter", "tab", "tab", "tab", "tab", "A||B")
-	if !strings.Contains(m.form.err, `Card "A||B"`) {
+	if !strings.Contains(m.form.err, `card "A||B"`) {
 		t.Errorf("bad card name: error %q", m.form.err)
 	}
 	press(m, "ctrl+u", " NVIDIA-H100-80GB-HBM3 | NVIDIA-A100-SXM4-80GB ", "tab", "serving")

@@ -177,9 +177,6 @@ func fit(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
-// fill pads a line to the screen width (for reversed selection lines).
-func fill(s string, w int) string { return padRight(s, w) }
-
 // shortType drops the vendor word of a GPU type: "NVIDIA A100-SXM4-80GB" -> "A100-SXM4-80GB".
 func shortType(t string) string {
 	t = strings.TrimSpace(t)

@@ -40,11 +40,11 @@ func (m *Model) Render() string {
 	case m.view == viewPending:
 		b = m.renderPending(body)
 	case m.view == viewVerdict:
-		b = m.renderVerdictPage(body)
+		b = m.renderVerdictPage() // the caller clips the page to body
 	case m.view == viewGPU:
 		b = m.renderGPU(body)
 	case m.view == viewWhatIf:
-		b = m.renderWhatIf(body)
+		b = m.renderWhatIf() // the caller clips the form to body
 	case m.view == viewQueues:
 		b = m.renderQueues(body)
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -112,13 +113,13 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 		if p, ok := strings.CutSuffix(mem, "%"); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 			if err != nil || n < 1 || n > 100 {
-				return nil, fmt.Errorf("Memory %q: want a percentage from 1%% to 100%%", mem)
+				return nil, fmt.Errorf("memory %q: want a percentage from 1%% to 100%%", mem)
 			}
 			limits[corev1.ResourceName(cfg.ResourceMemoryPercentageName)] = *resource.NewQuantity(n, resource.DecimalSI)
 		} else {
 			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(mem, "MiB")), " "), 10, 64)
 			if err != nil || n < 1 {
-				return nil, fmt.Errorf("Memory %q: want MiB above 0, or a percentage such as 50%%", mem)
+				return nil, fmt.Errorf("memory %q: want MiB above 0, or a percentage such as 50%%", mem)
 			}
 			limits[corev1.ResourceName(cfg.ResourceMemoryName)] = *resource.NewQuantity(n, resource.DecimalSI)
 		}
@@ -126,13 +127,13 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 	if c := strings.TrimSuffix(v[fieldCores], "%"); c != "" {
 		n, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
 		if err != nil || n < 0 || n > 100 {
-			return nil, fmt.Errorf("Cores %q: want a percentage from 0 to 100", v[fieldCores])
+			return nil, fmt.Errorf("cores %q: want a percentage from 0 to 100", v[fieldCores])
 		}
 		limits[corev1.ResourceName(cfg.ResourceCoreName)] = *resource.NewQuantity(n, resource.DecimalSI)
 	}
 	ns := v[fieldNamespace]
 	if ns == "" {
-		return nil, fmt.Errorf("Namespace: empty")
+		return nil, errors.New("namespace: empty")
 	}
 	annos := map[string]string{}
 	for _, kv := range strings.Split(v[fieldAnnotations], ",") {
@@ -142,14 +143,14 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 		}
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("Annotations %q: want key=value", kv)
+			return nil, fmt.Errorf("annotations %q: want key=value", kv)
 		}
 		annos[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	}
 	if card := v[fieldCard]; card != "" {
 		alts, err := codec.ParseCardName(card)
 		if err != nil {
-			return nil, fmt.Errorf("Card %q: %v", card, err)
+			return nil, fmt.Errorf("card %q: %w", card, err)
 		}
 		annos[codec.CardNameAnnotation] = strings.Join(alts, "|")
 	}
@@ -290,7 +291,7 @@ func copiesText(cp engine.Capacity) string {
 	return render.Copies(cp) + "."
 }
 
-func (m *Model) renderWhatIf(height int) []string {
+func (m *Model) renderWhatIf() []string {
 	s := m.styles
 	f := &m.form
 	hint := "enter: edit the form · pgup/pgdn: scroll the answer"

@@ -85,6 +85,14 @@ func (e *nvmlError) Error() string { return "NVML " + e.call + ": " + nvmlString
 
 func fail(call string, ret nvml.Return) error { return &nvmlError{call: call, ret: ret} }
 
+// freeEventSet releases an XID event set. A failure leaves nothing to undo (the agent stops watching that set
+// either way), so it is logged and not returned.
+func (s *Source) freeEventSet(set nvml.EventSet) {
+	if ret := set.Free(); ret != nvml.SUCCESS {
+		s.opts.Log.Warn("freeing the NVML event set", "err", fail("EventSetFree", ret))
+	}
+}
+
 // Devices reads every GPU.
 func (s *Source) Devices() ([]agent.GPU, error) {
 	n, ret := s.lib.DeviceGetCount()
@@ -332,7 +340,7 @@ func (s *Source) Events(ctx context.Context) (<-chan agent.XIDEvent, error) {
 	}
 	n, ret := s.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		set.Free()
+		s.freeEventSet(set)
 		return nil, fail("DeviceGetCount", ret)
 	}
 	watched := 0
@@ -355,14 +363,14 @@ func (s *Source) Events(ctx context.Context) (<-chan agent.XIDEvent, error) {
 		watched++
 	}
 	if watched == 0 {
-		set.Free()
+		s.freeEventSet(set)
 		return nil, errors.New("no GPU supports NVML XID events")
 	}
 	ch := make(chan agent.XIDEvent, 16)
 	waitMs := uint32(s.opts.EventWait / time.Millisecond)
 	go func() {
 		defer close(ch)
-		defer set.Free()
+		defer s.freeEventSet(set)
 		send := func(ev agent.XIDEvent) bool {
 			select {
 			case ch <- ev:

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -151,7 +152,7 @@ func FormatCardCounts(m map[string]int64) string {
 func jsonProblem(err error) string {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")
-	if se, ok := err.(*json.SyntaxError); ok {
+	if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 		return fmt.Sprintf("%s at offset %d", msg, se.Offset)
 	}
 	return msg

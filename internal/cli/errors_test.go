@@ -152,7 +152,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			j := strings.Index(fromDemo[i:], "\n\n")
 			fromDemo = fromDemo[:i] + fromDemo[i+j+2:]
 		}
-		strip := func(s string) string { return s[strings.Index(s, "\n"):] } // drop the Source header line
+		strip := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest } // drop the Source header line
 		if strip(fromFile) != strip(fromDemo) {
 			t.Errorf("%s round trip changed the answer:\n%s", format, diff(strip(fromDemo), strip(fromFile)))
 		}

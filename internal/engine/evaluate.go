@@ -33,8 +33,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	req, probs := ParseRequest(pod, c.cfg)
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
-	v.Problems = append(probs, c.problems["Pod/"+key]...)
-	v.Problems = append(v.Problems, c.memoryProblems(key, req)...)
+	probs = append(probs, c.problems["Pod/"+key]...)
+	probs = append(probs, c.memoryProblems(key, req)...)
+	v.Problems = probs
 	v.Card = c.cardStatus(pod)
 	v.Enqueue = c.podEnqueue(pod)
 	sched, hami := c.schedulerOf(pod)

@@ -55,10 +55,11 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		}
 		p.line("  %s %s: %d %s(s)%s, each %s, %d%% cores", kind, c.Name, c.Count, wordOf(c.Word), deviceOf(c), c.MemoryString(), c.Cores)
 	}
-	if v.Fits && v.Placement == nil {
+	switch {
+	case v.Fits && v.Placement == nil:
 		p.blank()
 		p.line("%s", FitsLine(v))
-	} else if v.Fits {
+	case v.Fits:
 		p.blank()
 		p.line("Placement on %s:", v.Placement.Node)
 		t := NewTable(p, "  CONTAINER", "GPU", "UUID", "TYPE", "MEMORY", "CORES")
@@ -72,7 +73,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 			}
 		}
 		p.flush(t)
-	} else {
+	default:
 		reasonTable(p, v, "GATE")
 		why(p, v)
 	}

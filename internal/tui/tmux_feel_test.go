@@ -47,7 +47,7 @@ func TestBinaryInTmuxFeel(t *testing.T) {
 				if err != nil {
 					return
 				}
-				defer c.Close()
+				t.Cleanup(func() { _ = c.Close() })
 			}
 		}()
 		kc := filepath.Join(t.TempDir(), "kubeconfig")

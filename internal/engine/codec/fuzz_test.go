@@ -18,7 +18,6 @@ func checkFuzzErr(t *testing.T, key string, err error) {
 		t.Fatalf("error %v (%T) is not a *codec.Error", err, err)
 	}
 	if _, ok := err.(*codec.Error); !ok { //nolint:errorlint // the error must BE a *codec.Error, not wrap one
-
 		t.Fatalf("error %T wraps a *codec.Error instead of being one", err)
 	}
 	if msg := err.Error(); !strings.HasPrefix(msg, key+": ") {

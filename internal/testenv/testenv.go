@@ -59,6 +59,7 @@ const (
 	schedulerReadyTimeout = 60 * time.Second
 	pollInterval          = 100 * time.Millisecond
 	portAttempts          = 3
+	portSettle            = 150 * time.Millisecond // see startWithPortRetry
 	logTailLines          = 60
 )
 
@@ -333,7 +334,14 @@ func (e *Env) startWithPortRetry(t testing.TB, name, bin string, args func() ([]
 		t.Cleanup(p.stop)
 		err = waitReady(p, ready, timeout)
 		if err == nil {
-			return p, nil
+			// Another test's process may have taken the port between freePorts and the start: then the
+			// readiness check was answered by that process and this one dies of "address already in use" a few
+			// milliseconds later. Give it that moment before trusting the answer.
+			time.Sleep(portSettle)
+			if !p.exited() {
+				return p, nil
+			}
+			err = p.exitError()
 		}
 		p.stop()
 		if attempt < portAttempts && p.logContains("address already in use") {

@@ -29,7 +29,11 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			}
 			field = "metadata.annotations[" + kind.Register + "]"
 			var err error
-			if devs, err = codec.ParseDeviceRegister(kind.Register, reg); err != nil {
+			parse := codec.ParseDeviceRegister
+			if kind.ParseRegister != nil {
+				parse = kind.ParseRegister
+			}
+			if devs, err = parse(kind.Register, reg); err != nil {
 				bad(field, "%v; its %ss are not counted", err, kind.Word)
 				continue
 			}
@@ -151,6 +155,8 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	mem, hasMem := get(k.Memory)
 	pct, hasPct := get(k.MemoryPercent)
 	switch {
+	case hasMem && mem > 0 && k.MemoryBareFactor && hasUnit(c, k.Memory):
+		cr.MemoryMiB = mem / (1 << 20) // bytes, as HAMi's MetaX sGPU reads a quantity with a unit
 	case hasMem && mem > 0:
 		if f := max(k.MemoryFactor, 1); mem > maxRequestValue/f {
 			mem = maxRequestValue
@@ -198,6 +204,16 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	}
 	cr.Cores = cores
 	return cr, true
+}
+
+// hasUnit reports whether the container's quantity for res is written with a unit ("16Gi", "1k"), not as a
+// bare number: HAMi's MetaX sGPU reads a bare vmemory as GiB and one with a unit as bytes.
+func hasUnit(c *corev1.Container, res string) bool {
+	q, ok := c.Resources.Limits[corev1.ResourceName(res)]
+	if !ok {
+		q = c.Resources.Requests[corev1.ResourceName(res)]
+	}
+	return strings.IndexFunc(q.String(), func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
 }
 
 // ascendVNPUMode is the pod annotation that asks Ascend for hami-core soft splitting instead of templates.

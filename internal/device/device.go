@@ -92,6 +92,12 @@ type Kind struct {
 	// Allocated; containers are in the pod device list's order, now is the bind's unix time. nil when the
 	// family writes none.
 	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
+	// QosAnnotation is the pod annotation naming the pod's QoS policy, one of QosPolicies (QosPolicies[0] when
+	// unset: the webhook's default). A used device takes a pod that does not take it whole only when the pods
+	// sharing it have the pod's policy (MetaX sGPU's checkDeviceQos). "" when the family has no policies.
+	QosAnnotation string   `json:"qosAnnotation,omitempty"`
+	QosPolicies   []string `json:"qosPolicies,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 }

@@ -5,8 +5,10 @@
 // walk decides, and the bind writes MetaX's own list (metax-tech.com/gpu-devices-allocated) and the predicate
 // time beside HAMi's lists.
 //
-// Not modelled: the QoS policy rule (a used device takes only pods of its current
-// metax-tech.com/sgpu-qos-policy), app classes (metax-tech.com/sgpu-app-class online/offline) and the
+// The QoS policy rule (checkDeviceQos) is the Kind's QosAnnotation: a used sGPU takes a pod asking for less
+// than the whole GPU only when the pods sharing it have the pod's metax-tech.com/sgpu-qos-policy.
+//
+// Not modelled: app classes (metax-tech.com/sgpu-app-class online/offline) and the
 // MetaLink topology preference and score.
 package metaxsgpu
 
@@ -60,6 +62,8 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		MemoryFactor:     MemoryFactor,
 		MemoryBareFactor: true,
 		DefaultCores:     100,
+		QosAnnotation:    QosPolicyAnnotation,
+		QosPolicies:      []string{"best-effort", "fixed-share", "burst-share"},
 		BindExtra:        bindExtra,
 		ExtraKeys:        []string{AllocatedAnnotation, PredicateTime},
 	}}, nil

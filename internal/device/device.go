@@ -33,6 +33,9 @@ type Kind struct {
 	// Register is the node annotation the device plugin registers devices in (HAMi's JSON list); "" when the
 	// devices are derived from the Node itself (NodeDevices).
 	Register string `json:"register,omitempty"`
+	// ParseRegister reads Register when the family's plugin writes its own layout rather than HAMi's device
+	// list (MetaX sGPU); nil reads HAMi's (codec.ParseDeviceRegister). Errors name key.
+	ParseRegister func(key, value string) ([]codec.DeviceInfo, error) `json:"-"`
 	// NodeDevices derives the devices from the Node object (Cambricon: its capacity and Model label) for a
 	// family whose plugin registers no annotation. nil when Register is read.
 	NodeDevices func(n *corev1.Node) []codec.DeviceInfo `json:"-"`
@@ -54,6 +57,9 @@ type Kind struct {
 	Cores         string `json:"cores,omitempty"`
 	// MemoryFactor multiplies a memory request (HAMi's memoryFactor); 0 or 1 leaves it.
 	MemoryFactor int64 `json:"memoryFactor,omitempty"`
+	// MemoryBareFactor applies MemoryFactor only to a bare number; a quantity with a unit ("16Gi") is bytes,
+	// read in MiB (MetaX sGPU's vmemory: a bare value is GiB).
+	MemoryBareFactor bool `json:"memoryBareFactor,omitempty"`
 	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
 	DefaultCores int64 `json:"defaultCores,omitempty"`
 	// QuotaInFit is set when the type's Fit checks the namespace quota of its memory and cores keys per device
@@ -86,6 +92,12 @@ type Kind struct {
 	// Allocated; containers are in the pod device list's order, now is the bind's unix time. nil when the
 	// family writes none.
 	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
+	// QosAnnotation is the pod annotation naming the pod's QoS policy, one of QosPolicies (QosPolicies[0] when
+	// unset: the webhook's default). A used device takes a pod that does not take it whole only when the pods
+	// sharing it have the pod's policy (MetaX sGPU's checkDeviceQos). "" when the family has no policies.
+	QosAnnotation string   `json:"qosAnnotation,omitempty"`
+	QosPolicies   []string `json:"qosPolicies,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 }

@@ -261,6 +261,8 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 			e.need, e.have, e.total, where)
 	case CardInsufficientCore:
 		return prefix + fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", e.need, e.have, e.total, where)
+	case CardQosPolicyMismatch:
+		return prefix + fmt.Sprintf("%d GPU(s) are shared by pods of another QoS policy (metax-tech.com/sgpu-qos-policy)", a.gpus[codeIndex(c)])
 	case CardComputeUnitsExhausted:
 		return prefix + fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", a.gpus[codeIndex(c)])
 	case CardMigTopologyInfeasible:

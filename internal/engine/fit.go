@@ -416,6 +416,19 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
+	if g.Kind != 0 {
+		if sel := f.vendor[int(g.Kind)]; sel != nil && sel.qos >= 0 {
+			usedSlots, _, _ := f.used(g, gi)
+			other := sel.qosMismatch(g, usedSlots, r.Cores)
+			c := Check{Gate: "qos"}
+			if other != "" {
+				c.Code, c.Detail = CardQosPolicyMismatch, "shared by "+other+" pods; the pod is "+sel.kind.QosPolicies[sel.qos]
+			}
+			if stop(c) {
+				return c
+			}
+		}
+	}
 	if failed := !f.ignoreFilters && !f.uuidMatchesGPU(g); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {

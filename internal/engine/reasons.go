@@ -20,6 +20,7 @@ const (
 	CardCordoned                      Code = "CardCordoned"
 	CardTypeMismatch                  Code = "CardTypeMismatch"
 	NumaNotFit                        Code = "NumaNotFit"
+	CardQosPolicyMismatch             Code = "CardQosPolicyMismatch"
 	CardUUIDMismatch                  Code = "CardUuidMismatch"
 	CardTimeSlicingExhausted          Code = "CardTimeSlicingExhausted"
 	ExclusiveDeviceAllocateConflict   Code = "ExclusiveDeviceAllocateConflict"
@@ -52,6 +53,7 @@ var Gates = []GateInfo{
 	{"cordon", CardCordoned, "gpu", "the GPU is not listed in hami.io/device-cordon", "-"},
 	{"type", CardTypeMismatch, "gpu", "the GPU type passes use-gputype/nouse-gputype and its mode matches vgpu-mode", "the GPU's type and mode, the filter"},
 	{"numa", NumaNotFit, "gpu", "with numa-bind, all GPUs of a container share one NUMA node", "GPUs found on the NUMA node, GPUs asked"},
+	{"qos", CardQosPolicyMismatch, "gpu", "MetaX sGPU: a used GPU takes a pod below its whole cores only when the pods sharing it have the pod's metax-tech.com/sgpu-qos-policy", "the GPU's policy, the pod's"},
 	{"uuid", CardUUIDMismatch, "gpu", "the GPU passes use-gpuuuid/nouse-gpuuuid", "the filter"},
 	{"slots", CardTimeSlicingExhausted, "gpu", "a vGPU slot is free", "slots used of total"},
 	{"mutex", ExclusiveDeviceAllocateConflict, "gpu", "with the mutex policy, the GPU is unused", "slots used"},
@@ -66,7 +68,7 @@ var Gates = []GateInfo{
 
 // allCodes lists every code; codeIndex maps a code to its position, the last slot holding unknown codes.
 var allCodes = [...]Code{NodeUnregistered, NodeDevicesNotReady, NodeInsufficientDevice, CardModelNotRequested, QueueCardQuotaNotFit, CardNotHealth, CardCordoned,
-	CardTypeMismatch, NumaNotFit, CardUUIDMismatch, CardTimeSlicingExhausted, ExclusiveDeviceAllocateConflict,
+	CardTypeMismatch, NumaNotFit, CardQosPolicyMismatch, CardUUIDMismatch, CardTimeSlicingExhausted, ExclusiveDeviceAllocateConflict,
 	ResourceQuotaNotFit, CardInsufficientMemory, CardInsufficientCore, CardComputeUnitsExhausted,
 	CardMigTopologyInfeasible, CardNotFoundCustomFilterRule, AllocatedCardsInsufficientRequest}
 

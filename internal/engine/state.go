@@ -34,6 +34,10 @@ type GPU struct {
 	// "Ascend910B3"); empty for NVIDIA.
 	Device string `json:"device,omitempty"`
 
+	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
+	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
+	qos [maxQosPolicies]int32
+
 	// reg is the GPU's position in hami.io/node-nvidia-register: HAMi's device list starts in this order,
 	// and its stable sort keeps it among equal GPUs.
 	reg int
@@ -125,6 +129,9 @@ type PodAllocation struct {
 	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
 	// by resource name.
 	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
+
+	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
+	qos map[int]int
 
 	annoKey string    // the device-list annotation the allocation was read from
 	probs   []Problem // problems found reading the pod, before any node was consulted
@@ -487,6 +494,9 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 					Message: fmt.Sprintf("GPU %s on node %s: %s; this use of the GPU is not counted", u.UUID, n.Name, msg)})
 			}
 			continue
+		}
+		if q, ok := p.qos[int(g.Kind)]; ok && u.Cores < 100 {
+			g.qos[q] += int32(sign)
 		}
 		g.UsedSlots += int32(sign) * u.Slots
 		g.UsedMem += int64(sign) * u.Mem

@@ -29,7 +29,11 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			}
 			field = "metadata.annotations[" + kind.Register + "]"
 			var err error
-			if devs, err = codec.ParseDeviceRegister(kind.Register, reg); err != nil {
+			parse := codec.ParseDeviceRegister
+			if kind.ParseRegister != nil {
+				parse = kind.ParseRegister
+			}
+			if devs, err = parse(kind.Register, reg); err != nil {
 				bad(field, "%v; its %ss are not counted", err, kind.Word)
 				continue
 			}
@@ -143,6 +147,9 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Count), "%d %ss: %s devices come in modules of %d, so HAMi's webhook refuses any count but 1 or a multiple of %d",
 			count, k.Word, k.Name, k.Pair, k.Pair)
 	}
+	if v, ok := annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && qosIndex(k, annos) < 0 {
+		bad("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
+	}
 	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word}
 	if k.WholeDevice {
 		cr.MemoryPercent, cr.Cores = 100, 100
@@ -151,6 +158,8 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	mem, hasMem := get(k.Memory)
 	pct, hasPct := get(k.MemoryPercent)
 	switch {
+	case hasMem && mem > 0 && k.MemoryBareFactor && hasUnit(c, k.Memory):
+		cr.MemoryMiB = mem / (1 << 20) // bytes, as HAMi's MetaX sGPU reads a quantity with a unit
 	case hasMem && mem > 0:
 		if f := max(k.MemoryFactor, 1); mem > maxRequestValue/f {
 			mem = maxRequestValue
@@ -200,6 +209,52 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	return cr, true
 }
 
+// hasUnit reports whether the container's quantity for res is written with a unit ("16Gi", "1k"), not as a
+// bare number: HAMi's MetaX sGPU reads a bare vmemory as GiB and one with a unit as bytes.
+func hasUnit(c *corev1.Container, res string) bool {
+	q, ok := c.Resources.Limits[corev1.ResourceName(res)]
+	if !ok {
+		q = c.Resources.Requests[corev1.ResourceName(res)]
+	}
+	return strings.IndexFunc(q.String(), func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+}
+
+// maxQosPolicies bounds a Kind's QoS policies (MetaX sGPU has three).
+const maxQosPolicies = 3
+
+// qosIndex is the pod's QoS policy for a Kind with policies: the annotation's position in QosPolicies, the
+// first when the annotation is unset (the webhook's default); -1 for a Kind without policies or a value the
+// webhook refuses.
+func qosIndex(k *device.Kind, annos map[string]string) int {
+	if k.QosAnnotation == "" || len(k.QosPolicies) == 0 {
+		return -1
+	}
+	v, ok := annos[k.QosAnnotation]
+	if !ok {
+		return 0
+	}
+	for i, p := range k.QosPolicies {
+		if p == v && i < maxQosPolicies {
+			return i
+		}
+	}
+	return -1
+}
+
+// qosMismatch is MetaX's checkDeviceQos: a used GPU takes a request below its whole cores only when no
+// counted pod of another policy shares it. It returns the first other policy found, "" when the GPU fits.
+func (s *selectors) qosMismatch(g *GPU, usedSlots int32, cores int64) string {
+	if s == nil || s.qos < 0 || usedSlots == 0 || cores == 100 {
+		return ""
+	}
+	for i, n := range g.qos {
+		if n > 0 && i != s.qos && i < len(s.kind.QosPolicies) {
+			return s.kind.QosPolicies[i]
+		}
+	}
+	return ""
+}
+
 // ascendVNPUMode is the pod annotation that asks Ascend for hami-core soft splitting instead of templates.
 const ascendVNPUMode = "huawei.com/vnpu-mode"
 
@@ -212,10 +267,11 @@ type selectors struct {
 	useTypeAnno, noUseTypeAnno     string
 	useUUIDAnno, noUseUUIDAnno     string
 	hasUseTypeAnno, hasUseUUIDAnno bool
+	qos                            int // the pod's QoS policy index; -1: the Kind has none
 }
 
 func newSelectors(k *device.Kind, annos map[string]string) *selectors {
-	s := &selectors{kind: k}
+	s := &selectors{kind: k, qos: qosIndex(k, annos)}
 	if k.UseType != "" {
 		s.rawUseTypes = splitList(annos[k.UseType])
 		s.rawNoUseTypes = splitList(annos[k.NoUseType])
@@ -342,6 +398,12 @@ func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 			}
 		}
 		found = true
+		if q := qosIndex(kind, pod.Annotations); q >= 0 {
+			if alloc.qos == nil {
+				alloc.qos = map[int]int{}
+			}
+			alloc.qos[k] = q
+		}
 		entries, err := codec.ParsePodDevices(key, raw)
 		if err != nil {
 			bad("metadata.annotations["+key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
@@ -52,7 +53,7 @@ func xtVendorPod(ns, name string, res ...any) *corev1.Pod {
 }
 
 // TestRealMixedCluster: on a real kube-apiserver and kube-scheduler, a cluster of NVIDIA, Hygon DCU, Ascend
-// 910B3 and 910C, Cambricon MLU, MetaX and Iluvatar nodes: serve-extender places a pod of every type on the node of
+// 910B3 and 910C, Cambricon MLU, MetaX (whole and sGPU) and Iluvatar nodes: serve-extender places a pod of every type on the node of
 // its type with HAMi's annotations for that type (the engine's prediction for the node), and a pod asking
 // for more NPUs than any node has stays Pending with HAMi's reason and numbers.
 func TestRealMixedCluster(t *testing.T) {
@@ -69,9 +70,12 @@ func TestRealMixedCluster(t *testing.T) {
 	xtCreateNode(t, c, xtVendorNode("mlu-1", "", "cambricon.com/mlu", nil, corev1.ResourceList{
 		"cambricon.com/mlu.smlu.vcore": resource.MustParse("200"), "cambricon.com/mlu.smlu.vmemory": resource.MustParse("128")}))
 	xtCreateNode(t, c, xtVendorNode("mx-1", "", "metax-tech.com/gpu", xtVendorDevs("mx-1", "Metax-GPU", 2, 65536, 100, 1), nil))
+	sg := xtVendorNode("sg-1", "", "metax-tech.com/sgpu", xtVendorDevs("sg-1", "Metax-SGPU", 2, 32768, 100, 16), nil)
+	sg.Annotations[metaxsgpu.RegisterAnnotation] = metaxsgpu.FormatRegister(xtVendorDevs("sg-1", "Metax-SGPU", 2, 32768, 100, 16))
+	xtCreateNode(t, c, sg)
 	xtCreateNode(t, c, xtVendorNode("ilu-1", "hami.io/node-MR-V100-register", "iluvatar.ai/MR-V100-vgpu", xtVendorDevs("ilu-1", "MR-V100", 2, 32768, 100, 8), nil))
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool {
-		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "ilu-1"} {
+		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "sg-1", "ilu-1"} {
 			if cl.Node(n) == nil || len(cl.Node(n).GPUs) == 0 {
 				return false
 			}
@@ -93,6 +97,8 @@ func TestRealMixedCluster(t *testing.T) {
 		{xtVendorPod("default", "mlu", "cambricon.com/mlu", 1, "cambricon.com/mlu.smlu.vmemory", 16), "mlu-1",
 			[]string{"hami.io/cambricon-mlu-devices-allocated", "CAMBRICON_DSMLU_PROFILE"}},
 		{xtVendorPod("default", "metax", "metax-tech.com/gpu", 1), "mx-1", []string{"hami.io/metax-gpu-devices-allocated"}},
+		{xtVendorPod("default", "sgpu", "metax-tech.com/sgpu", 1, "metax-tech.com/vcore", 30, "metax-tech.com/vmemory", 8), "sg-1",
+			[]string{"hami.io/metax-sgpu-devices-allocated", "hami.io/metax-sgpu-devices-to-allocate", metaxsgpu.AllocatedAnnotation}},
 		{xtVendorPod("default", "ilu", "iluvatar.ai/MR-V100-vgpu", 1, "iluvatar.ai/MR-V100.vMem", 8, "iluvatar.ai/MR-V100.vCore", 25), "ilu-1",
 			[]string{"hami.io/MR-V100-devices-allocated"}},
 	}
@@ -143,6 +149,6 @@ func TestRealMixedCluster(t *testing.T) {
 	if _, err := c.CoreV1().Pods("default").Create(ctx, xtLivePod(big), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/7 nodes are available: 7 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
+	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/8 nodes are available: 8 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
 	xtWaitUnschedulable(t, c, "default", "npu-big", "NodeInsufficientDevice")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metax"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 )
 
@@ -24,6 +25,7 @@ var Vendors = []device.Vendor{
 	cambricon.Vendor{},
 	iluvatar.Vendor{},
 	metax.Vendor{},
+	metaxsgpu.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

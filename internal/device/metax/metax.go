@@ -1,7 +1,6 @@
 // Package metax describes MetaX GPUs as HAMi v2.10 schedules them whole (pkg/device/metax/device.go,
 // MetaxDevices): no register annotation (status.capacity[metax-tech.com/gpu] devices named <node>-metax-<i>,
-// 64 GiB each), every container takes its GPUs whole. MetaX's shared sGPU (sdevice.go, with its QoS policies
-// and app classes) is not implemented.
+// 64 GiB each), every container takes its GPUs whole. MetaX's shared sGPU (sdevice.go) is package metaxsgpu.
 package metax
 
 import (

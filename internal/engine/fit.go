@@ -55,10 +55,10 @@ type fitter struct {
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.
 type quotaView struct {
-	hasMem, hasCores     bool
-	memLimit, coreLimit  int64
-	memUsed, coresUsed   int64
-	memSource, coreSouce string
+	hasMem, hasCores      bool
+	memLimit, coreLimit   int64
+	memUsed, coresUsed    int64
+	memSource, coreSource string
 	// dev are the other device types' quota keys, by resource name (checked only for a QuotaInFit type).
 	dev map[string]*devQuota
 }
@@ -75,7 +75,7 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 		q.hasMem, q.memLimit, q.memUsed, q.memSource = true, st.Memory.Limit, st.Memory.Used, st.Memory.Source
 	}
 	if st.Cores != nil {
-		q.hasCores, q.coreLimit, q.coresUsed, q.coreSouce = true, st.Cores.Limit, st.Cores.Used, st.Cores.Source
+		q.hasCores, q.coreLimit, q.coresUsed, q.coreSource = true, st.Cores.Limit, st.Cores.Used, st.Cores.Source
 	}
 	if self != nil {
 		q.memUsed -= self.QuotaMem
@@ -526,7 +526,7 @@ func (f *fitter) allChecks(n *Node, gi int, r *ContainerRequest, podMem, podCore
 	return out
 }
 
-// quotaCheck is gate 10: it compares the pod's memory and cores so far with what the namespace has left.
+// quotaCheck is the quota gate (docs/engine.md, gate 8): it compares the pod's memory and cores so far with what the namespace has left.
 func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 	q := &f.quota
 	if q.hasMem && q.memUsed+memTotal > q.memLimit {
@@ -535,7 +535,7 @@ func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
 	}
 	if q.hasCores && q.coresUsed+coresTotal > q.coreLimit {
 		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: coresTotal, Have: max(q.coreLimit-q.coresUsed, 0), Total: q.coreLimit, Unit: "%",
-			Detail: "limits." + f.c.cfg.ResourceCoreName + " in ResourceQuota " + q.coreSouce}, false
+			Detail: "limits." + f.c.cfg.ResourceCoreName + " in ResourceQuota " + q.coreSource}, false
 	}
 	return Check{Gate: "quota"}, true
 }

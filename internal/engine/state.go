@@ -141,7 +141,8 @@ type PodAllocation struct {
 func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
 
 // Cluster is the engine's incremental model of a cluster. Adding or removing an object touches only the
-// node and namespace it affects. It is not safe for concurrent use: callers serialise access.
+// node and namespace it affects. Changes need one writer at a time (callers serialise them); evaluations may
+// run concurrently with each other, as the extender's do under its reader lock (see cardcache.go).
 type Cluster struct {
 	cfg       Config
 	kinds     []device.Kind // cfg.Kinds(): NVIDIA first

@@ -56,17 +56,6 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 	}
 }
 
-// kindOfDevice is the index in kinds of the device type a pod device list names ("NVIDIA", "DCU", ...);
-// 0 (NVIDIA) for a word no Kind has.
-func kindOfDevice(kinds []device.Kind, word string) int {
-	for k := 1; k < len(kinds); k++ {
-		if kinds[k].Name == word {
-			return k
-		}
-	}
-	return 0
-}
-
 // Word is what people call one device of the GPU's type: GPU, DCU, NPU ...
 func (c *Cluster) Word(g *GPU) string { return c.kinds[g.Kind].Word }
 
@@ -195,7 +184,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cores = k.DefaultCores
 	}
 	if k.ManyTakeWholeCores && count > 1 {
-		cores, hasCores = 100, false
+		cores = 100
 	}
 	switch {
 	case cores < 0:
@@ -260,14 +249,11 @@ const ascendVNPUMode = "huawei.com/vnpu-mode"
 
 // selectors are a pod's type and UUID selector annotations for one device type other than NVIDIA's.
 type selectors struct {
-	kind                           *device.Kind
-	useTypes, noUseTypes           []string // lower case
-	rawUseTypes, rawNoUseTypes     []string
-	useUUIDs, noUseUUIDs           []string
-	useTypeAnno, noUseTypeAnno     string
-	useUUIDAnno, noUseUUIDAnno     string
-	hasUseTypeAnno, hasUseUUIDAnno bool
-	qos                            int // the pod's QoS policy index; -1: the Kind has none
+	kind                       *device.Kind
+	useTypes, noUseTypes       []string // lower case
+	rawUseTypes, rawNoUseTypes []string
+	useUUIDs, noUseUUIDs       []string
+	qos                        int // the pod's QoS policy index; -1: the Kind has none
 }
 
 func newSelectors(k *device.Kind, annos map[string]string) *selectors {
@@ -275,7 +261,6 @@ func newSelectors(k *device.Kind, annos map[string]string) *selectors {
 	if k.UseType != "" {
 		s.rawUseTypes = splitList(annos[k.UseType])
 		s.rawNoUseTypes = splitList(annos[k.NoUseType])
-		_, s.hasUseTypeAnno = annos[k.UseType]
 	}
 	for _, t := range s.rawUseTypes {
 		s.useTypes = append(s.useTypes, strings.ToLower(t))

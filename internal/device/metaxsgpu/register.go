@@ -39,7 +39,7 @@ func ParseRegister(key, value string) ([]codec.DeviceInfo, error) {
 	var infos []*Info
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
 	if err := dec.Decode(&infos); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON list of MetaX sGPU devices: %v", key, err)
+		return nil, fmt.Errorf("%s: not a JSON list of MetaX sGPU devices: %w", key, err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s: text after the JSON list", key)

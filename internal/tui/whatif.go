@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
@@ -28,6 +29,7 @@ const (
 	fieldCard
 	fieldQueue
 	fieldAnnotations
+	fieldDevice
 )
 
 type formField struct {
@@ -65,6 +67,7 @@ func newWhatIfForm(namespace string) whatIfForm {
 			mk("Card", "", "Volcano card model(s), preferred first: A|B (volcano.sh/card.name)"),
 			mk("Queue", "", "Volcano queue whose card quota applies (scheduling.volcano.sh/queue-name)"),
 			mk("Annotations", "", "k=v, comma separated (nvidia.com/use-gputype=A100)"),
+			mk("Device", "", "another device type: dcu, mlu, ascend910b3, hygon ... (what-if --device); empty: NVIDIA GPUs"),
 		},
 		answer: newPager(),
 	}
@@ -108,20 +111,41 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 	if err != nil || gpus < 1 {
 		return nil, fmt.Errorf("GPUs %q: want a whole number, at least 1", v[fieldGPUs])
 	}
-	limits := corev1.ResourceList{corev1.ResourceName(cfg.ResourceCountName): *resource.NewQuantity(gpus, resource.DecimalSI)}
+	// The device type picks the resource names, as what-if --device does (kind 0 is NVIDIA, from cfg).
+	kinds := cfg.Kinds()
+	k, err := device.Find(kinds, v[fieldDevice])
+	if err != nil {
+		return nil, err
+	}
+	kind := kinds[k]
+	res := func(field, name string) (corev1.ResourceName, error) {
+		if name == "" {
+			return "", fmt.Errorf("%s: %s devices have no such resource", field, kind.Name)
+		}
+		return corev1.ResourceName(name), nil
+	}
+	limits := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(gpus, resource.DecimalSI)}
 	if mem := v[fieldMemory]; mem != "" {
 		if p, ok := strings.CutSuffix(mem, "%"); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 			if err != nil || n < 1 || n > 100 {
 				return nil, fmt.Errorf("memory %q: want a percentage from 1%% to 100%%", mem)
 			}
-			limits[corev1.ResourceName(cfg.ResourceMemoryPercentageName)] = *resource.NewQuantity(n, resource.DecimalSI)
+			r, err := res("memory", kind.MemoryPercent)
+			if err != nil {
+				return nil, err
+			}
+			limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
 		} else {
 			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(mem, "MiB")), " "), 10, 64)
 			if err != nil || n < 1 {
 				return nil, fmt.Errorf("memory %q: want MiB above 0, or a percentage such as 50%%", mem)
 			}
-			limits[corev1.ResourceName(cfg.ResourceMemoryName)] = *resource.NewQuantity(n, resource.DecimalSI)
+			r, err := res("memory", kind.Memory)
+			if err != nil {
+				return nil, err
+			}
+			limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
 		}
 	}
 	if c := strings.TrimSuffix(v[fieldCores], "%"); c != "" {
@@ -129,7 +153,11 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 		if err != nil || n < 0 || n > 100 {
 			return nil, fmt.Errorf("cores %q: want a percentage from 0 to 100", v[fieldCores])
 		}
-		limits[corev1.ResourceName(cfg.ResourceCoreName)] = *resource.NewQuantity(n, resource.DecimalSI)
+		r, err := res("cores", kind.Cores)
+		if err != nil {
+			return nil, err
+		}
+		limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
 	}
 	ns := v[fieldNamespace]
 	if ns == "" {

@@ -370,19 +370,6 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	return codes[dom], b.String()
 }
 
-// GateRank is a code's position in the gate order; later gates mean a pod came closer to fitting.
-func GateRank(c Code) int {
-	if kubeCode(c) {
-		return -1 // kube-scheduler's checks come before any of HAMi's or the card quota's
-	}
-	for i, g := range Gates {
-		if g.Code == c {
-			return i
-		}
-	}
-	return len(Gates)
-}
-
 // summaryLine is kube-scheduler's "0/N nodes are available: ..." with HAMi's codes.
 func summaryLine(total int, reasons []ReasonCount) string {
 	if total == 0 {

@@ -182,8 +182,8 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 	// GPU-level reasons that are not any node's deciding reason still deserve a line.
 	var gpuOnly []Code
 	for i, n := range a.gpus {
-		if n > 0 && i < len(allCodes) && !seen[allCodes[i]] {
-			gpuOnly = append(gpuOnly, allCodes[i])
+		if n > 0 && i < len(tableCodes) && !seen[tableCodes[i]] {
+			gpuOnly = append(gpuOnly, tableCodes[i])
 		}
 	}
 	sort.Slice(gpuOnly, func(i, j int) bool { return GateRank(gpuOnly[i]) < GateRank(gpuOnly[j]) })
@@ -197,82 +197,16 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 }
 
 func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) string {
-	e := a.ex(c)
-	where := fmt.Sprintf("node %s, GPU %d", e.node, e.gpu)
-	prefix := ""
+	k := codeIndex(c)
+	e := &a.best[k]
+	s := saying{nodes: nodes, gpus: a.gpus[k], e: e, where: fmt.Sprintf("node %s, GPU %d", e.node, e.gpu),
+		names: strings.Join(a.nodes[k], ", "), req: req, q: q}
+	prefix := fmt.Sprintf("%s (%d GPU(s)): ", c, s.gpus)
 	if nodes > 0 {
 		prefix = fmt.Sprintf("%s (%d node(s)): ", c, nodes)
-	} else {
-		prefix = fmt.Sprintf("%s (%d GPU(s)): ", c, a.gpus[codeIndex(c)])
 	}
-	switch c {
-	case NodeUnregistered:
-		if req.DeviceWord() != "GPU" {
-			return prefix + "no device plugin registered any devices on " + strings.Join(a.nodes[codeIndex(c)], ", ")
-		}
-		return prefix + "no GPUs registered in hami.io/node-nvidia-register on " + strings.Join(a.nodes[codeIndex(c)], ", ")
-	case NodeDevicesNotReady:
-		return prefix + "allocatable GPUs are 0 (the device plugin is not serving) on " + strings.Join(a.nodes[codeIndex(c)], ", ")
-	case CardModelNotRequested:
-		alts := ""
-		if a.card != nil {
-			var names []string
-			for _, x := range a.card.Alternatives {
-				names = append(names, x.Card)
-			}
-			alts = strings.Join(names, "|")
-		}
-		return prefix + fmt.Sprintf("the pod names %s in volcano.sh/card.name; these nodes have other cards: %s", alts, strings.Join(a.nodes[codeIndex(c)], ", "))
-	case QueueCardQuotaNotFit:
-		return prefix + strings.Join(a.card.Lines(), "; ")
-	case NodeInsufficientDevice:
-		// e is the node this gate rejects with the most GPUs: larger nodes failed later gates.
-		if nodes == 1 {
-			return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; %s has %d", e.need, e.node, e.have)
-		}
-		return prefix + fmt.Sprintf("a container asks for %d GPUs on one node; these nodes have at most %d (%s)", e.need, e.have, e.node)
-	case CardNotHealth:
-		return prefix + fmt.Sprintf("%d GPU(s) are registered unhealthy", a.gpus[codeIndex(c)])
-	case CardCordoned:
-		return prefix + fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", a.gpus[codeIndex(c)])
-	case CardTypeMismatch:
-		return prefix + fmt.Sprintf("no GPU here passes %s; types seen: %s", typeFilters(req), strings.Join(a.types, ", "))
-	case CardUUIDMismatch:
-		return prefix + fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", a.gpus[codeIndex(c)], uuidFilters(req))
-	case CardTimeSlicingExhausted:
-		return prefix + fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", a.gpus[codeIndex(c)], e.total, e.total, where)
-	case ExclusiveDeviceAllocateConflict:
-		return prefix + fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", a.gpus[codeIndex(c)])
-	case ResourceQuotaNotFit:
-		if a.quota != nil {
-			// The check fails on the running total of the GPUs chosen so far; say the pod's whole need.
-			need := a.quota.Need
-			if mem, cores, ok := podTotals(req); a.quota.Unit == "MiB" && ok {
-				need = max(need, mem)
-			} else if a.quota.Unit == "%" {
-				need = max(need, cores)
-			}
-			return prefix + fmt.Sprintf("the pod needs %d %s in total but namespace %s has %d %s left of %d (%s)",
-				need, a.quota.Unit, q.Namespace, a.quota.Have, a.quota.Unit, a.quota.Total, a.quota.Detail)
-		}
-		return prefix + "the namespace quota is exhausted"
-	case CardInsufficientMemory:
-		return prefix + fmt.Sprintf("needs %d MiB on one GPU; the most free on any GPU that passes the earlier gates is %d MiB of %d (%s)",
-			e.need, e.have, e.total, where)
-	case CardInsufficientCore:
-		return prefix + fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", e.need, e.have, e.total, where)
-	case CardQosPolicyMismatch:
-		return prefix + fmt.Sprintf("%d GPU(s) are shared by pods of another QoS policy (metax-tech.com/sgpu-qos-policy)", a.gpus[codeIndex(c)])
-	case CardComputeUnitsExhausted:
-		return prefix + fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", a.gpus[codeIndex(c)])
-	case CardMigTopologyInfeasible:
-		return prefix + fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", e.need, where)
-	case CardNotFoundCustomFilterRule:
-		return prefix + fmt.Sprintf("no MIG profile offers %d MiB (%s)", e.need, where)
-	case NumaNotFit:
-		return prefix + fmt.Sprintf("numa-bind needs %d GPUs on one NUMA node; at most %d fit together (node %s)", e.need, e.have, e.node)
-	case AllocatedCardsInsufficientRequest:
-		return prefix + fmt.Sprintf("needs %d GPUs on one node; at most %d pass every gate together (node %s)", e.need, e.have, e.node)
+	if g := GateOf(c); g != nil && g.say != nil {
+		return prefix + g.say(a, s)
 	}
 	return prefix + string(c)
 }

@@ -227,9 +227,6 @@ func checkDetail(c *Check) string {
 	if c == nil {
 		return ""
 	}
-	if c.Gate == "card-quota" || c.Gate == "card-model" {
-		return c.Detail
-	}
 	return c.Detail
 }
 
@@ -263,13 +260,4 @@ func fillRequests(pod *corev1.Pod) *corev1.Pod {
 		}
 	}
 	return pod
-}
-
-// kubeCode reports whether the code is one of kube-scheduler's standard checks.
-func kubeCode(c Code) bool {
-	switch c {
-	case KubeNodeName, KubeUnschedulable, KubeNodeAffinity, KubeTaint, KubeResourcesFit:
-		return true
-	}
-	return false
 }

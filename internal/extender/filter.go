@@ -65,7 +65,7 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 					continue
 				}
 				fits[ns.Node] = true
-			case unresolvable(ns.Code):
+			case engine.Unresolvable(ns.Code):
 				res.FailedAndUnresolvableNodes[ns.Node] = ns.Reason
 			default:
 				res.FailedNodes[ns.Node] = ns.Reason
@@ -110,15 +110,6 @@ func (s *Server) candidatesBounded(w http.ResponseWriter, names []string) bool {
 		return false
 	}
 	return true
-}
-
-// unresolvable codes cannot change by preempting pods, so kube-scheduler need not try.
-func unresolvable(c engine.Code) bool {
-	switch c {
-	case engine.NodeUnregistered, engine.NodeDevicesNotReady, engine.NodeInsufficientDevice, engine.CardTypeMismatch, engine.CardUUIDMismatch:
-		return true
-	}
-	return false
 }
 
 func nonNil(s []string) []string {

@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Level says where a gate rules: on a whole node, on one GPU, or (for a routing failure) on the pod itself.
+type Level string
+
+// The levels of the gate table.
+const (
+	LevelPod  Level = "pod"
+	LevelNode Level = "node"
+	LevelGPU  Level = "gpu"
+)
+
+// Gate is one row of the gate table: a check, the code it fails with, and everything the surfaces say about
+// it. The table is the one home of these facts: the fit walk's order (GateRank), the extender's
+// FailedAndUnresolvableNodes, the explanation's sentence, the help screen and docs/engine.md (rendered from
+// it by TestGateTableDoc) all read it. Adding a gate is a row here, the check in the walk, and its tests.
+type Gate struct {
+	// Number is the gate's place in docs/engine.md: r routing, k1-k5 kube-scheduler's checks, n1-n5 node
+	// gates, 1-14 the GPU gates in HAMi's order.
+	Number string `json:"number"`
+	Name   string `json:"gate"`
+	Code   Code   `json:"code"`
+	Level  Level  `json:"level"`
+	// Unresolvable: preempting pods cannot make the gate pass, so kube-scheduler need not try
+	// (the extender's FailedAndUnresolvableNodes).
+	Unresolvable bool `json:"unresolvable"`
+	// Meaning says what passes the gate; Numbers what a failure reports. Markdown: docs/engine.md shows them.
+	Meaning string `json:"meaning"`
+	Numbers string `json:"numbers"`
+	// Hint is what a user can change when the gate fails.
+	Hint string `json:"hint"`
+	// say writes the explanation's sentence for the code, with the aggregate's numbers; nil when an earlier
+	// row of the same code says it, or when the code's sentence is built where it is decided (kube checks).
+	say func(a *aggregate, s saying) string
+}
+
+// saying is what a sentence draws on besides the aggregate.
+type saying struct {
+	nodes int // nodes this code decided; 0 for a GPU-level reason that decided none
+	gpus  int // GPUs that failed with this code
+	e     *example
+	where string // "node N, GPU i" of the example
+	names string // a few nodes with this node-level code
+	req   *PodRequest
+	q     QuotaStatus
+}
+
+// Gates is the gate table in evaluation order: the routing check, kube-scheduler's checks (another
+// scheduler's pods), the node gates, then the GPU gates in HAMi v2.10's order.
+var Gates = []Gate{
+	{Number: "r", Name: "routing", Code: SchedulerNotHAMi, Level: LevelPod, Unresolvable: true,
+		Meaning: "a pod asking for HAMi's gpumem, gpumem-percentage or gpucores is addressed to HAMi's profile", Numbers: "the resources, the pod's scheduler",
+		Hint: "install HAMi's admission webhook (or set spec.schedulerName to HAMi's profile) and recreate the pod"},
+	{Number: "k1", Name: "node-name", Code: KubeNodeName, Level: LevelNode, Unresolvable: true,
+		Meaning: "`spec.nodeName`, if set, names the node", Numbers: "the node asked for",
+		Hint: "drop or correct spec.nodeName"},
+	{Number: "k2", Name: "node-unschedulable", Code: KubeUnschedulable, Level: LevelNode, Unresolvable: true,
+		Meaning: "the node is not cordoned (`spec.unschedulable`), or the pod tolerates it", Numbers: "-",
+		Hint: "uncordon the node"},
+	{Number: "k3", Name: "node-affinity", Code: KubeNodeAffinity, Level: LevelNode, Unresolvable: true,
+		Meaning: "the node matches the pod's `nodeSelector` and required node affinity", Numbers: "the selector",
+		Hint: "change the pod's nodeSelector or affinity, or label the node"},
+	{Number: "k4", Name: "taint-toleration", Code: KubeTaint, Level: LevelNode, Unresolvable: true,
+		Meaning: "the pod tolerates every NoSchedule and NoExecute taint of the node", Numbers: "the taint",
+		Hint: "add a toleration, or remove the taint"},
+	{Number: "k5", Name: "resources-fit", Code: KubeResourcesFit, Level: LevelNode,
+		Meaning: "the node's `allocatable` minus its pods' requests holds the pod's requests (whole devices and MIG resources included)", Numbers: "resource, requested, used, allocatable",
+		Hint: "ask for less, or free the node"},
+
+	{Number: "n1", Name: "registered", Code: NodeUnregistered, Level: LevelNode, Unresolvable: true,
+		Meaning: "`hami.io/node-nvidia-register` is present and readable", Numbers: "the parse error, naming the key and position",
+		Hint: "run HAMi's device plugin (or `kubectl hami agent`) on the node", say: sayUnregistered},
+	{Number: "n2", Name: "devices-ready", Code: NodeDevicesNotReady, Level: LevelNode, Unresolvable: true,
+		Meaning: "allocatable `nvidia.com/gpu` > 0, or within 60 s of the scheduler's first `Requesting_` handshake; with no handshake yet the detail adds \"HAMi still places pods here until <now + 60 s>\"", Numbers: "allocatable count",
+		Hint: "check the device plugin pod on the node", say: sayDevicesNotReady},
+	{Number: "n3", Name: "device-count", Code: NodeInsufficientDevice, Level: LevelNode, Unresolvable: true,
+		Meaning: "the node has at least as many GPUs as the container being fitted asks for", Numbers: "GPUs asked, GPUs on the node",
+		Hint: "ask for fewer GPUs per container", say: sayInsufficientDevice},
+	{Number: "n4", Name: "card-model", Code: CardModelNotRequested, Level: LevelNode,
+		Meaning: "with `volcano.sh/card.name` and a Volcano queue, the node has one of the named card models ([card-quota.md](card-quota.md))", Numbers: "the node's cards, the pod's",
+		Hint: "name another card model in volcano.sh/card.name", say: sayCardModel},
+	{Number: "n5", Name: "card-quota", Code: QueueCardQuotaNotFit, Level: LevelNode,
+		Meaning: "the pod's queue has `volcano.sh/card.quota` left for the node's card", Numbers: "cards used of quota, cards asked",
+		Hint: "raise the queue's volcano.sh/card.quota, or wait for its pods to finish", say: sayCardQuota},
+
+	{Number: "1", Name: "health", Code: CardNotHealth, Level: LevelGPU,
+		Meaning: "the GPU is registered healthy (absent `health` in JSON is unhealthy)", Numbers: "-",
+		Hint: "repair the GPU; the device plugin re-registers it healthy", say: sayNotHealth},
+	{Number: "2", Name: "cordon", Code: CardCordoned, Level: LevelGPU,
+		Meaning: "the GPU is not in `hami.io/device-cordon`", Numbers: "-",
+		Hint: "uncordon the GPU (remove it from hami.io/device-cordon)", say: sayCordoned},
+	{Number: "3", Name: "type", Code: CardTypeMismatch, Level: LevelGPU, Unresolvable: true,
+		Meaning: "type filters and `vgpu-mode` match", Numbers: "which filter",
+		Hint: "drop or widen nvidia.com/use-gputype, nouse-gputype or vgpu-mode", say: sayTypeMismatch},
+	{Number: "4", Name: "numa", Code: NumaNotFit, Level: LevelGPU,
+		Meaning: "with `nvidia.com/numa-bind`, a GPU that passed gates 1-3 on another NUMA node restarts the set; GPUs of a dropped set get this code", Numbers: "GPUs found, GPUs asked",
+		Hint: "drop nvidia.com/numa-bind, or ask for fewer GPUs", say: sayNuma},
+	{Number: "4a", Name: "qos", Code: CardQosPolicyMismatch, Level: LevelGPU,
+		Meaning: "MetaX sGPU only: a used sGPU takes a request below 100 % cores only when the counted pods sharing it have the pod's `metax-tech.com/sgpu-qos-policy` (unset: `best-effort`); see [compatibility.md](compatibility.md)", Numbers: "the sharers' policy, the pod's",
+		Hint: "use the QoS policy of the pods already on the GPU", say: sayQos},
+	{Number: "5", Name: "uuid", Code: CardUUIDMismatch, Level: LevelGPU, Unresolvable: true,
+		Meaning: "UUID filters match", Numbers: "which filter",
+		Hint: "drop or widen nvidia.com/use-gpuuuid or nouse-gpuuuid", say: sayUUIDMismatch},
+	{Number: "6", Name: "slots", Code: CardTimeSlicingExhausted, Level: LevelGPU,
+		Meaning: "a vGPU slot is free", Numbers: "free slots of total",
+		Hint: "wait for a pod on the GPU to finish, or raise the device plugin's deviceSplitCount", say: saySlots},
+	{Number: "7", Name: "mutex", Code: ExclusiveDeviceAllocateConflict, Level: LevelGPU,
+		Meaning: "with the mutex policy the GPU is unused", Numbers: "slots used",
+		Hint: "ask for less than 100% cores, or wait for an unused GPU", say: sayExclusive},
+	{Number: "8", Name: "quota", Code: ResourceQuotaNotFit, Level: LevelGPU,
+		Meaning: "namespace used + the pod's total so far + this GPU fits `limits.<mem>` and `limits.<cores>`", Numbers: "MiB or % needed, left, limit",
+		Hint: "raise the namespace's ResourceQuota limits.nvidia.com/gpumem or gpucores, or ask for less", say: sayQuota},
+	{Number: "9", Name: "memory", Code: CardInsufficientMemory, Level: LevelGPU,
+		Meaning: "free memory holds the request (percent resolved on this GPU)", Numbers: "MiB needed, free, total",
+		Hint: "ask for less GPU memory, or wait for memory to free", say: sayMemory},
+	{Number: "10", Name: "cores", Code: CardInsufficientCore, Level: LevelGPU,
+		Meaning: "free cores hold the request", Numbers: "% needed, free, total",
+		Hint: "ask for fewer cores", say: sayCores},
+	{Number: "11", Name: "exclusive", Code: ExclusiveDeviceAllocateConflict, Level: LevelGPU,
+		Meaning: "a 100 %-core request on a 100-core GPU needs it unused", Numbers: "slots used",
+		Hint: "ask for less than 100% cores, or wait for an unused GPU"},
+	{Number: "12", Name: "compute", Code: CardComputeUnitsExhausted, Level: LevelGPU,
+		Meaning: "a 0-core request does not land on a GPU whose cores are all taken", Numbers: "% free, total",
+		Hint: "ask for some cores, or wait for cores to free", say: sayCompute},
+	{Number: "13", Name: "mig", Code: CardMigTopologyInfeasible, Level: LevelGPU,
+		Meaning: "on a MIG GPU, the smallest profile with enough memory has a free placement", Numbers: "MiB needed",
+		Hint: "ask for a smaller profile's memory, or wait for MIG slices to free", say: sayMigTopology},
+	{Number: "13a", Name: "mig-profile", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
+		Meaning: "on a MIG GPU, some profile has enough memory", Numbers: "MiB needed",
+		Hint: "ask for no more memory than the largest MIG profile", say: sayMigProfile},
+	{Number: "14", Name: "set", Code: AllocatedCardsInsufficientRequest, Level: LevelGPU,
+		Meaning: "enough GPUs passed to fill the count", Numbers: "GPUs found, GPUs asked",
+		Hint: "ask for fewer GPUs, or less of each", say: saySet},
+}
+
+// numCodes sizes the per-code arrays of an aggregate: room for every code of the table and one slot for
+// codes the table does not know. TestGateTable keeps it large enough.
+const numCodes = 32
+
+// tableCodes lists each code of the table once, in first-row order; gateOfCode is its first row.
+var (
+	tableCodes []Code
+	gateOfCode = map[Code]*Gate{}
+)
+
+func init() {
+	for i := range Gates {
+		g := &Gates[i]
+		if gateOfCode[g.Code] == nil {
+			gateOfCode[g.Code] = g
+			tableCodes = append(tableCodes, g.Code)
+		}
+	}
+}
+
+// codeIndex maps a code to its slot in an aggregate's arrays; unknown codes share the last.
+func codeIndex(c Code) int {
+	for i, k := range tableCodes {
+		if k == c {
+			return i
+		}
+	}
+	return numCodes - 1
+}
+
+// GateOf is the first gate row of a code; nil for a code the table does not know.
+func GateOf(c Code) *Gate { return gateOfCode[c] }
+
+// Unresolvable reports whether preempting pods cannot clear the code.
+func Unresolvable(c Code) bool {
+	g := gateOfCode[c]
+	return g != nil && g.Unresolvable
+}
+
+// GateRank is a code's position in the gate order; later gates mean a pod came closer to fitting.
+// kube-scheduler's checks rank before every gate of HAMi or the card quota; unknown codes last.
+func GateRank(c Code) int {
+	for i := range Gates {
+		if Gates[i].Code == c {
+			return i
+		}
+	}
+	return len(Gates)
+}
+
+// The sentences of the explanation, one per code, numbers from the aggregate.
+
+func sayUnregistered(_ *aggregate, s saying) string {
+	if s.req.DeviceWord() != "GPU" {
+		return "no device plugin registered any devices on " + s.names
+	}
+	return "no GPUs registered in hami.io/node-nvidia-register on " + s.names
+}
+
+func sayDevicesNotReady(_ *aggregate, s saying) string {
+	return "allocatable GPUs are 0 (the device plugin is not serving) on " + s.names
+}
+
+func sayInsufficientDevice(_ *aggregate, s saying) string {
+	// e is the node this gate rejects with the most GPUs: larger nodes failed later gates.
+	if s.nodes == 1 {
+		return fmt.Sprintf("a container asks for %d GPUs on one node; %s has %d", s.e.need, s.e.node, s.e.have)
+	}
+	return fmt.Sprintf("a container asks for %d GPUs on one node; these nodes have at most %d (%s)", s.e.need, s.e.have, s.e.node)
+}
+
+func sayCardModel(a *aggregate, s saying) string {
+	var alts []string
+	if a.card != nil {
+		for _, x := range a.card.Alternatives {
+			alts = append(alts, x.Card)
+		}
+	}
+	return fmt.Sprintf("the pod names %s in volcano.sh/card.name; these nodes have other cards: %s", strings.Join(alts, "|"), s.names)
+}
+
+func sayCardQuota(a *aggregate, _ saying) string { return strings.Join(a.card.Lines(), "; ") }
+
+func sayNotHealth(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) are registered unhealthy", s.gpus)
+}
+
+func sayCordoned(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) are cordoned in hami.io/device-cordon", s.gpus)
+}
+
+func sayTypeMismatch(a *aggregate, s saying) string {
+	return fmt.Sprintf("no GPU here passes %s; types seen: %s", typeFilters(s.req), strings.Join(a.types, ", "))
+}
+
+func sayUUIDMismatch(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", s.gpus, uuidFilters(s.req))
+}
+
+func saySlots(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", s.gpus, s.e.total, s.e.total, s.where)
+}
+
+func sayExclusive(_ *aggregate, s saying) string {
+	return fmt.Sprintf("the pod needs an unused GPU (100%% cores or the mutex policy) but %d GPU(s) are already shared", s.gpus)
+}
+
+func sayQuota(a *aggregate, s saying) string {
+	if a.quota == nil {
+		return "the namespace quota is exhausted"
+	}
+	// The check fails on the running total of the GPUs chosen so far; say the pod's whole need.
+	need := a.quota.Need
+	if mem, cores, ok := podTotals(s.req); a.quota.Unit == "MiB" && ok {
+		need = max(need, mem)
+	} else if a.quota.Unit == "%" {
+		need = max(need, cores)
+	}
+	return fmt.Sprintf("the pod needs %d %s in total but namespace %s has %d %s left of %d (%s)",
+		need, a.quota.Unit, s.q.Namespace, a.quota.Have, a.quota.Unit, a.quota.Total, a.quota.Detail)
+}
+
+func sayMemory(_ *aggregate, s saying) string {
+	return fmt.Sprintf("needs %d MiB on one GPU; the most free on any GPU that passes the earlier gates is %d MiB of %d (%s)",
+		s.e.need, s.e.have, s.e.total, s.where)
+}
+
+func sayCores(_ *aggregate, s saying) string {
+	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where)
+}
+
+func sayQos(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) are shared by pods of another QoS policy (metax-tech.com/sgpu-qos-policy)", s.gpus)
+}
+
+func sayCompute(_ *aggregate, s saying) string {
+	return fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", s.gpus)
+}
+
+func sayMigTopology(_ *aggregate, s saying) string {
+	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where)
+}
+
+func sayMigProfile(_ *aggregate, s saying) string {
+	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where)
+}
+
+func sayNuma(_ *aggregate, s saying) string {
+	return fmt.Sprintf("numa-bind needs %d GPUs on one NUMA node; at most %d fit together (node %s)", s.e.need, s.e.have, s.e.node)
+}
+
+func saySet(_ *aggregate, s saying) string {
+	return fmt.Sprintf("needs %d GPUs on one node; at most %d pass every gate together (node %s)", s.e.need, s.e.have, s.e.node)
+}

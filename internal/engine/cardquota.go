@@ -112,16 +112,7 @@ func (c *Cluster) cardResource(cc *cardContext, card string) string {
 	if r, ok := cc.resources[card]; ok {
 		return r
 	}
-	domain, _, _ := strings.Cut(c.cfg.ResourceCountName, "/")
-	if product, rest, ok := strings.Cut(card, "/"); ok && product != "" {
-		switch {
-		case strings.HasPrefix(rest, "mig-") && strings.HasSuffix(rest, "-mixed"):
-			return domain + "/mig-" + strings.TrimSuffix(strings.TrimPrefix(rest, "mig-"), "-mixed")
-		case strings.HasPrefix(rest, "mps-"):
-			return domain + "/gpu.shared"
-		}
-	}
-	return c.cfg.ResourceCountName
+	return CardResourceOf(card, c.cfg.ResourceCountName)
 }
 
 // actualCard is the card an allocated pod holds: the first of its alternatives its node has.

@@ -29,6 +29,33 @@ type NodeCard struct {
 // productLabel is the capacity-card plugin's rule for a node's card model: <domain>/<type>.product.
 var productLabel = regexp.MustCompile(`^((.+?)/(\w+))\.product$`)
 
+// CardProductLabel reports whether a node label key is a card model label of the capacity-card plugin,
+// <domain>/<type>.product (MIG product labels excluded), with its prefix <domain>/<type>, under which the
+// .count and .memory labels live, and its domain.
+func CardProductLabel(key string) (prefix, domain string, ok bool) {
+	m := productLabel.FindStringSubmatch(key)
+	if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// CardResourceOf is the resource a card maps to by its name's shape, for a card no node offers:
+// <product>/mig-<profile>-mixed asks for <domain>/mig-<profile>, <product>/mps-... for <domain>/gpu.shared,
+// any other name for the GPU count resource. domain is the count resource's.
+func CardResourceOf(card, countResource string) string {
+	domain, _, _ := strings.Cut(countResource, "/")
+	if product, rest, ok := strings.Cut(card, "/"); ok && product != "" {
+		switch {
+		case strings.HasPrefix(rest, "mig-") && strings.HasSuffix(rest, "-mixed"):
+			return domain + "/mig-" + strings.TrimSuffix(strings.TrimPrefix(rest, "mig-"), "-mixed")
+		case strings.HasPrefix(rest, "mps-"):
+			return domain + "/gpu.shared"
+		}
+	}
+	return countResource
+}
+
 // nodeCards reads the cards of a node from its labels and allocatable. physical is the number of GPUs HAMi
 // registered (0 when it registered none): on a HAMi node allocatable nvidia.com/gpu counts split-count slots,
 // so the physical count replaces it and slots returns the allocatable figure Volcano's plugin would count.
@@ -40,17 +67,17 @@ func nodeCards(n *corev1.Node, physical int, cfg Config) (product string, cards 
 	sort.Strings(keys)
 	var prefix, domain string
 	for _, k := range keys {
-		m := productLabel.FindStringSubmatch(k)
-		if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") || strings.TrimSpace(n.Labels[k]) == "" {
+		p, d, ok := CardProductLabel(k)
+		if !ok || strings.TrimSpace(n.Labels[k]) == "" {
 			continue
 		}
-		if _, ok := n.Labels[m[1]+".count"]; !ok {
+		if _, ok := n.Labels[p+".count"]; !ok {
 			continue
 		}
-		if _, ok := n.Labels[m[1]+".memory"]; !ok {
+		if _, ok := n.Labels[p+".memory"]; !ok {
 			continue
 		}
-		prefix, domain, product = m[1], m[2], n.Labels[k]
+		prefix, domain, product = p, d, n.Labels[k]
 		break
 	}
 	if product == "" {

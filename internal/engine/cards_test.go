@@ -401,3 +401,36 @@ func TestSubsetAfterNodeChurn(t *testing.T) {
 		}
 	}
 }
+
+func TestCardNameRules(t *testing.T) {
+	labels := []struct {
+		key            string
+		prefix, domain string
+		ok             bool
+	}{
+		{"nvidia.com/gpu.product", "nvidia.com/gpu", "nvidia.com", true},
+		{"nvidia.com/mig.product", "", "", false}, // MIG products are not the card model
+		{"nvidia.com/gpu.count", "", "", false},
+		{"gpu.product", "", "", false},
+		{"a/b/gpu.product", "a/b/gpu", "a/b", true},
+		{"a/mig-1g/gpu.product", "", "", false},
+	}
+	for _, c := range labels {
+		prefix, domain, ok := CardProductLabel(c.key)
+		if prefix != c.prefix || domain != c.domain || ok != c.ok {
+			t.Errorf("CardProductLabel(%q) = %q, %q, %v; want %q, %q, %v", c.key, prefix, domain, ok, c.prefix, c.domain, c.ok)
+		}
+	}
+	resources := map[string]string{
+		"NVIDIA-A100-SXM4-80GB/mig-1g.10gb-mixed": "nvidia.com/mig-1g.10gb",
+		"NVIDIA-H200/mps-20g*1/4":                 "nvidia.com/gpu.shared",
+		"NVIDIA-H200":                             "nvidia.com/gpu",
+		"/mig-1g.10gb-mixed":                      "nvidia.com/gpu",
+		"NVIDIA-H200/mig-1g":                      "nvidia.com/gpu",
+	}
+	for card, want := range resources {
+		if got := CardResourceOf(card, "nvidia.com/gpu"); got != want {
+			t.Errorf("CardResourceOf(%q) = %q, want %q", card, got, want)
+		}
+	}
+}

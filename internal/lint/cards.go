@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,12 +214,7 @@ func checkUnknownCards(in *input) []Finding {
 		if len(alts) == 0 {
 			continue
 		}
-		var missing []string
-		for _, a := range alts {
-			if in.cards[a] == nil {
-				missing = append(missing, a)
-			}
-		}
+		missing := in.unknownCards(alts)
 		for _, card := range missing {
 			msg, sugg := in.unknownCard(card)
 			sev := Warning
@@ -243,12 +237,7 @@ func checkUnknownCards(in *input) []Finding {
 			if err != nil {
 				continue
 			}
-			var missing []string
-			for _, a := range alts {
-				if in.cards[a] == nil {
-					missing = append(missing, a)
-				}
-			}
+			missing := in.unknownCards(alts)
 			for _, card := range missing {
 				msg, sugg := in.unknownCard(card)
 				sev := Warning
@@ -259,6 +248,17 @@ func checkUnknownCards(in *input) []Finding {
 				out = append(out, Finding{Severity: sev, Object: groupObject(g), Field: annotationField(codec.CardRequestAnnotation),
 					Message: msg, Fix: fix(card, sugg, codec.CardRequestAnnotation)})
 			}
+		}
+	}
+	return out
+}
+
+// unknownCards are the alternatives no node of the cluster offers.
+func (in *input) unknownCards(alts []string) []string {
+	var out []string
+	for _, a := range alts {
+		if in.cards[a] == nil {
+			out = append(out, a)
 		}
 	}
 	return out
@@ -374,9 +374,6 @@ func checkSlotsCounted(in *input) []Finding {
 	return out
 }
 
-// productKey is the capacity-card plugin's rule for a node's card model label.
-var productKey = regexp.MustCompile(`^((.+?)/(\w+))\.product$`)
-
 // checkCardLabels: a node with a <domain>/<type>.product label whose .count or .memory label is missing or
 // bad, or an MPS node without <domain>/gpu.replicas. The card quota then sees no card (or no MPS card) there.
 func checkCardLabels(in *input) []Finding {
@@ -398,11 +395,11 @@ func checkCardLabels(in *input) []Finding {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			m := productKey.FindStringSubmatch(k)
-			if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") {
+			prefix, domain, ok := engine.CardProductLabel(k)
+			if !ok {
 				continue
 			}
-			prefix, product := m[1], strings.TrimSpace(n.Labels[k])
+			product := strings.TrimSpace(n.Labels[k])
 			if product == "" {
 				out = append(out, Finding{Severity: Warning, Object: obj, Field: "metadata.labels[" + k + "]",
 					Message: "the card model label is empty: the card quota sees no card on this node",
@@ -448,7 +445,6 @@ func checkCardLabels(in *input) []Finding {
 					Message: fmt.Sprintf("%q is not a whole number of MiB: MPS card names on this node get the wrong size", mem),
 					Fix:     "set it to each GPU's memory in MiB, e.g. 81920"})
 			}
-			domain := m[2]
 			if q, ok := n.Status.Allocatable[corev1.ResourceName(domain+"/gpu.shared")]; ok && q.Value() > 0 {
 				if r, err := strconv.ParseInt(strings.TrimSpace(n.Labels[domain+"/gpu.replicas"]), 10, 64); err != nil || r <= 0 {
 					out = append(out, Finding{Severity: Warning, Object: obj, Field: "metadata.labels[" + domain + "/gpu.replicas]",

@@ -208,7 +208,7 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 		sort.Strings(keys) // the first product label in name order, as the engine reads it
 		for _, k := range keys {
 			v := n.Labels[k]
-			if m := productKey.FindStringSubmatch(k); len(m) >= 4 && !strings.HasPrefix(m[3], "mig") && strings.TrimSpace(v) != "" {
+			if _, _, ok := engine.CardProductLabel(k); ok && strings.TrimSpace(v) != "" {
 				in.labelled[strings.TrimSpace(v)] = append(in.labelled[strings.TrimSpace(v)], n.Name)
 				break
 			}
@@ -253,16 +253,7 @@ func (in *input) cardResource(card string) string {
 	if ci := in.cards[card]; ci != nil {
 		return ci.resource
 	}
-	domain := in.domain()
-	if product, rest, ok := strings.Cut(card, "/"); ok && product != "" {
-		switch {
-		case strings.HasPrefix(rest, "mig-") && strings.HasSuffix(rest, "-mixed"):
-			return domain + "/mig-" + strings.TrimSuffix(strings.TrimPrefix(rest, "mig-"), "-mixed")
-		case strings.HasPrefix(rest, "mps-"):
-			return domain + "/gpu.shared"
-		}
-	}
-	return in.cfg.ResourceCountName
+	return engine.CardResourceOf(card, in.cfg.ResourceCountName)
 }
 
 // unknownCard describes a card no node has and suggests the closest existing name.

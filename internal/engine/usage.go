@@ -40,7 +40,7 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 		return fmt.Sprintf("it holds GPUs on node %s (%s) but is bound to node %s", node, codec.PodNodeAnnotation, pod.Spec.NodeName)
 	}
 	phase := pod.Annotations[codec.PodBindPhaseAnnotation]
-	if phase == "allocating" {
+	if phase == codec.BindPhaseAllocating {
 		if now.IsZero() {
 			return ""
 		}

@@ -235,7 +235,7 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 	a := map[string]string{
 		codec.PodNodeAnnotation:      p.Node,
 		codec.PodTimeAnnotation:      unix,
-		codec.PodBindPhaseAnnotation: "allocating",
+		codec.PodBindPhaseAnnotation: codec.BindPhaseAllocating,
 		codec.PodBindTimeAnnotation:  unix,
 	}
 	if p.kinds == nil || p.usesKind(0) {

@@ -136,7 +136,7 @@ func (s *Server) lockLive(ctx context.Context, node, raw string, l codec.NodeLoc
 		return false, "its owner is gone"
 	}
 	switch owner.Annotations[codec.PodBindPhaseAnnotation] {
-	case "success", "failed":
+	case codec.BindPhaseSuccess, codec.BindPhaseFailed:
 		return false, "its owner's bind-phase is " + owner.Annotations[codec.PodBindPhaseAnnotation]
 	}
 	if owner.DeletionTimestamp != nil || owner.Status.Phase == corev1.PodSucceeded || owner.Status.Phase == corev1.PodFailed {

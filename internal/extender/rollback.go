@@ -111,7 +111,7 @@ func (s *Server) clearPlacement(ctx context.Context, j rollbackJob) (bound bool)
 			for _, k := range append([]string{codec.PodNodeAnnotation, codec.PodMigAllocationsAnnotation}, engine.DeviceListKeys(s.state.Config())...) {
 				annos[k] = nil
 			}
-			annos[codec.PodBindPhaseAnnotation] = "failed"
+			annos[codec.PodBindPhaseAnnotation] = codec.BindPhaseFailed
 			labels[codec.PodNodeAnnotation] = nil
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
@@ -145,7 +145,7 @@ func (s *Server) Sweep(ctx context.Context) {
 	var orphans []*corev1.Pod
 	s.state.Pods(func(p *corev1.Pod) {
 		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Annotations[codec.PodNodeAnnotation] != "" &&
-			p.Annotations[codec.PodBindPhaseAnnotation] == "allocating" {
+			p.Annotations[codec.PodBindPhaseAnnotation] == codec.BindPhaseAllocating {
 			orphans = append(orphans, p)
 		}
 	})

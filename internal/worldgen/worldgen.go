@@ -407,5 +407,5 @@ func (g *gen) place(p *corev1.Pod) {
 	p.Annotations[codec.PodNodeAnnotation] = n.name
 	p.Annotations[codec.PodAllocatedAnnotation] = v
 	p.Annotations[codec.PodToAllocateAnnotation] = v
-	p.Annotations[codec.PodBindPhaseAnnotation] = "success"
+	p.Annotations[codec.PodBindPhaseAnnotation] = codec.BindPhaseSuccess
 }

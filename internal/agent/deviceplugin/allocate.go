@@ -60,7 +60,7 @@ func (p *Plugin) allocateContainer(ctx context.Context, count int) (*pluginapi.C
 		if err != nil {
 			p.markFailed(ctx, pod)
 			return nil, fmt.Errorf("node %s: pod %s/%s: %w; %s=%s", p.opts.NodeName, pod.Namespace, pod.Name, err,
-				codec.PodBindPhaseAnnotation, PhaseFailed)
+				codec.PodBindPhaseAnnotation, codec.BindPhaseFailed)
 		}
 		p.log.Info("allocated", "pod", pod.Namespace+"/"+pod.Name, "entry", t.index, "gpus", resp.Envs[EnvVisibleDevices], "last", t.last)
 		if t.last {

@@ -16,16 +16,10 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
-// Bind phases of hami.io/bind-phase.
-const (
-	PhaseAllocating = "allocating"
-	PhaseSuccess    = "success"
-	PhaseFailed     = "failed"
-)
 
 // errNoPendingPod: kubelet allocates, but no pod on this node waits for GPUs.
 var errNoPendingPod = errors.New("no pod waits for GPUs on this node: no pod holds " + codec.NodeLockAnnotation +
-	" and none is in " + codec.PodBindPhaseAnnotation + "=" + PhaseAllocating + " here (was it scheduled through the HAMi scheduler extender?)")
+	" and none is in " + codec.PodBindPhaseAnnotation + "=" + codec.BindPhaseAllocating + " here (was it scheduled through the HAMi scheduler extender?)")
 
 // errConflict: the pod changed between reading and writing its annotations; the Allocate starts over.
 var errConflict = errors.New("the pod changed while it was allocated")
@@ -71,7 +65,7 @@ func (p *Plugin) pendingPod(ctx context.Context) (*corev1.Pod, error) {
 
 // waitsHere reports whether the pod was bound to this node by the extender and waits for its GPUs.
 func (p *Plugin) waitsHere(pod *corev1.Pod) bool {
-	return pod.DeletionTimestamp == nil && pod.Annotations[codec.PodBindPhaseAnnotation] == PhaseAllocating &&
+	return pod.DeletionTimestamp == nil && pod.Annotations[codec.PodBindPhaseAnnotation] == codec.BindPhaseAllocating &&
 		pod.Annotations[codec.PodNodeAnnotation] == p.opts.NodeName
 }
 
@@ -128,7 +122,7 @@ func takeNextEntry(pod *corev1.Pod) (entryTake, error) {
 func (p *Plugin) writeBack(ctx context.Context, pod *corev1.Pod, t entryTake) error {
 	annos := map[string]string{codec.PodToAllocateAnnotation: t.remaining}
 	if t.last {
-		annos[codec.PodBindPhaseAnnotation] = PhaseSuccess
+		annos[codec.PodBindPhaseAnnotation] = codec.BindPhaseSuccess
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": pod.ResourceVersion, "annotations": annos}})
 	if err != nil {
@@ -147,7 +141,7 @@ func (p *Plugin) writeBack(ctx context.Context, pod *corev1.Pod, t entryTake) er
 // markFailed sets bind-phase=failed and releases the node lock if the pod holds it, so that the node takes the
 // next pod instead of stalling until the lock expires.
 func (p *Plugin) markFailed(ctx context.Context, pod *corev1.Pod) {
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{codec.PodBindPhaseAnnotation: PhaseFailed}}})
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{codec.PodBindPhaseAnnotation: codec.BindPhaseFailed}}})
 	if _, err := p.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		p.log.Warn("cannot mark the pod's bind failed", "pod", pod.Namespace+"/"+pod.Name, "err", err)
 	}

@@ -21,6 +21,15 @@ const (
 	PodMigAllocationsAnnotation = "hami.io/vgpu-mig-allocations"
 )
 
+// Values of hami.io/bind-phase: the extender writes allocating at bind, the node's device plugin success or
+// failed when it has allocated (or could not allocate) the devices; the extender also writes failed when it
+// rolls a bind back.
+const (
+	BindPhaseAllocating = "allocating"
+	BindPhaseSuccess    = "success"
+	BindPhaseFailed     = "failed"
+)
+
 // DeviceInfo is one physical GPU as the node component registers it.
 type DeviceInfo struct {
 	ID          string       `json:"id,omitempty"`

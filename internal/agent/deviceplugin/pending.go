@@ -16,7 +16,6 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
-
 // errNoPendingPod: kubelet allocates, but no pod on this node waits for GPUs.
 var errNoPendingPod = errors.New("no pod waits for GPUs on this node: no pod holds " + codec.NodeLockAnnotation +
 	" and none is in " + codec.PodBindPhaseAnnotation + "=" + codec.BindPhaseAllocating + " here (was it scheduled through the HAMi scheduler extender?)")

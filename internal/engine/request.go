@@ -183,20 +183,30 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 
 type reportFunc func(field, format string, args ...any)
 
+// resourceQuantity reads a container's limit for a resource, else its request, and its value clamped to what
+// a request can mean (a clamp is reported).
+func resourceQuantity(c *corev1.Container, name string, field func(string) string, bad reportFunc) (resource.Quantity, int64, bool) {
+	q, ok := c.Resources.Limits[corev1.ResourceName(name)]
+	if !ok {
+		q, ok = c.Resources.Requests[corev1.ResourceName(name)]
+	}
+	if !ok {
+		return q, 0, false
+	}
+	v, clamped := checkedQuantity(q, maxRequestValue)
+	if clamped {
+		bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
+	}
+	return q, v, true
+}
+
 // containerRequest reads one container's limits (then requests) for the managed resources.
 func containerRequest(c *corev1.Container, cfg Config, path string, bad reportFunc) (ContainerRequest, bool) {
 	field := func(res string) string { return fmt.Sprintf("%s[%s].resources[%s]", path, c.Name, res) }
 	get := func(name string) (int64, bool) {
-		q, ok := c.Resources.Limits[corev1.ResourceName(name)]
-		if !ok {
-			q, ok = c.Resources.Requests[corev1.ResourceName(name)]
-		}
+		q, v, ok := resourceQuantity(c, name, field, bad)
 		if !ok {
 			return 0, false
-		}
-		v, clamped := checkedQuantity(q, maxRequestValue)
-		if clamped {
-			bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
 		}
 		if name == cfg.ResourceMemoryName {
 			if meant, ok := unitMiB(q); ok {

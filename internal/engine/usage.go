@@ -227,11 +227,18 @@ func findUse(list []GPUUse, uuid string) int {
 // containers, so the pod holds at most the larger of the app containers' sum and its biggest init container:
 // the same rule the quota gate applies when it fits init containers alone and app containers cumulatively.
 func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
+	mem, cores, _ = kindQuotaUse(containers, 0)
+	return mem, cores
+}
+
+// kindQuotaUse is quotaUse for the containers of one device type; seen is false when none asks for it.
+func kindQuotaUse(containers []ContainerAllocation, kind int) (mem, cores int64, seen bool) {
 	var appMem, appCores, initMem, initCores int64
 	for _, c := range containers {
-		if c.Kind != 0 {
-			continue // other types charge their own keys (vendorQuotaUse)
+		if c.Kind != kind {
+			continue // other types charge their own keys
 		}
+		seen = true
 		var m, k int64
 		for _, d := range c.Devices {
 			m += d.UsedMem
@@ -243,5 +250,5 @@ func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
 			appMem, appCores = appMem+m, appCores+k
 		}
 	}
-	return max(appMem, initMem), max(appCores, initCores)
+	return max(appMem, initMem), max(appCores, initCores), seen
 }

@@ -106,18 +106,8 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		if name == "" {
 			return 0, false
 		}
-		q, ok := c.Resources.Limits[corev1.ResourceName(name)]
-		if !ok {
-			q, ok = c.Resources.Requests[corev1.ResourceName(name)]
-		}
-		if !ok {
-			return 0, false
-		}
-		v, clamped := checkedQuantity(q, maxRequestValue)
-		if clamped {
-			bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
-		}
-		return v, true
+		_, v, ok := resourceQuantity(c, name, field, bad)
+		return v, ok
 	}
 	count, _ := get(k.Count)
 	if count <= 0 {
@@ -412,24 +402,7 @@ func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 func vendorQuotaUse(containers []ContainerAllocation, kinds []device.Kind) map[string]int64 {
 	var out map[string]int64
 	for k := 1; k < len(kinds); k++ {
-		var appMem, appCores, initMem, initCores int64
-		seen := false
-		for _, c := range containers {
-			if c.Kind != k {
-				continue
-			}
-			seen = true
-			var m, n int64
-			for _, d := range c.Devices {
-				m += d.UsedMem
-				n += d.UsedCores
-			}
-			if c.Init {
-				initMem, initCores = max(initMem, m), max(initCores, n)
-			} else {
-				appMem, appCores = appMem+m, appCores+n
-			}
-		}
+		mem, cores, seen := kindQuotaUse(containers, k)
 		if !seen {
 			continue
 		}
@@ -437,10 +410,10 @@ func vendorQuotaUse(containers []ContainerAllocation, kinds []device.Kind) map[s
 			out = map[string]int64{}
 		}
 		if r := kinds[k].Memory; r != "" {
-			out[r] += max(appMem, initMem)
+			out[r] += mem
 		}
 		if r := kinds[k].Cores; r != "" {
-			out[r] += max(appCores, initCores)
+			out[r] += cores
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,17 +126,34 @@ func applyFix(t *testing.T, s *snapshot.Snapshot, key string, f engine.Fix) *cor
 			for _, k := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(f.Field, "metadata.annotations["), "]"), ", ") {
 				delete(pod.Annotations, k)
 			}
-		case strings.HasSuffix(f.Field, "[nvidia.com/gpumem]"):
+		case strings.HasPrefix(f.Field, "spec.containers[*].resources.limits["):
+			// a memory resource, on every container asking for devices of its vendor domain
+			res := strings.TrimSuffix(strings.TrimPrefix(f.Field, "spec.containers[*].resources.limits["), "]")
+			domain, _, _ := strings.Cut(res, "/")
 			for i := range pod.Spec.Containers {
-				if _, ok := pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpu"]; ok {
-					pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpumem"] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+				for name := range pod.Spec.Containers[i].Resources.Limits {
+					if strings.HasPrefix(string(name), domain+"/") {
+						pod.Spec.Containers[i].Resources.Limits[corev1.ResourceName(res)] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+						break
+					}
 				}
 			}
-		case strings.HasSuffix(f.Field, "[nvidia.com/gpu]"):
+		case strings.HasPrefix(f.Field, "spec.containers["):
+			// one container's device count
+			name, res, ok := strings.Cut(strings.TrimPrefix(f.Field, "spec.containers["), "].resources.limits[")
+			if !ok {
+				t.Fatalf("fix %+v: unknown container field", f)
+			}
+			res = strings.TrimSuffix(res, "]")
+			found := false
 			for i := range pod.Spec.Containers {
-				if fmt.Sprintf("spec.containers[%s].resources.limits[nvidia.com/gpu]", pod.Spec.Containers[i].Name) == f.Field {
-					pod.Spec.Containers[i].Resources.Limits["nvidia.com/gpu"] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+				if pod.Spec.Containers[i].Name == name {
+					pod.Spec.Containers[i].Resources.Limits[corev1.ResourceName(res)] = *resource.NewQuantity(num(f.To), resource.DecimalSI)
+					found = true
 				}
+			}
+			if !found {
+				t.Fatalf("fix %+v: the pod has no container %s", f, name)
 			}
 		default:
 			t.Fatalf("fix %+v: unknown pod field", f)

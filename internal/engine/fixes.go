@@ -59,20 +59,25 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	if v == nil || v.Fits || v.NotHAMi || v.NoGPURequest || v.Request == nil || !v.Request.WantsGPU() {
 		return
 	}
-	// The fixes rewrite NVIDIA's resources and selectors; another type's request is explained, not fixed.
+	// The fixes rewrite one device type's resources and selectors: a pod mixing types is explained, not fixed.
+	kind := v.Request.Containers[0].Kind
 	for _, r := range v.Request.Containers {
-		if r.Kind != 0 {
+		if r.Kind != kind {
 			return
 		}
 	}
+	t := c.fixTarget(kind)
 	opts.Nodes, opts.DetailNodes, opts.DetailAll, opts.Unranked = nil, nil, false, true
 	eval := func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) }
 	key := pod.Namespace + "/" + pod.Name
 	var fixes []Fix
 
-	// Cluster-side changes first: the pod stays as its owner wrote it.
-	if q := c.quotaFix(pod, v, eval); q != nil {
-		fixes = append(fixes, *q)
+	// Cluster-side changes first: the pod stays as its owner wrote it. The namespace quota fix knows NVIDIA's
+	// keys only (the other types' keys gate nothing but Cambricon's).
+	if kind == 0 {
+		if q := c.quotaFix(pod, v, eval); q != nil {
+			fixes = append(fixes, *q)
+		}
 	}
 	if f := c.cardFix(pod, v, eval); f != nil {
 		fixes = append(fixes, *f)
@@ -89,10 +94,10 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	}
 	// Pod-side changes.
 	for _, f := range []func() *Fix{
-		func() *Fix { return c.filterFix(pod, v, eval, AnnoUseGPUType, AnnoNoUseGPUType) },
-		func() *Fix { return c.filterFix(pod, v, eval, AnnoUseGPUUUID, AnnoNoUseGPUUUID) },
-		func() *Fix { return c.memoryFix(pod, v, eval) },
-		func() *Fix { return c.countFix(pod, v, eval) },
+		func() *Fix { return filterFix(pod, v, eval, CardTypeMismatch, t.useType, t.noUseType) },
+		func() *Fix { return filterFix(pod, v, eval, CardUUIDMismatch, t.useUUID, t.noUseUUID) },
+		func() *Fix { return c.memoryFix(pod, v, eval, t) },
+		func() *Fix { return countFix(pod, v, eval, t) },
 	} {
 		if x := f(); x != nil {
 			fixes = append(fixes, *x)
@@ -268,18 +273,37 @@ func (c *Cluster) withCardQuota(queue, card string, n int64, fn func()) {
 	fn()
 }
 
-// filterFix drops the pod's type or UUID filters when GPUs are excluded only by them.
-func (c *Cluster) filterFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, use, nouse string) *Fix {
-	code := CardTypeMismatch
-	if use == AnnoUseGPUUUID {
-		code = CardUUIDMismatch
+// fixTarget names what the pod-side fixes rewrite for one device type.
+type fixTarget struct {
+	kind                   int
+	word                   string // GPU, NPU, DCU ...
+	count, memory, percent string // resource names; memory "" when the type takes whole devices
+	factor                 int64  // the memory resource's unit in MiB (HAMi's memoryFactor)
+	useType, noUseType     string // selector annotations; "" when the type has none
+	useUUID, noUseUUID     string
+}
+
+func (c *Cluster) fixTarget(kind int) fixTarget {
+	k := &c.kinds[kind]
+	t := fixTarget{kind: kind, word: k.Word, count: k.Count, memory: k.Memory, percent: k.MemoryPercent, factor: max(k.MemoryFactor, 1),
+		useType: k.UseType, noUseType: k.NoUseType, useUUID: k.UseUUID, noUseUUID: k.NoUseUUID}
+	if kind == 0 {
+		t.factor = max(c.cfg.MemoryFactor, 1)
 	}
+	if k.WholeDevice {
+		t.memory, t.percent = "", ""
+	}
+	return t
+}
+
+// filterFix drops the pod's type or UUID filters when devices are excluded only by them.
+func filterFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, code Code, use, nouse string) *Fix {
 	if !hasReason(v, code) {
 		return nil
 	}
 	var keys, vals []string
 	for _, k := range []string{use, nouse} {
-		if val, ok := pod.Annotations[k]; ok {
+		if val, ok := pod.Annotations[k]; ok && k != "" {
 			keys, vals = append(keys, k), append(vals, val)
 		}
 	}
@@ -297,15 +321,17 @@ func (c *Cluster) filterFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) 
 // memoryFix finds the largest per-GPU memory request that fits now, by evaluating the pod with it: NUMA,
 // cores, quotas and card quotas all take part. nil when even 1 MiB does not fit or the pod has no GPU container
 // with a memory request to lower.
-func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict) *Fix {
+func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, t fixTarget) *Fix {
 	if !hasReason(v, CardInsufficientMemory) && !hasReason(v, ResourceQuotaNotFit) && !hasReason(v, CardMigTopologyInfeasible) &&
-		!hasReason(v, CardNotFoundCustomFilterRule) {
+		!hasReason(v, CardNotFoundCustomFilterRule) || t.memory == "" {
 		return nil
 	}
 	var most, current int64
 	for _, n := range c.nodeList {
 		for i := range n.GPUs {
-			most = max(most, n.GPUs[i].TotalMem)
+			if int(n.GPUs[i].Kind) == t.kind {
+				most = max(most, n.GPUs[i].TotalMem)
+			}
 		}
 	}
 	for _, cr := range v.Request.Containers {
@@ -320,30 +346,31 @@ func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) 
 	}
 	with := func(mib int64) *corev1.Pod {
 		p := pod.DeepCopy()
-		factor := max(c.cfg.MemoryFactor, 1)
 		for _, cs := range []*[]corev1.Container{&p.Spec.InitContainers, &p.Spec.Containers} {
 			for i := range *cs {
 				ct := &(*cs)[i]
-				if _, ok := ct.Resources.Limits[corev1.ResourceName(c.cfg.ResourceCountName)]; !ok {
-					if _, ok := ct.Resources.Requests[corev1.ResourceName(c.cfg.ResourceCountName)]; !ok {
+				if _, ok := ct.Resources.Limits[corev1.ResourceName(t.count)]; !ok {
+					if _, ok := ct.Resources.Requests[corev1.ResourceName(t.count)]; !ok {
 						continue
 					}
 				}
 				if ct.Resources.Limits == nil {
 					ct.Resources.Limits = corev1.ResourceList{}
 				}
-				delete(ct.Resources.Limits, corev1.ResourceName(c.cfg.ResourceMemoryPercentageName))
-				delete(ct.Resources.Requests, corev1.ResourceName(c.cfg.ResourceMemoryPercentageName))
-				delete(ct.Resources.Requests, corev1.ResourceName(c.cfg.ResourceMemoryName))
-				ct.Resources.Limits[corev1.ResourceName(c.cfg.ResourceMemoryName)] = *resource.NewQuantity(mib/factor, resource.DecimalSI)
+				if t.percent != "" {
+					delete(ct.Resources.Limits, corev1.ResourceName(t.percent))
+					delete(ct.Resources.Requests, corev1.ResourceName(t.percent))
+				}
+				delete(ct.Resources.Requests, corev1.ResourceName(t.memory))
+				ct.Resources.Limits[corev1.ResourceName(t.memory)] = *resource.NewQuantity(mib/t.factor, resource.DecimalSI)
 			}
 		}
 		return p
 	}
-	if !eval(with(max(1, c.cfg.MemoryFactor))).Fits {
+	if !eval(with(t.factor)).Fits {
 		return nil
 	}
-	lo := max(1, c.cfg.MemoryFactor) // fits
+	lo := t.factor // fits
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
 		if eval(with(mid)).Fits {
@@ -353,21 +380,21 @@ func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) 
 		}
 	}
 	after := eval(with(lo))
-	from := "100% of each GPU"
+	from := "100% of each " + t.word
 	if current > 0 {
 		from = fmt.Sprintf("%d MiB", current)
 	}
-	return outcome(&Fix{What: fmt.Sprintf("lower the pod's %s to %d MiB per GPU, the largest request that fits now", c.cfg.ResourceMemoryName, lo),
-		Field: "spec.containers[*].resources.limits[" + c.cfg.ResourceMemoryName + "]", From: from, To: fmt.Sprintf("%d MiB", lo)}, after)
+	return outcome(&Fix{What: fmt.Sprintf("lower the pod's %s to %d MiB per %s, the largest request that fits now", t.memory, lo, t.word),
+		Field: "spec.containers[*].resources.limits[" + t.memory + "]", From: from, To: fmt.Sprintf("%d MiB", lo)}, after)
 }
 
-// countFix finds the largest GPU count that fits now for a pod with one GPU container.
-func (c *Cluster) countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict) *Fix {
+// countFix finds the largest device count that fits now for a pod with one device container.
+func countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, t fixTarget) *Fix {
 	if len(v.Request.Containers) != 1 || v.Request.Containers[0].Count < 2 || v.Request.Containers[0].Init {
 		return nil
 	}
 	cr := v.Request.Containers[0]
-	name := corev1.ResourceName(c.cfg.ResourceCountName)
+	name := corev1.ResourceName(t.count)
 	for n := cr.Count - 1; n >= 1; n-- {
 		p := pod.DeepCopy()
 		ct := &p.Spec.Containers[cr.Index]
@@ -379,7 +406,7 @@ func (c *Cluster) countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *
 			ct.Resources.Requests[name] = *resource.NewQuantity(int64(n), resource.DecimalSI)
 		}
 		if after := eval(p); after.Fits {
-			return outcome(&Fix{What: fmt.Sprintf("ask for %d GPU(s) instead of %d, the most that fit now with the same memory and cores", n, cr.Count),
+			return outcome(&Fix{What: fmt.Sprintf("ask for %d %s(s) instead of %d, the most that fit now with the same memory and cores", n, t.word, cr.Count),
 				Field: "spec.containers[" + cr.Name + "].resources.limits[" + string(name) + "]", From: fmt.Sprint(cr.Count), To: fmt.Sprint(n)}, after)
 		}
 	}

@@ -21,10 +21,14 @@ func TestProveFixesOtherDeviceTypes(t *testing.T) {
 	}{
 		{name: "memory", pod: mkPod("ns", "big", vctr("c", dcuNum, 1, dcuMem, 40000)),
 			field: "spec.containers[*].resources.limits[hygon.com/dcumem]", to: "32768 MiB",
-			apply: func(p *corev1.Pod) { p.Spec.Containers[0].Resources.Limits[dcuMem] = *resource.NewQuantity(32768, resource.DecimalSI) }},
+			apply: func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Limits[dcuMem] = *resource.NewQuantity(32768, resource.DecimalSI)
+			}},
 		{name: "count", pod: mkPod("ns", "many", vctr("c", dcuNum, 3, dcuMem, 1000)),
 			field: "spec.containers[c].resources.limits[hygon.com/dcunum]", to: "2",
-			apply: func(p *corev1.Pod) { p.Spec.Containers[0].Resources.Limits[dcuNum] = *resource.NewQuantity(2, resource.DecimalSI) }},
+			apply: func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Limits[dcuNum] = *resource.NewQuantity(2, resource.DecimalSI)
+			}},
 		{name: "type filter", pod: withAnno(mkPod("ns", "typed", vctr("c", dcuNum, 1, dcuMem, 1000)), "hygon.com/use-dcutype", "K100"),
 			field: "metadata.annotations[hygon.com/use-dcutype]", to: "(none)",
 			apply: func(p *corev1.Pod) { delete(p.Annotations, "hygon.com/use-dcutype") }},

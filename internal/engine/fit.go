@@ -215,10 +215,24 @@ func (f *fitter) restoreExtra(saved []extraUse) { copy(f.extra, saved) }
 
 type nowFunc func() int64 // unix seconds of the evaluation; 0 means no handshake grace
 
+// unregistered says why an unregistered node has none of the devices the pod asks for: the node's own
+// problem with NVIDIA's annotation, or, for a pod of another type, the annotation (or capacity) that type's
+// device plugin would have written.
+func (f *fitter) unregistered(n *Node) string {
+	if f.wantsNVIDIA || len(f.req.Containers) == 0 || n.RegisterError != noNVIDIARegister {
+		return n.RegisterError
+	}
+	k := &f.c.kinds[f.req.Containers[0].Kind]
+	if k.Register != "" {
+		return "no " + k.Register + " annotation: the device plugin has not registered " + k.Word + "s"
+	}
+	return "no " + k.Count + " in the node's capacity: the device plugin has not registered " + k.Word + "s"
+}
+
 // nodeGate is the checks made before any GPU; nil means the node passes.
 func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 	if !n.Registered {
-		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: n.RegisterError}
+		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: f.unregistered(n)}
 	}
 	// The allocatable count is NVIDIA's; a pod that asks for other types only is not held by it.
 	if n.AllocatableGPUs <= 0 && f.wantsNVIDIA && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {

@@ -302,6 +302,9 @@ func (c *Cluster) renumber(i int) {
 	}
 }
 
+// noNVIDIARegister is the register error of a node without NVIDIA's annotation.
+const noNVIDIARegister = "no " + codec.NodeRegisterAnnotation + " annotation: the node component has not registered GPUs"
+
 func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	var probs []Problem
 	bad := func(field, format string, args ...any) {
@@ -315,7 +318,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	reg, ok := annos[codec.NodeRegisterAnnotation]
 	switch {
 	case !ok:
-		node.RegisterError = "no " + codec.NodeRegisterAnnotation + " annotation: the node component has not registered GPUs"
+		node.RegisterError = noNVIDIARegister
 	default:
 		devs, err := codec.ParseNodeRegister(reg)
 		if err != nil {

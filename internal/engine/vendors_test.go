@@ -382,3 +382,22 @@ func Test910CPairing(t *testing.T) {
 		})
 	}
 }
+
+// TestUnregisteredSpeaksOfThePodsType: a node with no devices is unregistered for every pod, but the detail
+// names the annotation of the type the pod asks for.
+func TestUnregisteredSpeaksOfThePodsType(t *testing.T) {
+	c := newTestCluster([]*corev1.Node{mkNode("cpu", nil)}, nil)
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		{mkPod("ns", "gpu", ctr("c", 1, 1000, -1, -1)), "no hami.io/node-nvidia-register annotation: the node component has not registered GPUs"},
+		{mkPod("ns", "dcu", vctr("c", dcuNum, 1, dcuMem, 1000)), "no hami.io/node-dcu-register annotation: the device plugin has not registered DCUs"},
+		{mkPod("ns", "npu", vctr("c", b3, 1)), "no hami.io/node-register-Ascend910B3 annotation: the device plugin has not registered NPUs"},
+	} {
+		v := c.Evaluate(tc.pod, EvalOptions{Now: testTime})
+		if len(v.Nodes) != 1 || v.Nodes[0].Check == nil || v.Nodes[0].Code != NodeUnregistered || v.Nodes[0].Check.Detail != tc.want {
+			t.Errorf("%s: node status %+v, want NodeUnregistered %q", tc.pod.Name, v.Nodes, tc.want)
+		}
+	}
+}

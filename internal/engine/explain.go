@@ -249,28 +249,39 @@ func (c *Cluster) hints(v *Verdict, a *aggregate) []string {
 	return out
 }
 
-// typeFilters names the type and mode filters a pod set, as the user wrote them.
-func typeFilters(req *PodRequest) string {
+// filterText names the pod's type and mode selectors (uuid false) or its UUID selectors, as the user wrote
+// them, for every device type the pod asks for.
+func filterText(req *PodRequest, uuid bool) string {
 	var parts []string
-	if len(req.UseTypes) > 0 {
-		parts = append(parts, AnnoUseGPUType+"="+strings.Join(req.UseTypes, ","))
+	add := func(key string, vals []string) {
+		if key != "" && len(vals) > 0 {
+			parts = append(parts, key+"="+strings.Join(vals, ","))
+		}
 	}
-	if len(req.NoUseTypes) > 0 {
-		parts = append(parts, AnnoNoUseGPUType+"="+strings.Join(req.NoUseTypes, ","))
+	if uuid {
+		add(AnnoUseGPUUUID, req.UseUUIDs)
+		add(AnnoNoUseGPUUUID, req.NoUseUUIDs)
+	} else {
+		add(AnnoUseGPUType, req.UseTypes)
+		add(AnnoNoUseGPUType, req.NoUseTypes)
+		if req.Mode != "" {
+			parts = append(parts, AnnoVGPUMode+"="+req.Mode)
+		}
 	}
-	if req.Mode != "" {
-		parts = append(parts, AnnoVGPUMode+"="+req.Mode)
+	kinds := make([]int, 0, len(req.vendorSel))
+	for k := range req.vendorSel {
+		kinds = append(kinds, k)
 	}
-	return strings.Join(parts, " and ")
-}
-
-func uuidFilters(req *PodRequest) string {
-	var parts []string
-	if len(req.UseUUIDs) > 0 {
-		parts = append(parts, AnnoUseGPUUUID+"="+strings.Join(req.UseUUIDs, ","))
-	}
-	if len(req.NoUseUUIDs) > 0 {
-		parts = append(parts, AnnoNoUseGPUUUID+"="+strings.Join(req.NoUseUUIDs, ","))
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		s := req.vendorSel[k]
+		if uuid {
+			add(s.kind.UseUUID, s.useUUIDs)
+			add(s.kind.NoUseUUID, s.noUseUUIDs)
+		} else {
+			add(s.kind.UseType, s.rawUseTypes)
+			add(s.kind.NoUseType, s.rawNoUseTypes)
+		}
 	}
 	return strings.Join(parts, " and ")
 }

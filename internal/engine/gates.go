@@ -230,11 +230,11 @@ func sayCordoned(_ *aggregate, s saying) string {
 }
 
 func sayTypeMismatch(a *aggregate, s saying) string {
-	return fmt.Sprintf("no GPU here passes %s; types seen: %s", typeFilters(s.req), strings.Join(a.types, ", "))
+	return fmt.Sprintf("no GPU here passes %s; types seen: %s", filterText(s.req, false), strings.Join(a.types, ", "))
 }
 
 func sayUUIDMismatch(_ *aggregate, s saying) string {
-	return fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", s.gpus, uuidFilters(s.req))
+	return fmt.Sprintf("%d GPU(s) are excluded by the UUID filter (%s)", s.gpus, filterText(s.req, true))
 }
 
 func saySlots(_ *aggregate, s saying) string {

@@ -401,3 +401,18 @@ func TestUnregisteredSpeaksOfThePodsType(t *testing.T) {
 		}
 	}
 }
+
+// TestVendorFilterSentences: the explanation names another type's selector annotations as the pod wrote them.
+func TestVendorFilterSentences(t *testing.T) {
+	c := newTestCluster([]*corev1.Node{vendorNode("d1", dcuReg, vdevs("d1", "dcu", "DCU-Z100", 2, 32768, 100, 4))}, nil)
+	for anno, want := range map[string]string{
+		"hygon.com/use-dcutype": "no DCU here passes hygon.com/use-dcutype=K100; types seen: DCU-Z100",
+		"hygon.com/use-gpuuuid": "2 DCU(s) are excluded by the UUID filter (hygon.com/use-gpuuuid=K100)",
+	} {
+		p := withAnno(mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000)), anno, "K100")
+		v := c.Evaluate(p, EvalOptions{Now: testTime})
+		if !strings.Contains(strings.Join(v.Explanation, "\n"), want) {
+			t.Errorf("%s: explanation %q, want a line with %q", anno, v.Explanation, want)
+		}
+	}
+}

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // benchCluster generates a cluster of nodes with 8 x 80 GiB GPUs each and podsPerNode running pods, each
 // holding one GPU share (2-8 GiB, 5-25 % cores): about 40 % of memory and 45 % of slots in use.
-func benchCluster(tb testing.TB, nodes, podsPerNode int) *Cluster {
-	tb.Helper()
+func benchCluster(t testing.TB, nodes, podsPerNode int) *Cluster {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	c := NewCluster(DefaultConfig())
 	for i := 0; i < nodes; i++ {
@@ -22,7 +24,7 @@ func benchCluster(tb testing.TB, nodes, podsPerNode int) *Cluster {
 			mem := int64(2048 + rng.IntN(6)*1024)
 			cores := int64(5 + rng.IntN(5)*5)
 			g := rng.IntN(8)
-			p := placedOn(mkPod("team-"+fmt.Sprint(i%20), fmt.Sprintf("%s-pod-%d", name, j), ctr("c", 1, mem, -1, cores)),
+			p := placedOn(mkPod("team-"+fmt.Sprint(i%20), fmt.Sprintf("%s-pod-%d", name, j), tb.MakeContainer("c").GPUs(1).GPUMem(mem).GPUCores(cores).Obj()),
 				name, fmt.Sprintf("%s-g%d,NVIDIA,%d,%d:;", name, g, mem, cores))
 			c.SetPod(p)
 		}
@@ -43,10 +45,14 @@ func benchEvaluate(b *testing.B, nodes, pods int, pod *corev1.Pod, wantFit bool)
 }
 
 // pendingPod asks for more memory than any GPU has free: every GPU of every node is examined.
-func pendingPod() *corev1.Pod { return mkPod("team-1", "pending", ctr("c", 2, 82000, -1, 10)) }
+func pendingPod() *corev1.Pod {
+	return mkPod("team-1", "pending", tb.MakeContainer("c").GPUs(2).GPUMem(82000).GPUCores(10).Obj())
+}
 
 // fittingPod fits on most nodes: every node is still evaluated (the verdict lists them all).
-func fittingPod() *corev1.Pod { return mkPod("team-1", "fits", ctr("c", 2, 8000, -1, 10)) }
+func fittingPod() *corev1.Pod {
+	return mkPod("team-1", "fits", tb.MakeContainer("c").GPUs(2).GPUMem(8000).GPUCores(10).Obj())
+}
 
 func BenchmarkEvaluatePending500Nodes10kPods(b *testing.B) {
 	benchEvaluate(b, 500, 10000, pendingPod(), false)
@@ -106,7 +112,7 @@ func benchCardCluster(b *testing.B, nodes, pods int) *Cluster {
 			if j%5 != 0 {
 				continue
 			}
-			pod := placedOn(withAnno(mkPod(p.Namespace, p.Name, ctr("c", 1, p.QuotaMem, -1, p.QuotaCores)),
+			pod := placedOn(withAnno(mkPod(p.Namespace, p.Name, tb.MakeContainer("c").GPUs(1).GPUMem(p.QuotaMem).GPUCores(p.QuotaCores).Obj()),
 				"volcano.sh/card.name", product, "scheduling.volcano.sh/queue-name", "q1"), name, "")
 			pod.Annotations["hami.io/vgpu-devices-allocated"] = fmt.Sprintf("%s,NVIDIA,%d,%d:;", p.Uses[0].UUID, p.QuotaMem, p.QuotaCores)
 			c.SetPod(pod)

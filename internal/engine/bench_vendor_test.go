@@ -8,12 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // benchMixedCluster is benchCluster's cluster with one node in ten registering 8 Hygon DCUs and one in ten
 // 8 Ascend 910B3 NPUs instead of NVIDIA GPUs (64 GiB each), their pods holding shares of those devices.
-func benchMixedCluster(tb testing.TB, nodes, podsPerNode int) *Cluster {
-	tb.Helper()
+func benchMixedCluster(t testing.TB, nodes, podsPerNode int) *Cluster {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	c := NewCluster(DefaultConfig())
 	for i := 0; i < nodes; i++ {
@@ -33,7 +34,7 @@ func benchMixedCluster(tb testing.TB, nodes, podsPerNode int) *Cluster {
 			mem := int64(2048 + rng.IntN(6)*1024)
 			cores := int64(5 + rng.IntN(5)*5)
 			g := rng.IntN(8)
-			pod := mkPod("team-"+fmt.Sprint(i%20), fmt.Sprintf("%s-pod-%d", name, j), ctr("c", 1, mem, -1, cores))
+			pod := mkPod("team-"+fmt.Sprint(i%20), fmt.Sprintf("%s-pod-%d", name, j), tb.MakeContainer("c").GPUs(1).GPUMem(mem).GPUCores(cores).Obj())
 			if kind == "" {
 				c.SetPod(placedOn(pod, name, fmt.Sprintf("%s-g%d,NVIDIA,%d,%d:;", name, g, mem, cores)))
 				continue

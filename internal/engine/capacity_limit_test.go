@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestCapacityLimitNamesTheQuota: when copies stop while a node's GPUs would take one more, Capacity names the
@@ -31,7 +33,7 @@ func TestCapacityLimitNamesTheQuota(t *testing.T) {
 			} else {
 				c = newTestCluster([]*corev1.Node{node}, nil)
 			}
-			cp := c.Capacity(mkPod("ns", "p", ctr("main", 1, tc.mem, -1, 0)), 100)
+			cp := c.Capacity(mkPod("ns", "p", tb.MakeContainer("main").GPUs(1).GPUMem(tc.mem).GPUCores(0).Obj()), 100)
 			if cp.Copies != tc.copies {
 				t.Fatalf("copies = %d, want %d", cp.Copies, tc.copies)
 			}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // placeByHand places copies of pod one at a time with Evaluate and bind's annotations, up to limit, and
@@ -61,8 +62,8 @@ func capacityScenarios() []capacityScenario {
 		}
 		return d
 	}
-	withInit := mkPod("ns", "init", ctr("main", 1, 2048, -1, 10))
-	withInit.Spec.InitContainers = []corev1.Container{ctr("warm", 2, 4096, -1, 0)}
+	withInit := mkPod("ns", "init", tb.MakeContainer("main").GPUs(1).GPUMem(2048).GPUCores(10).Obj())
+	withInit.Spec.InitContainers = []corev1.Container{tb.MakeContainer("warm").GPUs(2).GPUMem(4096).GPUCores(0).Obj()}
 	mig := []codec.DeviceInfo{{ID: "m-g0", Count: 7, Devmem: 81920, Devcore: 100, Type: "NVIDIA-A100", Health: true, Mode: "mig",
 		MigProfiles: []codec.MigProfile{
 			{Name: "1g.10gb", MemoryMB: 9856, Core: 14, SliceCount: 1, Placements: []codec.MigPlacement{
@@ -74,7 +75,7 @@ func capacityScenarios() []capacityScenario {
 			// 2 nodes x 2 GPUs x 3 slots, tiny requests: 12 copies, binpack fills n1 first.
 			name:  "slots-limited",
 			nodes: []*corev1.Node{mkNode("n1", slotDevs("n1", 2, 3)), mkNode("n2", slotDevs("n2", 2, 3))},
-			pod:   mkPod("ns", "p", ctr("c", 1, 100, -1, 0)),
+			pod:   mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(100).GPUCores(0).Obj()),
 			want:  12, wantNodes: []NodeCopies{{"n1", 6}, {"n2", 6}},
 		},
 		{
@@ -82,16 +83,16 @@ func capacityScenarios() []capacityScenario {
 			name: "memory-limited",
 			nodes: []*corev1.Node{mkNode("a", gpus("a", 2, 16384)), mkNode("b", gpus("b", 1, 12288)),
 				mkNode("c", gpus("c", 1, 4096))},
-			pod:  mkPod("ns", "p", ctr("c", 1, 5000, -1, 0)),
+			pod:  mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(5000).GPUCores(0).Obj()),
 			want: 8, wantNodes: []NodeCopies{{"a", 6}, {"b", 2}},
 		},
 		{
 			// Existing usage and a quota of 20000 MiB with 4000 already used: 4 copies of 4000 MiB.
 			name:   "quota-limited",
 			nodes:  []*corev1.Node{mkNode("n1", gpus("n1", 2, 81920)), mkNode("n2", gpus("n2", 2, 81920))},
-			pods:   []*corev1.Pod{placedOn(mkPod("ns", "old", ctr("c", 1, 4000, -1, -1)), "n2", "n2-g1,NVIDIA,4000,0:;")},
+			pods:   []*corev1.Pod{placedOn(mkPod("ns", "old", tb.MakeContainer("c").GPUs(1).GPUMem(4000).Obj()), "n2", "n2-g1,NVIDIA,4000,0:;")},
 			quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "20000")},
-			pod:    mkPod("ns", "p", ctr("c", 1, 4000, -1, 0)),
+			pod:    mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(4000).GPUCores(0).Obj()),
 			want:   4, wantNodes: []NodeCopies{{"n2", 4}},
 		},
 		{
@@ -99,21 +100,21 @@ func capacityScenarios() []capacityScenario {
 			name:   "cores quota, two GPUs per copy",
 			nodes:  []*corev1.Node{mkNode("n1", gpus("n1", 4, 81920))},
 			quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpucores", "250")},
-			pod:    mkPod("ns", "p", ctr("c", 2, 1000, -1, 30)),
+			pod:    mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMem(1000).GPUCores(30).Obj()),
 			want:   4, wantNodes: []NodeCopies{{"n1", 4}},
 		},
 		{
 			// Spread alternates between nodes; cores bind: 100 % per GPU, 40 % per copy: 2 per GPU.
 			name:  "spread, cores-limited",
 			nodes: []*corev1.Node{mkNode("n1", gpus("n1", 2, 81920)), mkNode("n2", gpus("n2", 1, 81920))},
-			pod:   withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, 40)), AnnoNodePolicy, "spread"),
+			pod:   withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(40).Obj()), AnnoNodePolicy, "spread"),
 			want:  6, wantNodes: []NodeCopies{{"n1", 4}, {"n2", 2}},
 		},
 		{
 			// Percent memory: 50 % of each GPU, two GPUs per copy.
 			name:  "percent memory, two GPUs",
 			nodes: []*corev1.Node{mkNode("n1", gpus("n1", 3, 16384)), mkNode("n2", gpus("n2", 2, 24576))},
-			pod:   mkPod("ns", "p", ctr("c", 2, -1, 50, 0)),
+			pod:   mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMemPercent(50).GPUCores(0).Obj()),
 			want:  5, wantNodes: []NodeCopies{{"n1", 3}, {"n2", 2}},
 		},
 		{
@@ -127,21 +128,21 @@ func capacityScenarios() []capacityScenario {
 			// Whole-GPU requests with the mutex policy: one copy per GPU.
 			name:  "mutex",
 			nodes: []*corev1.Node{mkNode("n1", gpus("n1", 3, 16384)), mkNode("n2", gpus("n2", 1, 16384))},
-			pods:  []*corev1.Pod{placedOn(mkPod("other", "old", ctr("c", 1, 100, -1, -1)), "n1", "n1-g2,NVIDIA,100,0:;")},
-			pod:   withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), AnnoGPUPolicy, "mutex"),
+			pods:  []*corev1.Pod{placedOn(mkPod("other", "old", tb.MakeContainer("c").GPUs(1).GPUMem(100).Obj()), "n1", "n1-g2,NVIDIA,100,0:;")},
+			pod:   withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), AnnoGPUPolicy, "mutex"),
 			want:  3, wantNodes: []NodeCopies{{"n1", 2}, {"n2", 1}},
 		},
 		{
 			// MIG: 9000 MiB takes a 1g.10gb slice, 7 of them.
 			name:  "mig slices",
 			nodes: []*corev1.Node{mkNode("m", mig)},
-			pod:   mkPod("ns", "p", ctr("c", 1, 9000, -1, 0)),
+			pod:   mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(9000).GPUCores(0).Obj()),
 			want:  7, wantNodes: []NodeCopies{{"m", 7}},
 		},
 		{
 			name:  "nothing fits",
 			nodes: []*corev1.Node{mkNode("n1", gpus("n1", 2, 8192))},
-			pod:   mkPod("ns", "p", ctr("c", 1, 10000, -1, 0)),
+			pod:   mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(10000).GPUCores(0).Obj()),
 			want:  0,
 		},
 	}
@@ -216,7 +217,7 @@ func TestCapacityLeavesClusterAlone(t *testing.T) {
 // TestCapacityLimit checks that the limit caps the count and sets Capped.
 func TestCapacityLimit(t *testing.T) {
 	nodes := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384)), mkNode("n2", gpus("n2", 2, 16384))}
-	pod := mkPod("ns", "p", ctr("c", 1, 4096, -1, 0)) // 4 per GPU: 16 copies in all
+	pod := mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(4096).GPUCores(0).Obj()) // 4 per GPU: 16 copies in all
 	cases := []struct {
 		limit  int
 		copies int
@@ -248,7 +249,7 @@ func TestCapacityLimit(t *testing.T) {
 		})
 	}
 	t.Run("no GPU request", func(t *testing.T) {
-		got := newTestCluster(nodes, nil).Capacity(mkPod("ns", "p", ctr("c", -1, -1, -1, -1)), 10)
+		got := newTestCluster(nodes, nil).Capacity(mkPod("ns", "p", tb.MakeContainer("c").Obj()), 10)
 		if !reflect.DeepEqual(got, Capacity{}) {
 			t.Errorf("Capacity = %+v, want zero", got)
 		}

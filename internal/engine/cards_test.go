@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // cardNode is a HAMi node with GPU-feature-discovery labels for product; extra allocatable as name, count pairs.
@@ -72,7 +73,7 @@ func TestNodeCards(t *testing.T) {
 
 // cardPod asks for gpus whole GPUs of 1000 MiB, names a card and a queue.
 func cardPodOf(name, card, queue string, gpus int64) *corev1.Pod {
-	p := mkPod("team", name, ctr("main", gpus, 1000, -1, -1))
+	p := mkPod("team", name, tb.MakeContainer("main").GPUs(gpus).GPUMem(1000).Obj())
 	withAnno(p, codec.CardNameAnnotation, card)
 	if queue != "" {
 		withAnno(p, codec.QueueNameAnnotation, queue)
@@ -138,7 +139,7 @@ func TestCardQuotaGate(t *testing.T) {
 	})
 	t.Run("preferred alternative wins over a better score", func(t *testing.T) {
 		c2 := newTestCluster([]*corev1.Node{cardNode("h200-a", "NVIDIA-H200", 4, 80000), cardNode("h800-a", "NVIDIA-H800", 4, 80000)},
-			[]*corev1.Pod{bound(placedOn(mkPod("x", "busy", ctr("main", 1, 1000, -1, -1)), "h800-a", "h800-a-g0,NVIDIA,1000,0:;"), "h800-a")})
+			[]*corev1.Pod{bound(placedOn(mkPod("x", "busy", tb.MakeContainer("main").GPUs(1).GPUMem(1000).Obj()), "h800-a", "h800-a-g0,NVIDIA,1000,0:;"), "h800-a")})
 		setQueue(t, c2, "q1", `{"NVIDIA-H200":3,"NVIDIA-H800":2}`)
 		// binpack prefers the used h800-a; the card order prefers H200.
 		v := c2.Evaluate(cardPodOf("p", "NVIDIA-H200|NVIDIA-H800", "q1", 1), EvalOptions{})

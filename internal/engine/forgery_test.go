@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // forgedDevices is the device list from issue 19: three entries of 2^62 MiB on one GPU, which wrapped the
@@ -17,7 +18,7 @@ const forgedDevices = "GPU-full-node-0,NVIDIA,4611686018427387904,0:GPU-full-nod
 
 // forgedPod is a pod any namespace user can create: never scheduled, yet carrying HAMi's placement annotations.
 func forgedPod(name, devices string) *corev1.Pod {
-	p := withAnno(mkPod("attacker", name, ctr("c", 1, -1, -1, -1)), codec.PodNodeAnnotation, "full-node", codec.PodAllocatedAnnotation, devices)
+	p := withAnno(mkPod("attacker", name, tb.MakeContainer("c").GPUs(1).Obj()), codec.PodNodeAnnotation, "full-node", codec.PodAllocatedAnnotation, devices)
 	p.Spec.SchedulerName = "no-such-scheduler"
 	p.Status.Phase = corev1.PodPending
 	return p
@@ -26,7 +27,7 @@ func forgedPod(name, devices string) *corev1.Pod {
 // fullNode is one 81920 MiB GPU, fully given to a running pod.
 func fullNode() ([]*corev1.Node, []*corev1.Pod) {
 	n := mkNode("full-node", []codec.DeviceInfo{dev("GPU-full-node-0", 0, 81920)})
-	owner := placedOn(mkPod("team", "owner", ctr("c", 1, 81920, -1, 0)), "full-node", "GPU-full-node-0,NVIDIA,81920,0:;")
+	owner := placedOn(mkPod("team", "owner", tb.MakeContainer("c").GPUs(1).GPUMem(81920).GPUCores(0).Obj()), "full-node", "GPU-full-node-0,NVIDIA,81920,0:;")
 	return []*corev1.Node{n}, []*corev1.Pod{owner}
 }
 
@@ -65,7 +66,7 @@ func TestForgedPlacementCannotFreeAFullGPU(t *testing.T) {
 				if g.UsedMem != 81920 || g.UsedSlots != 1 || g.UsedCores != 0 {
 					t.Fatalf("GPU usage %d MiB, %d slots, %d cores; want the owner's 81920 MiB, 1 slot, 0 cores only", g.UsedMem, g.UsedSlots, g.UsedCores)
 				}
-				probe := mkPod("team", "probe", ctr("c", 1, 30000, -1, -1))
+				probe := mkPod("team", "probe", tb.MakeContainer("c").GPUs(1).GPUMem(30000).Obj())
 				if v := c.Evaluate(probe, EvalOptions{}); v.Fits {
 					t.Fatalf("a 30000 MiB pod fits on the full GPU: %s", v.Summary)
 				}
@@ -128,7 +129,7 @@ func TestUnboundHolding(t *testing.T) {
 		p.Annotations[codec.PodBindTimeAnnotation] = strconv.FormatInt(at.Unix(), 10)
 		return p
 	}
-	elsewhere := placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;")
+	elsewhere := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;")
 	elsewhere.Spec.NodeName = "other-node"
 	for _, tc := range []struct {
 		name string
@@ -136,13 +137,13 @@ func TestUnboundHolding(t *testing.T) {
 		now  time.Time
 		want string
 	}{
-		{"bound where it says", placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;"), now, ""},
+		{"bound where it says", placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "full-node", "GPU-full-node-0,NVIDIA,1000,0:;"), now, ""},
 		{"never bound", forgedPod("p", "GPU-full-node-0,NVIDIA,1000,0:;"), now, `bound to no node (hami.io/bind-phase "", scheduler "no-such-scheduler")`},
 		{"bound to another node", elsewhere, now, "but is bound to node other-node"},
 		{"in its bind", allocating(now.Add(-time.Minute)), now, ""},
 		{"allocating for longer than the bind window", allocating(now.Add(-10 * time.Minute)), now, `bound to no node (hami.io/bind-phase "allocating"`},
 		{"allocating, no clock", allocating(now.Add(-10 * time.Minute)), time.Time{}, ""},
-		{"not placed", mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), now, ""},
+		{"not placed", mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), now, ""},
 	} {
 		got := UnboundHolding(tc.pod, tc.now)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {

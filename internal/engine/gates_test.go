@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestGates drives every gate and reason code through one node and checks the node's code, HAMi's
@@ -28,10 +29,10 @@ func TestGates(t *testing.T) {
 		wantReason string
 		check      func(t *testing.T, ns *NodeStatus)
 	}{
-		{name: "unregistered", node: mkNode("n1", nil), pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)),
+		{name: "unregistered", node: mkNode("n1", nil), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()),
 			wantCode: NodeUnregistered, wantReason: "NodeUnregistered"},
 		{name: "malformed register", node: mkNode("n1", nil, codec.NodeRegisterAnnotation, "GPU-a,10,abc,100,T,0,true:"),
-			pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), wantCode: NodeUnregistered, wantReason: "NodeUnregistered",
+			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), wantCode: NodeUnregistered, wantReason: "NodeUnregistered",
 			check: func(t *testing.T, ns *NodeStatus) {
 				if !strings.Contains(ns.Check.Detail, codec.NodeRegisterAnnotation) {
 					t.Errorf("detail %q does not name the annotation", ns.Check.Detail)
@@ -41,44 +42,44 @@ func TestGates(t *testing.T) {
 			n := mkNode("n1", gpus("n1", 2, 16384))
 			n.Status.Allocatable = nil
 			return n
-		}(), pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), wantCode: NodeDevicesNotReady, wantReason: "NodeDevicesNotReady"},
-		{name: "too few GPUs on node", node: mkNode("n1", gpus("n1", 2, 16384)), pod: mkPod("ns", "p", ctr("c", 3, 1000, -1, -1)),
+		}(), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), wantCode: NodeDevicesNotReady, wantReason: "NodeDevicesNotReady"},
+		{name: "too few GPUs on node", node: mkNode("n1", gpus("n1", 2, 16384)), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(3).GPUMem(1000).Obj()),
 			wantCode: NodeInsufficientDevice, wantReason: "NodeInsufficientDevice",
 			check: func(t *testing.T, ns *NodeStatus) {
 				if ns.Check.Need != 3 || ns.Check.Have != 2 {
 					t.Errorf("numbers need %d have %d, want 3 and 2", ns.Check.Need, ns.Check.Have)
 				}
 			}},
-		{name: "unhealthy", node: mkNode("n1", unhealthy), pod: mkPod("ns", "p", ctr("c", 2, 1000, -1, -1)),
+		{name: "unhealthy", node: mkNode("n1", unhealthy), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMem(1000).Obj()),
 			wantCode: CardNotHealth, wantReason: "1/2 AllocatedCardsInsufficientRequest, 1/2 CardNotHealth"},
 		{name: "cordoned", node: mkNode("n1", gpus("n1", 2, 16384), codec.NodeCordonAnnotation, "n1-g0,n1-g1"),
-			pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), wantCode: CardCordoned, wantReason: "2/2 CardCordoned"},
+			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), wantCode: CardCordoned, wantReason: "2/2 CardCordoned"},
 		{name: "type filter", node: mkNode("n1", gpus("n1", 2, 16384)),
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoUseGPUType, "H100"),
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoUseGPUType, "H100"),
 			wantCode: CardTypeMismatch, wantReason: "2/2 CardTypeMismatch"},
 		{name: "nouse type filter is case-insensitive", node: mkNode("n1", gpus("n1", 2, 16384)),
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoNoUseGPUType, "a100"),
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoNoUseGPUType, "a100"),
 			wantCode: CardTypeMismatch, wantReason: "2/2 CardTypeMismatch"},
 		{name: "vgpu-mode mismatch", node: mkNode("n1", gpus("n1", 1, 16384)),
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoVGPUMode, "mig"),
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoVGPUMode, "mig"),
 			wantCode: CardTypeMismatch, wantReason: "1/1 CardTypeMismatch"},
 		{name: "numa bind", node: mkNode("n1", numa),
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 3, 1000, -1, -1)), AnnoNumaBind, "true"),
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(3).GPUMem(1000).Obj()), AnnoNumaBind, "true"),
 			wantCode: NumaNotFit, wantReason: "2/4 AllocatedCardsInsufficientRequest, 2/4 NumaNotFit"},
 		{name: "uuid filter", node: mkNode("n1", gpus("n1", 2, 16384)),
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoUseGPUUUID, "GPU-other"),
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoUseGPUUUID, "GPU-other"),
 			wantCode: CardUUIDMismatch, wantReason: "2/2 CardUuidMismatch"},
 		{name: "slots exhausted", node: mkNode("n1", func() []codec.DeviceInfo { d := gpus("n1", 1, 16384); d[0].Count = 1; return d }()),
-			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 100, -1, -1)), "n1", "n1-g0,NVIDIA,100,0:;")},
-			pod:      mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)),
+			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(100).Obj()), "n1", "n1-g0,NVIDIA,100,0:;")},
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()),
 			wantCode: CardTimeSlicingExhausted, wantReason: "1/1 CardTimeSlicingExhausted"},
 		{name: "mutex policy", node: mkNode("n1", gpus("n1", 1, 16384)),
-			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 100, -1, -1)), "n1", "n1-g0,NVIDIA,100,0:;")},
-			pod:      withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoGPUPolicy, "mutex"),
+			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(100).Obj()), "n1", "n1-g0,NVIDIA,100,0:;")},
+			pod:      withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoGPUPolicy, "mutex"),
 			wantCode: ExclusiveDeviceAllocateConflict, wantReason: "1/1 ExclusiveDeviceAllocateConflict"},
 		{name: "quota", node: mkNode("n1", gpus("n1", 2, 16384)),
 			quotas:   []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "3000")},
-			pod:      mkPod("ns", "p", ctr("c", 2, 2000, -1, -1)),
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMem(2000).Obj()),
 			wantCode: ResourceQuotaNotFit, wantReason: "1/2 AllocatedCardsInsufficientRequest, 1/2 ResourceQuotaNotFit",
 			check: func(t *testing.T, ns *NodeStatus) {
 				for _, g := range ns.GPUs {
@@ -87,7 +88,7 @@ func TestGates(t *testing.T) {
 					}
 				}
 			}},
-		{name: "memory", node: mkNode("n1", gpus("n1", 2, 16384)), pod: mkPod("ns", "p", ctr("c", 1, 20000, -1, -1)),
+		{name: "memory", node: mkNode("n1", gpus("n1", 2, 16384)), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(20000).Obj()),
 			wantCode: CardInsufficientMemory, wantReason: "2/2 CardInsufficientMemory",
 			check: func(t *testing.T, ns *NodeStatus) {
 				r := ns.GPUs[0].Result
@@ -96,23 +97,23 @@ func TestGates(t *testing.T) {
 				}
 			}},
 		{name: "cores", node: mkNode("n1", gpus("n1", 1, 16384)),
-			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 100, -1, 80)), "n1", "n1-g0,NVIDIA,100,80:;")},
-			pod:      mkPod("ns", "p", ctr("c", 1, 1000, -1, 30)),
+			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(100).GPUCores(80).Obj()), "n1", "n1-g0,NVIDIA,100,80:;")},
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(30).Obj()),
 			wantCode: CardInsufficientCore, wantReason: "1/1 CardInsufficientCore"},
 		{name: "whole GPU on a used GPU", node: mkNode("n1", gpus("n1", 1, 16384)),
-			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 100, -1, -1)), "n1", "n1-g0,NVIDIA,100,0:;")},
-			pod:      mkPod("ns", "p", ctr("c", 1, 1000, -1, 100)),
+			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(100).Obj()), "n1", "n1-g0,NVIDIA,100,0:;")},
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(100).Obj()),
 			wantCode: ExclusiveDeviceAllocateConflict, wantReason: "1/1 ExclusiveDeviceAllocateConflict"},
 		{name: "compute exhausted", node: mkNode("n1", gpus("n1", 1, 16384)),
-			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 100, -1, 100)), "n1", "n1-g0,NVIDIA,100,100:;")},
-			pod:      mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)),
+			pods:     []*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(100).GPUCores(100).Obj()), "n1", "n1-g0,NVIDIA,100,100:;")},
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()),
 			wantCode: CardComputeUnitsExhausted, wantReason: "1/1 CardComputeUnitsExhausted"},
 		{name: "mig placement taken", node: mkNode("n1", mig),
-			pods: []*corev1.Pod{withAnno(placedOn(mkPod("ns", "a", ctr("c", 1, 9000, -1, -1)), "n1", "n1-g0,NVIDIA,9856,0:;"),
+			pods: []*corev1.Pod{withAnno(placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(9000).Obj()), "n1", "n1-g0,NVIDIA,9856,0:;"),
 				codec.PodMigAllocationsAnnotation, `[{"containerIndex":0,"deviceIndex":0,"gpuUUID":"n1-g0","profile":"1g.10gb","placement":{"start":0,"size":1}}]`)},
-			pod:      mkPod("ns", "p", ctr("c", 1, 9000, -1, -1)),
+			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(9000).Obj()),
 			wantCode: CardMigTopologyInfeasible, wantReason: "1/1 CardMigTopologyInfeasible"},
-		{name: "mig no profile big enough", node: mkNode("n1", mig), pod: mkPod("ns", "p", ctr("c", 1, 20000, -1, -1)),
+		{name: "mig no profile big enough", node: mkNode("n1", mig), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(20000).Obj()),
 			wantCode: CardNotFoundCustomFilterRule, wantReason: "1/1 CardNotFoundCustomFilterRule"},
 	}
 	for _, tc := range cases {
@@ -139,9 +140,9 @@ func TestGates(t *testing.T) {
 // TestGatesPassWhenRoomIsLeft checks the positive side of the same gates: each fits when there is room.
 func TestGatesPassWhenRoomIsLeft(t *testing.T) {
 	c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))},
-		[]*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 10000, -1, 50)), "n1", "n1-g0,NVIDIA,10000,50:;")},
+		[]*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(10000).GPUCores(50).Obj()), "n1", "n1-g0,NVIDIA,10000,50:;")},
 		mkQuota("ns", "q", "limits.nvidia.com/gpumem", "20000", "limits.nvidia.com/gpucores", "100"))
-	v := c.Evaluate(mkPod("ns", "p", ctr("c", 1, 6000, -1, 50)), EvalOptions{})
+	v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(6000).GPUCores(50).Obj()), EvalOptions{})
 	if !v.Fits {
 		t.Fatalf("does not fit: %s %v", v.Summary, v.Explanation)
 	}

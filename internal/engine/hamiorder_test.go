@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // containerUUIDs lists each container's GPUs in the order they were taken.
@@ -41,14 +42,14 @@ func TestHAMiOrderExamples(t *testing.T) {
 		// 12000 MiB. Taking GPU 0 first (the old index-first rule) left no GPU for 12000 MiB.
 		devs := []codec.DeviceInfo{dev("g0", 0, 16384), dev("g1", 1, 8192)}
 		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)}, nil)
-		v := c.Evaluate(mkPod("ns", "p", ctr("a", 1, 6000, -1, 0), ctr("b", 1, 12000, -1, 0)), EvalOptions{})
+		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(6000).GPUCores(0).Obj(), tb.MakeContainer("b").GPUs(1).GPUMem(12000).GPUCores(0).Obj()), EvalOptions{})
 		if got, want := containerUUIDs(t, v), [][]string{{"g1"}, {"g0"}}; !reflect.DeepEqual(got, want) {
 			t.Errorf("GPUs %v, want %v", got, want)
 		}
 	})
 	t.Run("two mutex containers each take an idle GPU, the last registered first", func(t *testing.T) {
 		c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}, nil)
-		pod := withAnno(mkPod("ns", "p", ctr("a", 1, 1000, -1, 0), ctr("b", 1, 1000, -1, 0)), AnnoGPUPolicy, "mutex")
+		pod := withAnno(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(0).Obj(), tb.MakeContainer("b").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), AnnoGPUPolicy, "mutex")
 		v := c.Evaluate(pod, EvalOptions{})
 		if got, want := containerUUIDs(t, v), [][]string{{"n1-g1"}, {"n1-g0"}}; !reflect.DeepEqual(got, want) {
 			t.Errorf("GPUs %v, want %v", got, want)
@@ -56,13 +57,13 @@ func TestHAMiOrderExamples(t *testing.T) {
 	})
 	t.Run("a first container failing on memory decides the reason, not a later container's count", func(t *testing.T) {
 		c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}, nil)
-		v := c.Evaluate(mkPod("ns", "p", ctr("a", 1, 20000, -1, 0), ctr("b", 4, 1000, -1, 0)), EvalOptions{})
+		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(20000).GPUCores(0).Obj(), tb.MakeContainer("b").GPUs(4).GPUMem(1000).GPUCores(0).Obj()), EvalOptions{})
 		ns := v.NodeStatus("n1")
 		if v.Fits || ns.Code != CardInsufficientMemory || ns.Reason != "2/2 CardInsufficientMemory" || ns.Container != "a" {
 			t.Errorf("fits %v, code %s, reason %q, container %q; want 2/2 CardInsufficientMemory on a", v.Fits, ns.Code, ns.Reason, ns.Container)
 		}
 		// The same count failure on the first container is still NodeInsufficientDevice.
-		v = c.Evaluate(mkPod("ns", "p", ctr("a", 4, 1000, -1, 0), ctr("b", 1, 20000, -1, 0)), EvalOptions{})
+		v = c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(4).GPUMem(1000).GPUCores(0).Obj(), tb.MakeContainer("b").GPUs(1).GPUMem(20000).GPUCores(0).Obj()), EvalOptions{})
 		if ns := v.NodeStatus("n1"); ns.Code != NodeInsufficientDevice || ns.Check == nil || ns.Check.Need != 4 || ns.Check.Have != 2 {
 			t.Errorf("code %s check %+v; want NodeInsufficientDevice 4 > 2", ns.Code, ns.Check)
 		}
@@ -74,8 +75,8 @@ func TestHAMiOrderExamples(t *testing.T) {
 		devs := []codec.DeviceInfo{dev("g0", 0, 24576), dev("g1", 1, 16384)}
 		devs[0].Numa = 1
 		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)},
-			[]*corev1.Pod{placedOn(mkPod("ns", "used", ctr("a", 1, 8192, -1, 0)), "n1", "g1,NVIDIA,8192,0:;")})
-		pod := withAnno(mkPod("ns", "p", ctr("a", 1, 12000, -1, 0)), AnnoNumaBind, "true", AnnoGPUPolicy, "spread,topology-aware")
+			[]*corev1.Pod{placedOn(mkPod("ns", "used", tb.MakeContainer("a").GPUs(1).GPUMem(8192).GPUCores(0).Obj()), "n1", "g1,NVIDIA,8192,0:;")})
+		pod := withAnno(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(12000).GPUCores(0).Obj()), AnnoNumaBind, "true", AnnoGPUPolicy, "spread,topology-aware")
 		v := c.Evaluate(pod, EvalOptions{})
 		if v.Fits {
 			t.Fatalf("fits on %v; HAMi leaves the pod pending", containerUUIDs(t, v))
@@ -91,7 +92,7 @@ func TestHAMiOrderExamples(t *testing.T) {
 		devs[0].Health = false
 		devs[1].Numa, devs[2].Numa = 1, 1
 		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)}, nil)
-		v := c.Evaluate(withAnno(mkPod("ns", "p", ctr("a", 3, 1000, -1, 0)), AnnoNumaBind, "true"), EvalOptions{})
+		v := c.Evaluate(withAnno(mkPod("ns", "p", tb.MakeContainer("a").GPUs(3).GPUMem(1000).GPUCores(0).Obj()), AnnoNumaBind, "true"), EvalOptions{})
 		if ns := v.NodeStatus("n1"); v.Fits || ns.Reason != "1/3 CardNotHealth, 2/3 AllocatedCardsInsufficientRequest" {
 			t.Errorf("fits %v, reason %q", v.Fits, ns.Reason)
 		}
@@ -101,7 +102,7 @@ func TestHAMiOrderExamples(t *testing.T) {
 		devs[1].Numa, devs[2].Numa = 1, 1
 		node := mkNode("n1", devs, codec.NodeCordonAnnotation, "n1-g0")
 		c := newTestCluster([]*corev1.Node{node}, nil)
-		v := c.Evaluate(withAnno(mkPod("ns", "p", ctr("a", 3, 1000, -1, 0)), AnnoNumaBind, "true"), EvalOptions{})
+		v := c.Evaluate(withAnno(mkPod("ns", "p", tb.MakeContainer("a").GPUs(3).GPUMem(1000).GPUCores(0).Obj()), AnnoNumaBind, "true"), EvalOptions{})
 		if ns := v.NodeStatus("n1"); v.Fits || ns.Reason != "1/3 CardCordoned, 2/3 AllocatedCardsInsufficientRequest" {
 			t.Errorf("fits %v, reason %q", v.Fits, ns.Reason)
 		}
@@ -128,7 +129,7 @@ func TestRegistrationGraceWording(t *testing.T) {
 				n.Annotations[codec.NodeHandshakeAnnotation] = tc.handshake
 			}
 			c := newTestCluster([]*corev1.Node{n}, nil)
-			v := c.Evaluate(mkPod("ns", "p", ctr("a", 1, 1000, -1, 0)), EvalOptions{Now: now})
+			v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), EvalOptions{Now: now})
 			ns := v.NodeStatus("n1")
 			if ns.Code != NodeDevicesNotReady || ns.Check == nil {
 				t.Fatalf("code %s, want NodeDevicesNotReady", ns.Code)
@@ -143,27 +144,27 @@ func TestRegistrationGraceWording(t *testing.T) {
 // TestWebhookRefusal checks HAMi's admission-time quota check with its numbers.
 func TestWebhookRefusal(t *testing.T) {
 	nodes := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}
-	used := []*corev1.Pod{placedOn(mkPod("ns", "x", ctr("c", 1, 3000, -1, 30)), "n1", "n1-g0,NVIDIA,3000,30:;")}
+	used := []*corev1.Pod{placedOn(mkPod("ns", "x", tb.MakeContainer("c").GPUs(1).GPUMem(3000).GPUCores(30).Obj()), "n1", "n1-g0,NVIDIA,3000,30:;")}
 	quota := mkQuota("ns", "gpu", "limits.nvidia.com/gpumem", "4000", "limits.nvidia.com/gpucores", "100")
 	cases := []struct {
 		name string
 		pod  *corev1.Pod
 		want string // "" for admitted
 	}{
-		{"fits the quota", mkPod("ns", "p", ctr("a", 1, 1000, -1, 10)), ""},
-		{"memory over the quota", mkPod("ns", "p", ctr("a", 1, 2000, -1, 10)),
+		{"fits the quota", mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), ""},
+		{"memory over the quota", mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(2000).GPUCores(10).Obj()),
 			"exceeding resource quota: limits.nvidia.com/gpumem in ResourceQuota gpu: 3000 MiB used + 2000 MiB asked > 4000 MiB limit"},
-		{"per GPU times the count", mkPod("ns", "p", ctr("a", 2, 600, -1, 10)),
+		{"per GPU times the count", mkPod("ns", "p", tb.MakeContainer("a").GPUs(2).GPUMem(600).GPUCores(10).Obj()),
 			"exceeding resource quota: limits.nvidia.com/gpumem in ResourceQuota gpu: 3000 MiB used + 1200 MiB asked > 4000 MiB limit"},
-		{"cores over the quota", mkPod("ns", "p", ctr("a", 1, 500, -1, 80)),
+		{"cores over the quota", mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(500).GPUCores(80).Obj()),
 			"exceeding resource quota: limits.nvidia.com/gpucores in ResourceQuota gpu: 30 % used + 80 % asked > 100 % limit"},
 		{"init containers count as their largest", func() *corev1.Pod {
-			p := mkPod("ns", "p", ctr("a", 1, 500, -1, 10))
-			p.Spec.InitContainers = []corev1.Container{ctr("i1", 1, 900, -1, 0), ctr("i2", 1, 700, -1, 0)}
+			p := mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(500).GPUCores(10).Obj())
+			p.Spec.InitContainers = []corev1.Container{tb.MakeContainer("i1").GPUs(1).GPUMem(900).GPUCores(0).Obj(), tb.MakeContainer("i2").GPUs(1).GPUMem(700).GPUCores(0).Obj()}
 			return p
 		}(), ""},
-		{"a percentage counts nothing at admission", mkPod("ns", "p", ctr("a", 1, -1, 50, 10)), ""},
-		{"another namespace has no quota", mkPod("other", "p", ctr("a", 1, 20000, -1, 10)), ""},
+		{"a percentage counts nothing at admission", mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMemPercent(50).GPUCores(10).Obj()), ""},
+		{"another namespace has no quota", mkPod("other", "p", tb.MakeContainer("a").GPUs(1).GPUMem(20000).GPUCores(10).Obj()), ""},
 	}
 	c := newTestCluster(nodes, used, quota)
 	for _, tc := range cases {
@@ -377,7 +378,7 @@ func TestPropertyHAMiGPUOrder(t *testing.T) {
 				g.usedMem += m
 				g.usedCores += cr
 				name := fmt.Sprintf("x-%d-%d", pos, k)
-				pods = append(pods, placedOn(mkPod("other", name, ctr("c", 1, m, -1, cr)), "n1",
+				pods = append(pods, placedOn(mkPod("other", name, tb.MakeContainer("c").GPUs(1).GPUMem(m).GPUCores(cr).Obj()), "n1",
 					fmt.Sprintf("%s,NVIDIA,%d,%d:;", g.uuid, m, cr)))
 			}
 			gs = append(gs, g)
@@ -389,7 +390,7 @@ func TestPropertyHAMiGPUOrder(t *testing.T) {
 		for ci := 0; ci < 1+rng.IntN(2); ci++ {
 			rc := refContainer{count: 1 + rng.IntN(3), mem: []int64{1000, 3000, 6000, 12000}[rng.IntN(4)], cores: []int64{0, 10, 30, 100}[rng.IntN(4)]}
 			ctrs = append(ctrs, rc)
-			specs = append(specs, ctr(fmt.Sprintf("c%d", ci), int64(rc.count), rc.mem, -1, rc.cores))
+			specs = append(specs, tb.MakeContainer(fmt.Sprintf("c%d", ci)).GPUs(int64(rc.count)).GPUMem(rc.mem).GPUCores(rc.cores).Obj())
 		}
 		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)}, pods)
 		pod := withAnno(mkPod("ns", "p", specs...), AnnoGPUPolicy, policy)
@@ -424,7 +425,7 @@ func TestTwoQuotasNote(t *testing.T) {
 	nodes := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}
 	tight := mkQuota("ns", "a-tight", "limits.nvidia.com/gpumem", "4000")
 	loose := mkQuota("ns", "b-loose", "limits.nvidia.com/gpumem", "8000")
-	pod := mkPod("ns", "p", ctr("a", 1, 6000, -1, 0))
+	pod := mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(6000).GPUCores(0).Obj())
 	v := newTestCluster(nodes, nil, tight, loose).Evaluate(pod, EvalOptions{})
 	want := "HAMi may disagree: with several ResourceQuotas it keeps the one it processed last, and b-loose (8000 MiB) set a looser limits.nvidia.com/gpumem than a-tight (4000 MiB)"
 	if v.Fits || !strings.Contains(strings.Join(v.Explanation, "\n"), want) {

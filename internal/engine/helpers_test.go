@@ -36,24 +36,6 @@ func mkNode(name string, devs []codec.DeviceInfo, annos ...string) *corev1.Node 
 	return n
 }
 
-// ctr is a container asking for count GPUs with the given resources; a negative value leaves it out.
-func ctr(name string, count, memMiB, pct, cores int64) corev1.Container {
-	l := corev1.ResourceList{}
-	if count >= 0 {
-		l["nvidia.com/gpu"] = *resource.NewQuantity(count, resource.DecimalSI)
-	}
-	if memMiB >= 0 {
-		l["nvidia.com/gpumem"] = *resource.NewQuantity(memMiB, resource.DecimalSI)
-	}
-	if pct >= 0 {
-		l["nvidia.com/gpumem-percentage"] = *resource.NewQuantity(pct, resource.DecimalSI)
-	}
-	if cores >= 0 {
-		l["nvidia.com/gpucores"] = *resource.NewQuantity(cores, resource.DecimalSI)
-	}
-	return corev1.Container{Name: name, Resources: corev1.ResourceRequirements{Limits: l}}
-}
-
 func mkPod(ns, name string, containers ...corev1.Container) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{}},
 		Spec: corev1.PodSpec{Containers: containers}}

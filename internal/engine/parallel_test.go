@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestParallelEvaluationEqualsSequential: spreading nodes over cores must give byte-for-byte the verdict
@@ -37,17 +38,17 @@ func TestParallelEvaluationEqualsSequential(t *testing.T) {
 		c.SetNode(n)
 		for j := 0; j < 6; j++ {
 			g, mem := rng.IntN(4), int64(1000+rng.IntN(12)*1000)
-			c.SetPod(placedOn(mkPod(fmt.Sprintf("ns%d", j%3), fmt.Sprintf("%s-p%d", name, j), ctr("c", 1, mem, -1, 10)),
+			c.SetPod(placedOn(mkPod(fmt.Sprintf("ns%d", j%3), fmt.Sprintf("%s-p%d", name, j), tb.MakeContainer("c").GPUs(1).GPUMem(mem).GPUCores(10).Obj()),
 				name, fmt.Sprintf("%s-g%d,NVIDIA,%d,10:;", name, g, mem)))
 		}
 	}
 	c.SetQuota(mkQuota("ns1", "q", "limits.nvidia.com/gpumem", "900000"))
 	pods := []*corev1.Pod{
-		mkPod("ns0", "fits", ctr("c", 1, 4000, -1, 10)),
-		withAnno(mkPod("ns0", "spread", ctr("c", 2, 4000, -1, 10)), AnnoNodePolicy, "spread"),
-		mkPod("ns0", "too-big", ctr("c", 2, 40000, -1, 10)),
-		mkPod("ns1", "quota", ctr("c", 4, 60000, -1, 10)),
-		withAnno(mkPod("ns2", "filtered", ctr("c", 1, 30000, -1, 10)), AnnoNoUseGPUType, "A100"),
+		mkPod("ns0", "fits", tb.MakeContainer("c").GPUs(1).GPUMem(4000).GPUCores(10).Obj()),
+		withAnno(mkPod("ns0", "spread", tb.MakeContainer("c").GPUs(2).GPUMem(4000).GPUCores(10).Obj()), AnnoNodePolicy, "spread"),
+		mkPod("ns0", "too-big", tb.MakeContainer("c").GPUs(2).GPUMem(40000).GPUCores(10).Obj()),
+		mkPod("ns1", "quota", tb.MakeContainer("c").GPUs(4).GPUMem(60000).GPUCores(10).Obj()),
+		withAnno(mkPod("ns2", "filtered", tb.MakeContainer("c").GPUs(1).GPUMem(30000).GPUCores(10).Obj()), AnnoNoUseGPUType, "A100"),
 	}
 	defer func(old int) { parallelMinNodes = old }(parallelMinNodes)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))

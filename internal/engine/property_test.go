@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // propWorld is the ground truth a property test keeps beside the Cluster: the objects it was given.
@@ -42,18 +43,17 @@ func randomNodes(rng *rand.Rand, n int) []*corev1.Node {
 
 // randomGPUContainer asks for 1-2 GPUs with memory in MiB, in percent or unset, and 0-100 cores or unset.
 func randomGPUContainer(rng *rand.Rand, name string) corev1.Container {
-	count := int64(1 + rng.IntN(2))
-	mem, pct, cores := int64(-1), int64(-1), int64(-1)
+	c := tb.MakeContainer(name).GPUs(int64(1 + rng.IntN(2)))
 	switch r := rng.IntN(10); {
 	case r < 5:
-		mem = int64(256 + rng.IntN(48)*256)
+		c.GPUMem(int64(256 + rng.IntN(48)*256))
 	case r < 9:
-		pct = int64(10 * (1 + rng.IntN(10)))
+		c.GPUMemPercent(int64(10 * (1 + rng.IntN(10))))
 	}
 	if rng.IntN(5) > 0 {
-		cores = int64(rng.IntN(101))
+		c.GPUCores(int64(rng.IntN(101)))
 	}
-	return ctr(name, count, mem, pct, cores)
+	return c.Obj()
 }
 
 var (
@@ -69,13 +69,13 @@ func randomPod(rng *rand.Rand, ns, name string) *corev1.Pod {
 		cs = append(cs, randomGPUContainer(rng, "second"))
 	}
 	if rng.IntN(4) == 0 {
-		cs = append(cs, ctr("sidecar", -1, -1, -1, -1))
+		cs = append(cs, tb.MakeContainer("sidecar").Obj())
 	}
 	p := mkPod(ns, name, cs...)
 	if rng.IntN(4) == 0 {
 		p.Spec.InitContainers = append(p.Spec.InitContainers, randomGPUContainer(rng, "init"))
 		if rng.IntN(3) == 0 {
-			p.Spec.InitContainers = append(p.Spec.InitContainers, ctr("init-plain", -1, -1, -1, -1))
+			p.Spec.InitContainers = append(p.Spec.InitContainers, tb.MakeContainer("init-plain").Obj())
 		}
 	}
 	if v := propGPUPolicies[rng.IntN(len(propGPUPolicies))]; v != "" {
@@ -257,7 +257,7 @@ func checkQuotaHeld(t *testing.T, step int, c *Cluster, ns, pod string) {
 // usage over the quota. The gate checks each init container alone and the app containers cumulatively, and a
 // placed pod charges the quota max(app sum, biggest init container): the two rules must agree.
 func TestQuotaInitAndAppContainers(t *testing.T) {
-	other := placedOn(mkPod("other", "x", ctr("c", 1, 8000, -1, -1)), "n1", "n1-g0,NVIDIA,8000,0:;")
+	other := placedOn(mkPod("other", "x", tb.MakeContainer("c").GPUs(1).GPUMem(8000).Obj()), "n1", "n1-g0,NVIDIA,8000,0:;")
 	cases := []struct {
 		name   string
 		quota  *corev1.ResourceQuota
@@ -268,16 +268,16 @@ func TestQuotaInitAndAppContainers(t *testing.T) {
 	}{
 		// init takes g0 and g1 (2 x 1000), main takes g0 (5000): counted g0 5000 + g1 1000 = 6000 > 5000.
 		{name: "init and app memory", quota: mkQuota("ns", "q", "limits.nvidia.com/gpumem", "5000"),
-			inits: []corev1.Container{ctr("init", 2, 1000, -1, 0)}, apps: []corev1.Container{ctr("main", 1, 5000, -1, 0)}},
+			inits: []corev1.Container{tb.MakeContainer("init").GPUs(2).GPUMem(1000).GPUCores(0).Obj()}, apps: []corev1.Container{tb.MakeContainer("main").GPUs(1).GPUMem(5000).GPUCores(0).Obj()}},
 		// The same with cores: counted 50 + 10 = 60 > 50.
 		{name: "init and app cores", quota: mkQuota("ns", "q", "limits.nvidia.com/gpucores", "50"),
-			inits: []corev1.Container{ctr("init", 2, 1000, -1, 10)}, apps: []corev1.Container{ctr("main", 1, 1000, -1, 50)}},
+			inits: []corev1.Container{tb.MakeContainer("init").GPUs(2).GPUMem(1000).GPUCores(10).Obj()}, apps: []corev1.Container{tb.MakeContainer("main").GPUs(1).GPUMem(1000).GPUCores(50).Obj()}},
 		// Two init containers, binpack: init-a (3000) does not fit on the fuller g0 and takes g1, init-b (2000)
 		// takes g0: counted g1 3000 + g0 2000 = 5000 > 4000, although init-b also fits on g1 within the quota.
 		{name: "two init containers", quota: mkQuota("ns", "q", "limits.nvidia.com/gpumem", "4000"),
 			pods: []*corev1.Pod{other}, policy: "binpack",
-			inits: []corev1.Container{ctr("init-a", 1, 3000, -1, 0), ctr("init-b", 1, 2000, -1, 0)},
-			apps:  []corev1.Container{ctr("main", -1, -1, -1, -1)}},
+			inits: []corev1.Container{tb.MakeContainer("init-a").GPUs(1).GPUMem(3000).GPUCores(0).Obj(), tb.MakeContainer("init-b").GPUs(1).GPUMem(2000).GPUCores(0).Obj()},
+			apps:  []corev1.Container{tb.MakeContainer("main").Obj()}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,7 +555,7 @@ func withoutSelfFigures(v *Verdict) *Verdict {
 // both score 0 and binpack's tie goes to a.
 func TestCountedPodNodeScore(t *testing.T) {
 	nodes := []*corev1.Node{mkNode("a", gpus("a", 1, 16384)), mkNode("b", gpus("b", 1, 16384))}
-	pod := placedOn(mkPod("ns", "p", ctr("c", 1, 4096, -1, 25)), "b", "b-g0,NVIDIA,4096,25:;")
+	pod := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(4096).GPUCores(25).Obj()), "b", "b-g0,NVIDIA,4096,25:;")
 	c := newTestCluster(nodes, []*corev1.Pod{pod})
 	v := c.Evaluate(pod, EvalOptions{})
 	if !v.Fits {
@@ -575,8 +575,8 @@ func TestCountedPodNodeScore(t *testing.T) {
 // are left.
 func TestCountedPodQuotaFigures(t *testing.T) {
 	nodes := []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}
-	p := placedOn(mkPod("ns", "p", ctr("c", 1, 4000, -1, 0)), "n1", "n1-g0,NVIDIA,4000,0:;")
-	q := placedOn(mkPod("ns", "q", ctr("c", 1, 2000, -1, 0)), "n1", "n1-g1,NVIDIA,2000,0:;")
+	p := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(4000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,4000,0:;")
+	q := placedOn(mkPod("ns", "q", tb.MakeContainer("c").GPUs(1).GPUMem(2000).GPUCores(0).Obj()), "n1", "n1-g1,NVIDIA,2000,0:;")
 	c := newTestCluster(nodes, []*corev1.Pod{p, q}, mkQuota("ns", "rq", "limits.nvidia.com/gpumem", "5000"))
 	v := c.Evaluate(p, EvalOptions{DetailAll: true})
 	if v.Fits {

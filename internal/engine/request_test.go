@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 func TestParseRequestDerivation(t *testing.T) {
@@ -16,19 +18,19 @@ func TestParseRequestDerivation(t *testing.T) {
 		c    corev1.Container
 		want *ContainerRequest // nil: the container asks for nothing
 	}{
-		{name: "no gpu count asks for nothing", c: ctr("c", -1, 4000, -1, 30), want: nil},
-		{name: "zero gpu count asks for nothing", c: ctr("c", 0, 4000, -1, 30), want: nil},
-		{name: "count only: 100% of each GPU", c: ctr("c", 2, -1, -1, -1),
+		{name: "no gpu count asks for nothing", c: tb.MakeContainer("c").GPUMem(4000).GPUCores(30).Obj(), want: nil},
+		{name: "zero gpu count asks for nothing", c: tb.MakeContainer("c").GPUs(0).GPUMem(4000).GPUCores(30).Obj(), want: nil},
+		{name: "count only: 100% of each GPU", c: tb.MakeContainer("c").GPUs(2).Obj(),
 			want: &ContainerRequest{Name: "c", Count: 2, MemoryPercent: 100, MemoryDefaulted: true}},
-		{name: "gpumem beats percentage", c: ctr("c", 1, 4000, 50, -1), want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 4000}},
-		{name: "percentage", c: ctr("c", 1, -1, 25, 10), want: &ContainerRequest{Name: "c", Count: 1, MemoryPercent: 25, Cores: 10}},
-		{name: "percentage above 100 clamps", c: ctr("c", 1, -1, 150, -1), want: &ContainerRequest{Name: "c", Count: 1, MemoryPercent: 100}},
-		{name: "cores above 100 clamp", c: ctr("c", 1, 1000, -1, 250), want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 1000, Cores: 100}},
-		{name: "defaultMemory", cfg: func(c *Config) { c.DefaultMemory = 2048 }, c: ctr("c", 1, -1, -1, -1),
+		{name: "gpumem beats percentage", c: tb.MakeContainer("c").GPUs(1).GPUMem(4000).GPUMemPercent(50).Obj(), want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 4000}},
+		{name: "percentage", c: tb.MakeContainer("c").GPUs(1).GPUMemPercent(25).GPUCores(10).Obj(), want: &ContainerRequest{Name: "c", Count: 1, MemoryPercent: 25, Cores: 10}},
+		{name: "percentage above 100 clamps", c: tb.MakeContainer("c").GPUs(1).GPUMemPercent(150).Obj(), want: &ContainerRequest{Name: "c", Count: 1, MemoryPercent: 100}},
+		{name: "cores above 100 clamp", c: tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(250).Obj(), want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 1000, Cores: 100}},
+		{name: "defaultMemory", cfg: func(c *Config) { c.DefaultMemory = 2048 }, c: tb.MakeContainer("c").GPUs(1).Obj(),
 			want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 2048, MemoryDefaulted: true}},
-		{name: "defaultCores", cfg: func(c *Config) { c.DefaultCores = 20 }, c: ctr("c", 1, 1000, -1, -1),
+		{name: "defaultCores", cfg: func(c *Config) { c.DefaultCores = 20 }, c: tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj(),
 			want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 1000, Cores: 20}},
-		{name: "memoryFactor multiplies MiB", cfg: func(c *Config) { c.MemoryFactor = 4 }, c: ctr("c", 1, 1000, -1, -1),
+		{name: "memoryFactor multiplies MiB", cfg: func(c *Config) { c.MemoryFactor = 4 }, c: tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj(),
 			want: &ContainerRequest{Name: "c", Count: 1, MemoryMiB: 4000}},
 		{name: "renamed resources", cfg: func(c *Config) { c.ResourceCountName, c.ResourceMemoryName = "example.com/vgpu", "example.com/vmem" },
 			c: corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
@@ -63,8 +65,8 @@ func TestParseRequestDerivation(t *testing.T) {
 }
 
 func TestParseRequestInitContainersAndTotals(t *testing.T) {
-	p := mkPod("ns", "p", ctr("app", 2, 1000, -1, -1), ctr("side", -1, -1, -1, -1))
-	p.Spec.InitContainers = []corev1.Container{ctr("init", 3, 500, -1, -1)}
+	p := mkPod("ns", "p", tb.MakeContainer("app").GPUs(2).GPUMem(1000).Obj(), tb.MakeContainer("side").Obj())
+	p.Spec.InitContainers = []corev1.Container{tb.MakeContainer("init").GPUs(3).GPUMem(500).Obj()}
 	pr, _ := ParseRequest(p, DefaultConfig())
 	if pr.InitContainers != 1 || pr.AppContainers != 2 {
 		t.Fatalf("containers init=%d app=%d", pr.InitContainers, pr.AppContainers)
@@ -78,7 +80,7 @@ func TestParseRequestInitContainersAndTotals(t *testing.T) {
 }
 
 func TestParseRequestAnnotations(t *testing.T) {
-	p := withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)),
+	p := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()),
 		AnnoUseGPUType, "A100, H100", AnnoNoUseGPUType, "MIG", AnnoUseGPUUUID, "GPU-a,GPU-b", AnnoNoUseGPUUUID, "GPU-c",
 		AnnoNumaBind, "true", AnnoVGPUMode, "hami-core", AnnoGPUPolicy, "topology-aware,binpack", AnnoNodePolicy, "spread",
 		AnnoDeviceScoreWeight, "slot=2,core=0,memory=3")
@@ -96,7 +98,7 @@ func TestParseRequestAnnotations(t *testing.T) {
 }
 
 func TestParseRequestProblemsNameTheField(t *testing.T) {
-	p := withAnno(mkPod("ns", "p", ctr("c", 1, -1, 300, -1)), AnnoNumaBind, "maybe", AnnoGPUPolicy, "fastest",
+	p := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMemPercent(300).Obj()), AnnoNumaBind, "maybe", AnnoGPUPolicy, "fastest",
 		AnnoDeviceScoreWeight, "slot=x", AnnoNodePolicy, "random")
 	pr, probs := ParseRequest(p, DefaultConfig())
 	wantFields := []string{"spec.containers[c].resources[nvidia.com/gpumem-percentage]", AnnoNumaBind, AnnoGPUPolicy, AnnoNodePolicy, AnnoDeviceScoreWeight}

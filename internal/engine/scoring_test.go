@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // placedUUIDs lists the GPUs of every container of the verdict's placement, in placement order.
@@ -27,7 +28,7 @@ func placedUUIDs(t *testing.T, v *Verdict) []string {
 
 // busy is a pod already placed on one GPU with the given share.
 func busy(name, node, uuid string, memMiB, cores int64) *corev1.Pod {
-	return placedOn(mkPod("other", name, ctr("c", 1, memMiB, -1, cores)), node,
+	return placedOn(mkPod("other", name, tb.MakeContainer("c").GPUs(1).GPUMem(memMiB).GPUCores(cores).Obj()), node,
 		uuid+",NVIDIA,"+itoa(int(memMiB))+","+itoa(int(cores))+":;")
 }
 
@@ -79,7 +80,7 @@ func TestGPUOrderPolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster(tc.nodes, tc.pods)
-			pod := mkPod("ns", "p", ctr("c", tc.count, 1000, -1, 10))
+			pod := mkPod("ns", "p", tb.MakeContainer("c").GPUs(tc.count).GPUMem(1000).GPUCores(10).Obj())
 			if tc.policy != "" {
 				withAnno(pod, AnnoGPUPolicy, tc.policy)
 			}
@@ -125,7 +126,7 @@ func TestNodePolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster(nodes, tc.pods)
-			pod := mkPod("ns", "p", ctr("c", 1, 1000, -1, 10))
+			pod := mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj())
 			if tc.policy != "" {
 				withAnno(pod, AnnoNodePolicy, tc.policy)
 			}
@@ -147,7 +148,7 @@ func TestNodePolicy(t *testing.T) {
 	// A node that does not fit is left out of Feasible whatever its score.
 	t.Run("full node is not feasible", func(t *testing.T) {
 		c := newTestCluster(nodes, fill)
-		v := c.Evaluate(mkPod("ns", "p", ctr("c", 1, 9000, -1, 10)), EvalOptions{})
+		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(9000).GPUCores(10).Obj()), EvalOptions{})
 		if !reflect.DeepEqual(v.Feasible, []string{"b", "a"}) || v.Placement.Node != "b" {
 			t.Errorf("feasible %v node %s, want [b a] and b", v.Feasible, v.Placement.Node)
 		}
@@ -165,7 +166,7 @@ func TestNodeScoreNumbers(t *testing.T) {
 		{ID: "g0", Index: 0, Count: 8, Devmem: 16384, Devcore: 200, Type: "NVIDIA-A10", Health: true},
 	}
 	place := func(name, devices string) *corev1.Pod {
-		return placedOn(mkPod("ns", name, ctr("c", 1, 1, -1, 1)), "n1", devices)
+		return placedOn(mkPod("ns", name, tb.MakeContainer("c").GPUs(1).GPUMem(1).GPUCores(1).Obj()), "n1", devices)
 	}
 	cases := []struct {
 		name string
@@ -212,7 +213,7 @@ func TestNodeScoreNumbers(t *testing.T) {
 	t.Run("verdict reports the score", func(t *testing.T) {
 		c := newTestCluster([]*corev1.Node{mkNode("n1", mixed)}, []*corev1.Pod{
 			place("a", "g0,NVIDIA,1024,0:;"), place("b", "g1,NVIDIA,3072,25:;")})
-		v := c.Evaluate(mkPod("ns", "p", ctr("c", 1, 1000, -1, 10)), EvalOptions{})
+		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), EvalOptions{})
 		if !v.Fits || v.Placement.Score != 3.75 || v.NodeStatus("n1").Score != 3.75 {
 			t.Fatalf("fits %v, scores %+v", v.Fits, v.Nodes)
 		}
@@ -254,7 +255,7 @@ func TestDeviceScoringWeights(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))}, pods)
-			pod := withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, 10)), AnnoGPUPolicy, tc.policy)
+			pod := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), AnnoGPUPolicy, tc.policy)
 			if tc.weights != "" {
 				withAnno(pod, AnnoDeviceScoreWeight, tc.weights)
 			}
@@ -313,11 +314,11 @@ func TestTopologyAware(t *testing.T) {
 		{"chain with binpack", node, nil, "binpack,topology-aware", 2, []string{"b", "d"}},
 		// b has no free slot: the best pair among a, c, d is a-d (60).
 		{"best pair among the GPUs that fit", node, []*corev1.Pod{
-			placedOn(mkPod("other", "x", ctr("c", 1, 16384, -1, -1)), "n1", "b,NVIDIA,16384,0:;")},
+			placedOn(mkPod("other", "x", tb.MakeContainer("c").GPUs(1).GPUMem(16384).Obj()), "n1", "b,NVIDIA,16384,0:;")},
 			"topology-aware", 2, []string{"a", "d"}},
 		// c has no room: among a, b, d the sums are a 110, b 250, d 260: a is worst-connected.
 		{"worst-connected among the GPUs that fit", node, []*corev1.Pod{
-			placedOn(mkPod("other", "x", ctr("c", 1, 16384, -1, -1)), "n1", "c,NVIDIA,16384,0:;")},
+			placedOn(mkPod("other", "x", tb.MakeContainer("c").GPUs(1).GPUMem(16384).Obj()), "n1", "c,NVIDIA,16384,0:;")},
 			"topology-aware", 1, []string{"a"}},
 		// Three GPUs: b-d plus the third with the highest links to both: a (50 + 60) beats c (10 + 10).
 		{"three GPUs", node, nil, "topology-aware", 3, []string{"a", "b", "d"}},
@@ -327,7 +328,7 @@ func TestTopologyAware(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster([]*corev1.Node{tc.node}, tc.pods)
-			pod := withAnno(mkPod("ns", "p", ctr("c", tc.count, 1000, -1, 10)), AnnoGPUPolicy, tc.policy)
+			pod := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(tc.count).GPUMem(1000).GPUCores(10).Obj()), AnnoGPUPolicy, tc.policy)
 			v := c.Evaluate(pod, EvalOptions{})
 			got := placedUUIDs(t, v)
 			if !reflect.DeepEqual(sortedCopy(got), tc.want) {
@@ -353,7 +354,7 @@ func TestNumaBind(t *testing.T) {
 	devs[0].Numa, devs[1].Numa, devs[2].Numa, devs[3].Numa = 0, 0, 1, 1
 	node := mkNode("n1", devs)
 	// g1 (NUMA 0) has no memory left: NUMA 0 has one free GPU, NUMA 1 has two.
-	full := []*corev1.Pod{placedOn(mkPod("other", "x", ctr("c", 1, 16384, -1, -1)), "n1", "n1-g1,NVIDIA,16384,0:;")}
+	full := []*corev1.Pod{placedOn(mkPod("other", "x", tb.MakeContainer("c").GPUs(1).GPUMem(16384).Obj()), "n1", "n1-g1,NVIDIA,16384,0:;")}
 	cases := []struct {
 		name  string
 		annos []string
@@ -376,7 +377,7 @@ func TestNumaBind(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCluster([]*corev1.Node{node}, full)
-			pod := withAnno(mkPod("ns", "p", ctr("c", tc.count, 1000, -1, 10)), tc.annos...)
+			pod := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(tc.count).GPUMem(1000).GPUCores(10).Obj()), tc.annos...)
 			v := c.Evaluate(pod, EvalOptions{DetailAll: true})
 			if got := placedUUIDs(t, v); !reflect.DeepEqual(sortedCopy(got), tc.want) {
 				t.Errorf("GPUs %v, want %v", got, tc.want)
@@ -385,7 +386,7 @@ func TestNumaBind(t *testing.T) {
 	}
 	t.Run("three GPUs fit on no NUMA node", func(t *testing.T) {
 		c := newTestCluster([]*corev1.Node{node}, full)
-		v := c.Evaluate(withAnno(mkPod("ns", "p", ctr("c", 3, 1000, -1, 10)), AnnoNumaBind, "true"), EvalOptions{})
+		v := c.Evaluate(withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(3).GPUMem(1000).GPUCores(10).Obj()), AnnoNumaBind, "true"), EvalOptions{})
 		if v.Fits {
 			t.Fatalf("fits on %v; NUMA 1 has only two GPUs", placedUUIDs(t, v))
 		}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestUsageAccounting checks which pods count and how their device lists become per-GPU usage.
@@ -21,38 +22,38 @@ func TestUsageAccounting(t *testing.T) {
 		wantCores        [2]int64
 		wantProblemField string
 	}{
-		{name: "v2.9 layout, one app container", pod: placedOn(mkPod("ns", "p", ctr("c", 1, 4096, -1, 0)), "n1", "n1-g0,NVIDIA,4096,0:;"),
+		{name: "v2.9 layout, one app container", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(4096).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,4096,0:;"),
 			wantSlots: [2]int32{1, 0}, wantMem: [2]int64{4096, 0}},
-		{name: "two GPUs in one container", pod: placedOn(mkPod("ns", "p", ctr("c", 2, 2500, -1, 25)), "n1", "n1-g0,NVIDIA,2500,25:n1-g1,NVIDIA,2500,25:;"),
+		{name: "two GPUs in one container", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMem(2500).GPUCores(25).Obj()), "n1", "n1-g0,NVIDIA,2500,25:n1-g1,NVIDIA,2500,25:;"),
 			wantSlots: [2]int32{1, 1}, wantMem: [2]int64{2500, 2500}, wantCores: [2]int64{25, 25}},
-		{name: "two containers share a GPU: slots add up", pod: placedOn(mkPod("ns", "p", ctr("a", 1, 1000, -1, 10), ctr("b", 1, 2000, -1, 20)), "n1",
+		{name: "two containers share a GPU: slots add up", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), tb.MakeContainer("b").GPUs(1).GPUMem(2000).GPUCores(20).Obj()), "n1",
 			"n1-g0,NVIDIA,1000,10:;n1-g0,NVIDIA,2000,20:;"), wantSlots: [2]int32{2, 0}, wantMem: [2]int64{3000, 0}, wantCores: [2]int64{30, 0}},
-		{name: "v2.9 leading empty init entry", pod: placedOn(withInit(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), ctr("init", -1, -1, -1, -1)), "n1",
+		{name: "v2.9 leading empty init entry", pod: placedOn(withInit(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), tb.MakeContainer("init").Obj()), "n1",
 			";n1-g1,NVIDIA,1000,0:;"), wantSlots: [2]int32{0, 1}, wantMem: [2]int64{0, 1000}},
-		{name: "init peak beats app sum", pod: placedOn(withInit(mkPod("ns", "p", ctr("c", 1, 1000, -1, 10)), ctr("init", 1, 6000, -1, 50)), "n1",
+		{name: "init peak beats app sum", pod: placedOn(withInit(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), tb.MakeContainer("init").GPUs(1).GPUMem(6000).GPUCores(50).Obj()), "n1",
 			"n1-g0,NVIDIA,6000,50:;n1-g0,NVIDIA,1000,10:;"), wantSlots: [2]int32{1, 0}, wantMem: [2]int64{6000, 0}, wantCores: [2]int64{50, 0}},
-		{name: "v2.8 app-only layout with init containers", pod: placedOn(withInit(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), ctr("init", -1, -1, -1, -1)), "n1",
+		{name: "v2.8 app-only layout with init containers", pod: placedOn(withInit(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), tb.MakeContainer("init").Obj()), "n1",
 			"n1-g0,NVIDIA,1000,0:;"), wantSlots: [2]int32{1, 0}, wantMem: [2]int64{1000, 0}},
-		{name: "v2.10.0 dropped empty entries (#2899)", pod: placedOn(mkPod("ns", "p", ctr("x", -1, -1, -1, -1), ctr("c", 1, 1000, -1, 0), ctr("y", -1, -1, -1, -1)), "n1",
+		{name: "v2.10.0 dropped empty entries (#2899)", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("x").Obj(), tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj(), tb.MakeContainer("y").Obj()), "n1",
 			"n1-g1,NVIDIA,1000,0:;"), wantSlots: [2]int32{0, 1}, wantMem: [2]int64{0, 1000}},
-		{name: "old empty slot ,,0,0: is skipped", pod: placedOn(mkPod("ns", "p", ctr("a", -1, -1, -1, -1), ctr("c", 1, 1000, -1, 0)), "n1",
+		{name: "old empty slot ,,0,0: is skipped", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("a").Obj(), tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1",
 			",,0,0:;n1-g0,NVIDIA,1000,0:;"), wantSlots: [2]int32{1, 0}, wantMem: [2]int64{1000, 0}},
-		{name: "MIG [t-s] suffix stripped", pod: placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "n1", "n1-g1[1-2],NVIDIA,9856,0:;"),
+		{name: "MIG [t-s] suffix stripped", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "n1-g1[1-2],NVIDIA,9856,0:;"),
 			wantSlots: [2]int32{0, 1}, wantMem: [2]int64{0, 9856}},
 		{name: "succeeded pods do not count", pod: func() *corev1.Pod {
-			p := placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "n1", "n1-g0,NVIDIA,1000,0:;")
+			p := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,1000,0:;")
 			p.Status.Phase = corev1.PodSucceeded
 			return p
 		}()},
 		{name: "terminating pods still count", pod: func() *corev1.Pod {
-			p := placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "n1", "n1-g0,NVIDIA,1000,0:;")
+			p := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,1000,0:;")
 			p.DeletionTimestamp = &metavVal
 			return p
 		}(), wantSlots: [2]int32{1, 0}, wantMem: [2]int64{1000, 0}},
-		{name: "pending pod without vgpu-node does not count", pod: withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), codec.PodAllocatedAnnotation, "n1-g0,NVIDIA,1000,0:;")},
-		{name: "malformed device list: counted as nothing, problem names the key", pod: placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "n1", "n1-g0,NVIDIA,lots,0:;"),
+		{name: "pending pod without vgpu-node does not count", pod: withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), codec.PodAllocatedAnnotation, "n1-g0,NVIDIA,1000,0:;")},
+		{name: "malformed device list: counted as nothing, problem names the key", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,lots,0:;"),
 			wantProblemField: codec.PodAllocatedAnnotation},
-		{name: "unknown GPU: problem names the key", pod: placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 0)), "n1", "GPU-gone,NVIDIA,1000,0:;"),
+		{name: "unknown GPU: problem names the key", pod: placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "GPU-gone,NVIDIA,1000,0:;"),
 			wantProblemField: codec.PodAllocatedAnnotation},
 	}
 	for _, tc := range cases {
@@ -85,7 +86,7 @@ func TestUsageAccounting(t *testing.T) {
 
 func TestPodsArrivingBeforeTheirNodeAreCounted(t *testing.T) {
 	c := NewCluster(DefaultConfig())
-	c.SetPod(placedOn(mkPod("ns", "p", ctr("c", 1, 1000, -1, 10)), "n1", "n1-g0,NVIDIA,1000,10:;"))
+	c.SetPod(placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), "n1", "n1-g0,NVIDIA,1000,10:;"))
 	c.SetNode(mkNode("n1", gpus("n1", 1, 16384)))
 	if g := c.Node("n1").GPUs[0]; g.UsedMem != 1000 || g.UsedCores != 10 || g.UsedSlots != 1 {
 		t.Fatalf("usage %+v not applied when the node arrived", g)
@@ -102,12 +103,12 @@ func TestPodsArrivingBeforeTheirNodeAreCounted(t *testing.T) {
 
 func TestEvaluateIgnoresThePodsOwnUsage(t *testing.T) {
 	// A pod already counted (for example re-checked at bind) must not be blocked by itself.
-	p := placedOn(mkPod("ns", "p", ctr("c", 1, 16000, -1, 0)), "n1", "n1-g0,NVIDIA,16000,0:;")
+	p := placedOn(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(16000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,16000,0:;")
 	c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 1, 16384))}, []*corev1.Pod{p})
 	if v := c.Evaluate(p, EvalOptions{}); !v.Fits {
 		t.Fatalf("pod blocked by its own usage: %s", v.Summary)
 	}
-	other := mkPod("ns", "q", ctr("c", 1, 16000, -1, 0))
+	other := mkPod("ns", "q", tb.MakeContainer("c").GPUs(1).GPUMem(16000).GPUCores(0).Obj())
 	if v := c.Evaluate(other, EvalOptions{}); v.Fits {
 		t.Fatalf("another pod fits on a full GPU")
 	}

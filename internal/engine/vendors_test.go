@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // vendorNode is a node registering devs in the register annotation key (no NVIDIA annotation).
@@ -118,7 +119,7 @@ func TestVendorGates(t *testing.T) {
 				return p
 			}(), fits: true, annos: map[string]string{dcuAlloc: "d1-dcu0,DCU,1000,10:;"}},
 		{name: "NVIDIA pod on a DCU-only node: no GPU there", nodes: []*corev1.Node{dcu()},
-			pod: mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), code: NodeInsufficientDevice},
+			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), code: NodeInsufficientDevice},
 		{name: "DCU pod on an NVIDIA node", nodes: []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))},
 			pod: mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000)), code: NodeInsufficientDevice},
 		{name: "Ascend memory rounds up to the vNPU template", nodes: []*corev1.Node{npu()},
@@ -332,7 +333,7 @@ func TestVendorRegisterProblems(t *testing.T) {
 	if node := c.Node("m1"); node.DevicesOf(0) != 1 || node.DevicesOf(1) != 2 {
 		t.Fatalf("kinds %d %d", node.DevicesOf(0), node.DevicesOf(1))
 	}
-	v := c.Evaluate(mkPod("ns", "p", ctr("c", 2, 1000, -1, -1)), EvalOptions{})
+	v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(2).GPUMem(1000).Obj()), EvalOptions{})
 	if v.Fits || v.Reasons[0].Code != NodeInsufficientDevice {
 		t.Fatalf("two GPUs on a node with one GPU and two DCUs: %v", v.Reasons)
 	}
@@ -391,7 +392,7 @@ func TestUnregisteredSpeaksOfThePodsType(t *testing.T) {
 		pod  *corev1.Pod
 		want string
 	}{
-		{mkPod("ns", "gpu", ctr("c", 1, 1000, -1, -1)), "no hami.io/node-nvidia-register annotation: the node component has not registered GPUs"},
+		{mkPod("ns", "gpu", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), "no hami.io/node-nvidia-register annotation: the node component has not registered GPUs"},
 		{mkPod("ns", "dcu", vctr("c", dcuNum, 1, dcuMem, 1000)), "no hami.io/node-dcu-register annotation: the device plugin has not registered DCUs"},
 		{mkPod("ns", "npu", vctr("c", b3, 1)), "no hami.io/node-register-Ascend910B3 annotation: the device plugin has not registered NPUs"},
 	} {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // a 12-node cluster where a 20000 MiB request fits nowhere, for the exact rendering of summary and hints.
@@ -23,12 +24,12 @@ func twelveNodes() *Cluster {
 	sick[0].Health, sick[1].Health = false, false
 	nodes = append(nodes, mkNode("node-11", sick))
 	nodes = append(nodes, mkNode("node-12", gpus("node-12", 1, 32768)))
-	return newTestCluster(nodes, []*corev1.Pod{placedOn(mkPod("ns", "big", ctr("c", 1, 20000, -1, 0)), "node-12", "node-12-g0,NVIDIA,20000,0:;")})
+	return newTestCluster(nodes, []*corev1.Pod{placedOn(mkPod("ns", "big", tb.MakeContainer("c").GPUs(1).GPUMem(20000).GPUCores(0).Obj()), "node-12", "node-12-g0,NVIDIA,20000,0:;")})
 }
 
 func TestVerdictSummaryExplanationHints(t *testing.T) {
 	c := twelveNodes()
-	v := c.Evaluate(mkPod("ns", "p", ctr("main", 1, 20000, -1, 10)), EvalOptions{})
+	v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("main").GPUs(1).GPUMem(20000).GPUCores(10).Obj()), EvalOptions{})
 	if v.Fits {
 		t.Fatal("fits")
 	}
@@ -55,8 +56,8 @@ func TestVerdictSummaryExplanationHints(t *testing.T) {
 
 func TestVerdictFitsAndAnnotations(t *testing.T) {
 	c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384)), mkNode("n2", gpus("n2", 2, 16384))},
-		[]*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 4000, -1, 10)), "n2", "n2-g1,NVIDIA,4000,10:;")})
-	p := mkPod("ns", "p", ctr("main", 1, 2000, -1, 30))
+		[]*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(4000).GPUCores(10).Obj()), "n2", "n2-g1,NVIDIA,4000,10:;")})
+	p := mkPod("ns", "p", tb.MakeContainer("main").GPUs(1).GPUMem(2000).GPUCores(30).Obj())
 	p.Spec.InitContainers = []corev1.Container{{Name: "setup"}}
 	v := c.Evaluate(p, EvalOptions{})
 	if !v.Fits || v.Placement.Node != "n2" {
@@ -81,7 +82,7 @@ func TestVerdictFitsAndAnnotations(t *testing.T) {
 }
 
 func TestVerdictIsJSONWithStableFields(t *testing.T) {
-	v := twelveNodes().Evaluate(mkPod("ns", "p", ctr("main", 1, 20000, -1, 10)), EvalOptions{DetailNodes: []string{"node-01"}})
+	v := twelveNodes().Evaluate(mkPod("ns", "p", tb.MakeContainer("main").GPUs(1).GPUMem(20000).GPUCores(10).Obj()), EvalOptions{DetailNodes: []string{"node-01"}})
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestVerdictIsJSONWithStableFields(t *testing.T) {
 
 func TestFilterAndCordonHints(t *testing.T) {
 	c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 2, 16384), codec.NodeCordonAnnotation, "n1-g1")}, nil)
-	v := c.Evaluate(withAnno(mkPod("ns", "p", ctr("c", 1, 1000, -1, -1)), AnnoNoUseGPUUUID, "n1-g0"), EvalOptions{})
+	v := c.Evaluate(withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), AnnoNoUseGPUUUID, "n1-g0"), EvalOptions{})
 	if v.Fits {
 		t.Fatal("fits")
 	}
@@ -133,8 +134,8 @@ func TestFilterAndCordonHints(t *testing.T) {
 
 func TestWholeCardDefaultHint(t *testing.T) {
 	c := newTestCluster([]*corev1.Node{mkNode("n1", gpus("n1", 1, 16384))},
-		[]*corev1.Pod{placedOn(mkPod("ns", "a", ctr("c", 1, 1000, -1, 0)), "n1", "n1-g0,NVIDIA,1000,0:;")})
-	v := c.Evaluate(mkPod("ns", "p", ctr("c", 1, -1, -1, -1)), EvalOptions{})
+		[]*corev1.Pod{placedOn(mkPod("ns", "a", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), "n1", "n1-g0,NVIDIA,1000,0:;")})
+	v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).Obj()), EvalOptions{})
 	if v.Fits || len(v.Hints) == 0 || !strings.Contains(v.Hints[0], "asks for 100% of each GPU's memory") {
 		t.Fatalf("fits=%v hints %q: want the whole-card default explained", v.Fits, v.Hints)
 	}
@@ -151,7 +152,7 @@ func TestHandshakeGrace(t *testing.T) {
 	n := mkNode("n1", gpus("n1", 1, 16384), codec.NodeHandshakeAnnotation, codec.FormatHandshakeRequesting(time.Unix(1700000000, 0)))
 	n.Status.Allocatable = nil
 	c := newTestCluster([]*corev1.Node{n}, nil)
-	p := mkPod("ns", "p", ctr("c", 1, 1000, -1, -1))
+	p := mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj())
 	if v := c.Evaluate(p, EvalOptions{Now: time.Unix(1700000030, 0)}); !v.Fits {
 		t.Errorf("within the 60 s grace the node should be usable: %s", v.Summary)
 	}

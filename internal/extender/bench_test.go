@@ -38,7 +38,7 @@ func xtBenchState(b *testing.B, nodes, podsPerNode int) (*extender.State, []stri
 		for j := range podsPerNode {
 			k := i*podsPerNode + j
 			mem, cores := int64(2000+(k*7919)%7001), int64(5+(k*31)%36)
-			p := xtPod(fmt.Sprintf("ns-%d", k%50), fmt.Sprintf("pod-%07d", k), 1, mem, -1, cores)
+			p := xtPod(fmt.Sprintf("ns-%d", k%50), fmt.Sprintf("pod-%07d", k)).GPUs(1).GPUMem(mem).GPUCores(cores).Obj()
 			s.SetPod(xtPlaced(p, name, xtDev(name, (k*5)%8, mem, cores)), now)
 		}
 	}
@@ -66,7 +66,7 @@ func BenchmarkFilterPrioritizeHTTP5000Nodes(b *testing.B) {
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	pod := xtPod("bench", "pending", 1, 8000, -1, 30)
+	pod := xtPod("bench", "pending").GPUs(1).GPUMem(8000).GPUCores(30).Obj()
 	filterBody, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: pod, NodeNames: &names})
 	post := func(path string, body []byte, out any) {
 		resp, err := client.Post(hs.URL+path, "application/json", bytes.NewReader(body))
@@ -194,7 +194,7 @@ func xtCreatePods(b testing.TB, c kubernetes.Interface, ns string, n int, edit f
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64)
 	for i := range n {
-		p := xtLivePod(xtPod(ns, fmt.Sprintf("p-%04d", i), 1, 4000, -1, 10))
+		p := xtLivePod(xtPod(ns, fmt.Sprintf("p-%04d", i)).GPUs(1).GPUMem(4000).GPUCores(10).Obj())
 		edit(p)
 		wg.Add(1)
 		go func() {

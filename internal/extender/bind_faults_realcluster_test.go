@@ -95,7 +95,7 @@ func TestRealRebindChangesNothing(t *testing.T) {
 	xtCreateNode(t, c, xtNode("r2", xtGPUs("r2", 1, 16384, 10)))
 	x := xtStartLiveExtender(t, c, false)
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool { return len(cl.NodeNames()) == 2 })
-	p := xtCreateSynced(t, c, x, xtPod("default", "once", 1, 8000, -1, 30))
+	p := xtCreateSynced(t, c, x, xtPod("default", "once").GPUs(1).GPUMem(8000).GPUCores(30).Obj())
 	hc := &http.Client{Timeout: 30 * time.Second}
 	if msg := xtPostBind(t, hc, x.http.URL, p, "r1"); msg != "" {
 		t.Fatalf("first bind: %s", msg)
@@ -147,7 +147,7 @@ func TestRealConcurrentBindsOfOnePod(t *testing.T) {
 	const pairs, mem = 9, 4000
 	want := map[string]int64{"c1": 0, "c2": 0}
 	for i := range pairs {
-		p := xtCreateSynced(t, c, x, xtPod("default", fmt.Sprintf("twice-%d", i), 1, mem, -1, 5))
+		p := xtCreateSynced(t, c, x, xtPod("default", fmt.Sprintf("twice-%d", i)).GPUs(1).GPUMem(mem).GPUCores(5).Obj())
 		var wg sync.WaitGroup
 		msgs := make([]string, 2)
 		start := make(chan struct{})
@@ -235,7 +235,7 @@ func TestRealBindTimeoutRollsBack(t *testing.T) {
 	xtCreateNode(t, c, xtNode("t1", xtGPUs("t1", 1, 16384, 10)))
 	x := xtStartLiveExtender(t, client, false)
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool { return len(cl.NodeNames()) == 1 })
-	p := xtCreateSynced(t, c, x, xtPod("default", "slow", 1, 8000, -1, 30))
+	p := xtCreateSynced(t, c, x, xtPod("default", "slow").GPUs(1).GPUMem(8000).GPUCores(30).Obj())
 
 	hang.on.Store(true)
 	impatient := &http.Client{Timeout: time.Second} // kube-scheduler's httpTimeout, shortened

@@ -70,7 +70,7 @@ func TestBindLockReusesItsOwnWrite(t *testing.T) {
 		return func(names ...string) {
 			t.Helper()
 			for _, name := range names {
-				p, err := env.Client.CoreV1().Pods("default").Create(ctx, xtLivePod(xtPod("default", name, 1, 1000, -1, 10)), metav1.CreateOptions{})
+				p, err := env.Client.CoreV1().Pods("default").Create(ctx, xtLivePod(xtPod("default", name).GPUs(1).GPUMem(1000).GPUCores(10).Obj()), metav1.CreateOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

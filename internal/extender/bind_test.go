@@ -89,10 +89,10 @@ func xtLockOf(t *testing.T, n *corev1.Node) (codec.NodeLock, bool) {
 func TestBindWritesHAMiAnnotationsAndBinding(t *testing.T) {
 	for _, release := range []bool{false, true} {
 		t.Run("ReleaseLockAfterBind="+strconv.FormatBool(release), func(t *testing.T) {
-			pod := xtPod("default", "p1", 1, 6000, -1, 30)
+			pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 			e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: release},
 				xtNode("b1", xtGPUs("b1", 2, 10000, 10)), pod,
-				xtPlaced(xtPod("default", "other", 1, 1000, -1, 10), "b1", xtDev("b1", 0, 1000, 10)))
+				xtPlaced(xtPod("default", "other").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), "b1", xtDev("b1", 0, 1000, 10)))
 			var bs xtBindings
 			bs.install(e)
 			now := e.clock.Now()
@@ -169,7 +169,7 @@ func TestBindWritesHAMiAnnotationsAndBinding(t *testing.T) {
 }
 
 func TestBindRollsBackWhenBindingFails(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
 	var bs xtBindings
 	bs.install(e)
@@ -194,7 +194,7 @@ func TestBindRollsBackWhenBindingFails(t *testing.T) {
 		t.Errorf("lock still held after a failed bind: %+v", l)
 	}
 	// Another pod that needs the whole remaining memory fits: nothing leaked.
-	if !e.fitsOn(xtPod("default", "probe", 1, 10000, -1, 0), "b1") {
+	if !e.fitsOn(xtPod("default", "probe").GPUs(1).GPUMem(10000).GPUCores(0).Obj(), "b1") {
 		t.Errorf("after the rollback a 10000 MiB pod does not fit on the empty GPU")
 	}
 	// kube-scheduler retries: the same pod binds now.
@@ -213,7 +213,7 @@ func TestBindRollsBackWhenBindingFails(t *testing.T) {
 }
 
 func TestBindRollsBackWhenAnnotationPatchFails(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
 	var bs xtBindings
 	bs.install(e)
@@ -250,10 +250,10 @@ func TestBindRaceForLastShare(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for round := range 20 {
-				a, b := xtPod("default", "a", 1, tc.mem, -1, 10), xtPod("default", "b", 1, tc.mem, -1, 10)
+				a, b := xtPod("default", "a").GPUs(1).GPUMem(tc.mem).GPUCores(10).Obj(), xtPod("default", "b").GPUs(1).GPUMem(tc.mem).GPUCores(10).Obj()
 				objs := []runtime.Object{xtNode("b1", xtGPUs("b1", 1, 10000, tc.slots)), a, b}
 				if tc.name == "slots" {
-					objs = append(objs, xtPlaced(xtPod("default", "other", 1, 1000, -1, 10), "b1", xtDev("b1", 0, 1000, 10)))
+					objs = append(objs, xtPlaced(xtPod("default", "other").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), "b1", xtDev("b1", 0, 1000, 10)))
 				}
 				e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, objs...)
 				var bs xtBindings
@@ -314,7 +314,7 @@ func TestBindManyRacersNeverExceedCapacity(t *testing.T) {
 	var pods []*corev1.Pod
 	objs := []runtime.Object{xtNode("b1", xtGPUs("b1", 1, 16000, 4))}
 	for i := range 12 {
-		p := xtPod("default", "r"+strconv.Itoa(i), 1, 4000, -1, 25)
+		p := xtPod("default", "r"+strconv.Itoa(i)).GPUs(1).GPUMem(4000).GPUCores(25).Obj()
 		pods = append(pods, p)
 		objs = append(objs, p)
 	}
@@ -371,7 +371,7 @@ func xtLockedNode(name string, l codec.NodeLock) *corev1.Node {
 
 func TestBindRespectsNodeLockOfActivePod(t *testing.T) {
 	e0 := newXTClock().Now()
-	owner := xtPod("other", "owner", 1, 1000, -1, 10)
+	owner := xtPod("other", "owner").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	owner.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
 	boundOwner := owner.DeepCopy()
 	boundOwner.Spec.NodeName = "b1"
@@ -391,7 +391,7 @@ func TestBindRespectsNodeLockOfActivePod(t *testing.T) {
 		{"shared lock of another extender, bound owner, 3 s old", codec.NodeLock{Time: e0.Add(-3 * time.Second), Namespace: "other", Pod: "owner"}, boundOwner, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := xtPod("default", "p1", 1, 6000, -1, 30)
+			pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 			e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: tc.release}, xtLockedNode("b1", tc.lock), pod, tc.owner)
 			var bs xtBindings
 			bs.install(e)
@@ -418,7 +418,7 @@ func TestBindRespectsNodeLockOfActivePod(t *testing.T) {
 
 func TestBindTakesOverStaleNodeLock(t *testing.T) {
 	e0 := newXTClock().Now()
-	active := xtPod("other", "owner", 1, 1000, -1, 10)
+	active := xtPod("other", "owner").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	active.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
 	done := active.DeepCopy()
 	done.Annotations[codec.PodBindPhaseAnnotation] = "success"
@@ -437,7 +437,7 @@ func TestBindTakesOverStaleNodeLock(t *testing.T) {
 		{"own lock from an earlier try", codec.NodeLock{Time: e0.Add(-time.Minute), Namespace: "default", Pod: "p1"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := xtPod("default", "p1", 1, 6000, -1, 30)
+			pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 			objs := []runtime.Object{xtLockedNode("b1", tc.lock), pod}
 			if tc.owner != nil {
 				objs = append(objs, tc.owner)
@@ -463,9 +463,9 @@ func TestBindTakesOverStaleNodeLock(t *testing.T) {
 // timeout protects no bind any more and is taken over.
 func TestBindTakesOverOldSharedLock(t *testing.T) {
 	e0 := newXTClock().Now()
-	owner := xtPod("other", "owner", 1, 1000, -1, 10)
+	owner := xtPod("other", "owner").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	owner.Spec.NodeName = "b1"
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	lock := codec.NodeLock{Time: e0.Add(-11 * time.Second), Namespace: "other", Pod: "owner"}
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtLockedNode("b1", lock), pod, owner)
 	var bs xtBindings
@@ -481,8 +481,8 @@ func TestBindTakesOverOldSharedLock(t *testing.T) {
 // TestBindIgnoresOwnLockAfterFailedRelease: locks released after bind; when the release fails, the lock left
 // behind is this extender's own and never blocks its next bind to the node.
 func TestBindIgnoresOwnLockAfterFailedRelease(t *testing.T) {
-	a := xtPod("default", "a", 1, 4000, -1, 30)
-	b := xtPod("default", "b", 1, 4000, -1, 30)
+	a := xtPod("default", "a").GPUs(1).GPUMem(4000).GPUCores(30).Obj()
+	b := xtPod("default", "b").GPUs(1).GPUMem(4000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true, RollbackTimeout: 200 * time.Millisecond},
 		xtNode("b1", xtGPUs("b1", 1, 16384, 10)), a, b)
 	var bs xtBindings
@@ -510,7 +510,7 @@ func TestBindIgnoresOwnLockAfterFailedRelease(t *testing.T) {
 // TestBindRetriesLockOnConflict: another writer changes the node between the read and the lock patch; the
 // bind reads again and takes the lock.
 func TestBindRetriesLockOnConflict(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
 	var bs xtBindings
 	bs.install(e)
@@ -533,8 +533,8 @@ func TestBindRetriesLockOnConflict(t *testing.T) {
 // update, another annotation) must not leave the lock behind: the bound pod stays "allocating" and Pending
 // until a device plugin runs it, so every later bind to the node would fail for the lock's 5 minutes (#1130).
 func TestBindReleasesLockDespiteConflict(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
-	next := xtPod("default", "p2", 1, 1000, -1, 10)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
+	next := xtPod("default", "p2").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod, next)
 	var bs xtBindings
 	bs.install(e)
@@ -557,7 +557,7 @@ func TestBindReleasesLockDespiteConflict(t *testing.T) {
 }
 
 func TestBindRefusesRecreatedPodAndFollower(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
 	var res extenderv1.ExtenderBindingResult
 	e.postJSON("/bind", extenderv1.ExtenderBindingArgs{PodName: "p1", PodNamespace: "default", PodUID: types.UID("old-uid"), Node: "b1"}, &res)
@@ -584,12 +584,12 @@ func TestBindRefusesRecreatedPodAndFollower(t *testing.T) {
 
 // TestBindDoesNotFitAnyMore: the pod fit at filter time but the node filled up before bind.
 func TestBindDoesNotFitAnyMore(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 6000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(6000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
 	if !e.fitsOn(pod, "b1") {
 		t.Fatal("pod does not fit at first")
 	}
-	e.state.SetPod(xtPlaced(xtPod("default", "late", 1, 6000, -1, 10), "b1", xtDev("b1", 0, 6000, 10)), e.clock.Now())
+	e.state.SetPod(xtPlaced(xtPod("default", "late").GPUs(1).GPUMem(6000).GPUCores(10).Obj(), "b1", xtDev("b1", 0, 6000, 10)), e.clock.Now())
 	res := e.bind(pod, "b1")
 	if res.Error == "" || !strings.Contains(res.Error, "CardInsufficientMemory") {
 		t.Errorf("bind onto a node that filled up: error %q, want one naming CardInsufficientMemory", res.Error)
@@ -635,7 +635,7 @@ func (p xtHookedPods) Patch(ctx context.Context, name string, pt types.PatchType
 // sends the pod into kube-scheduler's backoff (1 s doubling to 10 s): on a real control plane, 200 pods on
 // 10 nodes do not settle within a minute and 1,000 pods on 200 nodes bind at 4 pods/s (binpack).
 func TestConcurrentBindsToOneNodeBothSucceed(t *testing.T) {
-	a, b := xtPod("default", "a", 1, 2000, -1, 10), xtPod("default", "b", 1, 2000, -1, 10)
+	a, b := xtPod("default", "a").GPUs(1).GPUMem(2000).GPUCores(10).Obj(), xtPod("default", "b").GPUs(1).GPUMem(2000).GPUCores(10).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtNode("b1", xtGPUs("b1", 2, 16384, 10)), a, b)
 	var bs xtBindings
 	bs.install(e)
@@ -675,7 +675,7 @@ func TestConcurrentBindsToOneNodeBothSucceed(t *testing.T) {
 // that stops (SIGTERM, a rollout handing leadership over) releases them at once, so that the next leader
 // need not wait for them to age.
 func TestStopReleasesHeldLocks(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 4000, -1, 30)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(4000).GPUCores(30).Obj()
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true, LockHold: time.Hour}, xtNode("b1", xtGPUs("b1", 1, 16384, 10)), pod)
 	var bs xtBindings
 	bs.install(e)

@@ -53,9 +53,9 @@ func (e *xtEnv) filter(pod *corev1.Pod, names ...string) extenderv1.ExtenderFilt
 }
 
 func TestPendingEventsAreRateLimited(t *testing.T) {
-	big := xtPod("default", "big", 1, 20000, -1, 10)
-	other := xtPod("default", "other", 1, 20000, -1, 10)
-	small := xtPod("default", "small", 1, 1000, -1, 10)
+	big := xtPod("default", "big").GPUs(1).GPUMem(20000).GPUCores(10).Obj()
+	other := xtPod("default", "other").GPUs(1).GPUMem(20000).GPUCores(10).Obj()
+	small := xtPod("default", "small").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	e := newXTEnv(t, extender.Options{EventInterval: time.Minute},
 		xtNode("e1", xtGPUs("e1", 2, 16384, 10)), xtNode("e2", xtGPUs("e2", 1, 8192, 10)), big, other, small)
 
@@ -110,19 +110,19 @@ func TestPendingEventsAreRateLimited(t *testing.T) {
 
 func TestPendingEventsDisabled(t *testing.T) {
 	e := newXTEnv(t, extender.Options{EventInterval: 0}, xtNode("e1", xtGPUs("e1", 1, 16384, 10)))
-	e.filter(xtPod("default", "big", 1, 20000, -1, 10), "e1")
+	e.filter(xtPod("default", "big").GPUs(1).GPUMem(20000).GPUCores(10).Obj(), "e1")
 	e.waitEvents("default", "big", 0)
 }
 
 // TestPendingEventsOnlyForPodsThatExist: a forged filter request names pods the cluster does not have (in any
 // namespace, kube-system included) or a pod under another UID: no event is written for any of them.
 func TestPendingEventsOnlyForPodsThatExist(t *testing.T) {
-	real := xtPod("default", "real", 1, 20000, -1, 10)
+	real := xtPod("default", "real").GPUs(1).GPUMem(20000).GPUCores(10).Obj()
 	e := newXTEnv(t, extender.Options{EventInterval: time.Minute}, xtNode("e1", xtGPUs("e1", 1, 16384, 10)), real)
-	ghost := xtPod("kube-system", "ghost", 1, 20000, -1, 10)
+	ghost := xtPod("kube-system", "ghost").GPUs(1).GPUMem(20000).GPUCores(10).Obj()
 	impostor := real.DeepCopy()
 	impostor.UID = "another-uid"
-	bad := xtPod("default", "Not_A_Name", 1, 20000, -1, 10)
+	bad := xtPod("default", "Not_A_Name").GPUs(1).GPUMem(20000).GPUCores(10).Obj()
 	for _, p := range []*corev1.Pod{ghost, impostor, bad} {
 		e.filter(p, "e1")
 	}

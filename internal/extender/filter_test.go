@@ -31,12 +31,12 @@ func xtFilterCluster() []runtime.Object {
 	return []runtime.Object{
 		xtNode("n-fit", xtGPUs("n-fit", 2, 16384, 10)),
 		xtNode("n-fit2", xtGPUs("n-fit2", 1, 16384, 10)),
-		xtPlaced(xtPod("default", "used-fit2", 1, 4000, -1, 10), "n-fit2", xtDev("n-fit2", 0, 4000, 10)),
+		xtPlaced(xtPod("default", "used-fit2").GPUs(1).GPUMem(4000).GPUCores(10).Obj(), "n-fit2", xtDev("n-fit2", 0, 4000, 10)),
 		xtNode("n-mem", xtGPUs("n-mem", 2, 16384, 10)),
-		xtPlaced(xtPod("default", "used-mem-0", 1, 12000, -1, 10), "n-mem", xtDev("n-mem", 0, 12000, 10)),
-		xtPlaced(xtPod("default", "used-mem-1", 1, 12000, -1, 10), "n-mem", xtDev("n-mem", 1, 12000, 10)),
+		xtPlaced(xtPod("default", "used-mem-0").GPUs(1).GPUMem(12000).GPUCores(10).Obj(), "n-mem", xtDev("n-mem", 0, 12000, 10)),
+		xtPlaced(xtPod("default", "used-mem-1").GPUs(1).GPUMem(12000).GPUCores(10).Obj(), "n-mem", xtDev("n-mem", 1, 12000, 10)),
 		xtNode("n-mixed", mixed),
-		xtPlaced(xtPod("default", "used-mixed", 1, 12000, -1, 10), "n-mixed", xtDev("n-mixed", 1, 12000, 10)),
+		xtPlaced(xtPod("default", "used-mixed").GPUs(1).GPUMem(12000).GPUCores(10).Obj(), "n-mixed", xtDev("n-mixed", 1, 12000, 10)),
 		xtNode("n-unreg", nil),
 		notReady,
 	}
@@ -68,7 +68,7 @@ func xtCheckFilterReasons(t *testing.T, res extenderv1.ExtenderFilterResult) {
 
 func TestFilterNodeNamesReturnsExactlyFeasibleNodesWithHAMiReasons(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, xtFilterCluster()...)
-	pod := xtPod("default", "p", 1, 8000, -1, 30)
+	pod := xtPod("default", "p").GPUs(1).GPUMem(8000).GPUCores(30).Obj()
 	names := slices.Clone(xtFilterCandidates)
 	var res extenderv1.ExtenderFilterResult
 	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: pod, NodeNames: &names}, &res)
@@ -118,7 +118,7 @@ func TestFilterNodesListReturnsExactlyFeasibleNodesWithHAMiReasons(t *testing.T)
 		list.Items = append(list.Items, *n)
 	}
 	var res extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 8000, -1, 30), Nodes: list}, &res)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(8000).GPUCores(30).Obj(), Nodes: list}, &res)
 	xtCheckFilterReasons(t, res)
 	if res.Nodes == nil {
 		t.Fatalf("Nodes is nil without nodeCacheCapable: %+v", res)
@@ -140,7 +140,7 @@ func TestFilterNodesListReturnsExactlyFeasibleNodesWithHAMiReasons(t *testing.T)
 
 func TestFilterPodWithoutGPUPassesEveryCandidate(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, xtFilterCluster()...)
-	pod := xtPod("default", "cpu-only", -1, -1, -1, -1)
+	pod := xtPod("default", "cpu-only").Obj()
 	pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 	names := slices.Clone(xtFilterCandidates)
 	var res extenderv1.ExtenderFilterResult
@@ -174,11 +174,11 @@ func xtPrioritizeCluster() []runtime.Object {
 		xtNode("p-empty", xtGPUs("p-empty", 1, 10000, 10)),
 		xtNode("p-busy", xtGPUs("p-busy", 1, 10000, 10)),
 		xtNode("p-full", xtGPUs("p-full", 1, 10000, 10)),
-		xtPlaced(xtPod("default", "full", 1, 10000, -1, 0), "p-full", xtDev("p-full", 0, 10000, 0)),
+		xtPlaced(xtPod("default", "full").GPUs(1).GPUMem(10000).GPUCores(0).Obj(), "p-full", xtDev("p-full", 0, 10000, 0)),
 	}
 	for i := range 3 {
 		name := "busy-" + strconv.Itoa(i)
-		objs = append(objs, xtPlaced(xtPod("default", name, 1, 3000, -1, 30), "p-busy", xtDev("p-busy", 0, 3000, 30)))
+		objs = append(objs, xtPlaced(xtPod("default", name).GPUs(1).GPUMem(3000).GPUCores(30).Obj(), "p-busy", xtDev("p-busy", 0, 3000, 30)))
 	}
 	return objs
 }
@@ -195,7 +195,7 @@ func TestPrioritizeMapsEngineScoresToExtenderRange(t *testing.T) {
 		{engine.PolicySpread, map[string]int64{"p-busy": 3, "p-empty": 10, "p-full": 0, "p-ghost": 0}},
 	} {
 		t.Run("policy="+tc.policy, func(t *testing.T) {
-			pod := xtPod("default", "p", 1, 1000, -1, 10)
+			pod := xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 			if tc.policy != "" {
 				pod.Annotations[engine.AnnoNodePolicy] = tc.policy
 			}
@@ -224,7 +224,7 @@ func TestPrioritizeMapsEngineScoresToExtenderRange(t *testing.T) {
 			list.Items = append(list.Items, *xtNode(n, nil))
 		}
 		var res extenderv1.HostPriorityList
-		e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 1000, -1, 10), Nodes: list}, &res)
+		e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), Nodes: list}, &res)
 		got := map[string]int64{}
 		for _, h := range res {
 			got[h.Host] = h.Score
@@ -258,7 +258,7 @@ func TestMalformedBodiesAnswer400(t *testing.T) {
 func TestTrailingDataAfterJSONAnswers400(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, xtFilterCluster()...)
 	names := []string{"n-fit"}
-	good, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 8000, -1, 30), NodeNames: &names})
+	good, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(8000).GPUCores(30).Obj(), NodeNames: &names})
 	for _, path := range []string{"/filter", "/prioritize"} {
 		for _, body := range []string{string(good) + " trailing garbage", string(good) + `{"Pod":null}`, "null x", string(good) + "\x00garbage"} {
 			if code, out := e.post(path, body); code != http.StatusBadRequest {
@@ -274,7 +274,7 @@ func TestOversizeBodiesAnswer413(t *testing.T) {
 	for i := range names {
 		names[i] = "node-with-a-long-name-" + strconv.Itoa(i)
 	}
-	big, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 8000, -1, 30), NodeNames: &names})
+	big, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(8000).GPUCores(30).Obj(), NodeNames: &names})
 	for _, path := range []string{"/filter", "/prioritize", "/bind", "/webhook"} {
 		code, out := e.post(path, big)
 		if code != http.StatusRequestEntityTooLarge {
@@ -284,7 +284,7 @@ func TestOversizeBodiesAnswer413(t *testing.T) {
 	// A body under the limit still works.
 	small := []string{"n-fit"}
 	var res extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 8000, -1, 30), NodeNames: &small}, &res)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(8000).GPUCores(30).Obj(), NodeNames: &small}, &res)
 	if res.NodeNames == nil || !slices.Equal(*res.NodeNames, small) {
 		t.Errorf("small filter after 413s: %+v", res)
 	}
@@ -298,7 +298,7 @@ func TestUnknownPodAndBrokenNodeNeverCrash(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, broken, legacyBroken, xtNode("n-ok", xtGPUs("n-ok", 1, 16384, 10)))
 	names := []string{"n-broken", "n-legacy", "n-ok"}
 	var res extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 1000, -1, 10), NodeNames: &names}, &res)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), NodeNames: &names}, &res)
 	if res.NodeNames == nil || !slices.Equal(*res.NodeNames, []string{"n-ok"}) {
 		t.Errorf("NodeNames = %v, want [n-ok]", res.NodeNames)
 	}
@@ -314,7 +314,7 @@ func TestUnknownPodAndBrokenNodeNeverCrash(t *testing.T) {
 		t.Errorf("bind of an unknown pod: want an error")
 	}
 	// bind onto a node whose annotation is broken
-	pod := xtPod("default", "real", 1, 1000, -1, 10)
+	pod := xtPod("default", "real").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	if _, err := e.client.CoreV1().Pods("default").Create(t.Context(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -366,15 +366,15 @@ func TestReadyzReflectsSyncAndLeadership(t *testing.T) {
 func TestMetricsExposeHAMiAllocationAndLatency(t *testing.T) {
 	objs := []runtime.Object{
 		xtNode("m1", xtGPUs("m1", 2, 16384, 10)),
-		xtPlaced(xtPod("team", "a", 1, 12000, -1, 40), "m1", xtDev("m1", 1, 12000, 40)),
+		xtPlaced(xtPod("team", "a").GPUs(1).GPUMem(12000).GPUCores(40).Obj(), "m1", xtDev("m1", 1, 12000, 40)),
 		xtQuota("team", "gpu-quota", "limits.nvidia.com/gpumem", "20000"),
 	}
 	e := newXTEnv(t, extender.Options{}, objs...)
 	names := []string{"m1"}
 	var res extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("team", "p", 1, 1000, -1, 10), NodeNames: &names}, &res)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("team", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), NodeNames: &names}, &res)
 	var pr extenderv1.HostPriorityList
-	e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: xtPod("team", "p", 1, 1000, -1, 10), NodeNames: &names}, &pr)
+	e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: xtPod("team", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), NodeNames: &names}, &pr)
 	code, body := e.get("/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d", code)
@@ -432,12 +432,12 @@ func TestFilterModesAgree(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, xtFilterCluster()...)
 	names := slices.Clone(xtFilterCandidates)
 	var a, b extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 2, 2000, -1, 10), NodeNames: &names}, &a)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(2).GPUMem(2000).GPUCores(10).Obj(), NodeNames: &names}, &a)
 	list := &corev1.NodeList{}
 	for _, n := range names {
 		list.Items = append(list.Items, *xtNode(n, nil))
 	}
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 2, 2000, -1, 10), Nodes: list}, &b)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(2).GPUMem(2000).GPUCores(10).Obj(), Nodes: list}, &b)
 	var bn []string
 	for _, n := range b.Nodes.Items {
 		bn = append(bn, n.Name)
@@ -458,7 +458,7 @@ func TestFilterModesAgree(t *testing.T) {
 func TestPrioritizeReusesTheFilterVerdictOnlyWhileNothingChanged(t *testing.T) {
 	e := newXTEnv(t, extender.Options{}, xtPrioritizeCluster()...)
 	names := []string{"p-busy", "p-empty", "p-full", "p-ghost"}
-	pod := xtPod("default", "p", 1, 1000, -1, 10)
+	pod := xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	pod.ResourceVersion = "1"
 	scores := func() map[string]int64 {
 		t.Helper()
@@ -476,7 +476,7 @@ func TestPrioritizeReusesTheFilterVerdictOnlyWhileNothingChanged(t *testing.T) {
 		t.Fatalf("after filter: %v, want %v", got, want)
 	}
 	// A pod lands on p-empty: binpack now scores it above 0, whatever the filter saw.
-	e.state.SetPod(xtPlaced(xtPod("default", "other", 1, 3000, -1, 30), "p-empty", xtDev("p-empty", 0, 3000, 30)), e.clock.Now())
+	e.state.SetPod(xtPlaced(xtPod("default", "other").GPUs(1).GPUMem(3000).GPUCores(30).Obj(), "p-empty", xtDev("p-empty", 0, 3000, 30)), e.clock.Now())
 	if got := scores(); got["p-empty"] == 0 {
 		t.Errorf("after the cluster changed: %v, want p-empty above 0", got)
 	}

@@ -15,8 +15,8 @@ import (
 // TestForgedPlacementDoesNotFreeAFullGPU is issue 19's forged pod against the extender: a pod that never runs
 // claims 3 x 2^62 MiB of a GPU already fully given to a running pod; the GPU must stay full for filter.
 func TestForgedPlacementDoesNotFreeAFullGPU(t *testing.T) {
-	owner := xtPlaced(xtPod("team", "owner", 1, 81920, -1, -1), "full-node", xtDev("full-node", 0, 81920, 0))
-	forged := xtPod("attacker", "forged", 1, -1, -1, -1)
+	owner := xtPlaced(xtPod("team", "owner").GPUs(1).GPUMem(81920).Obj(), "full-node", xtDev("full-node", 0, 81920, 0))
+	forged := xtPod("attacker", "forged").GPUs(1).Obj()
 	forged.Spec.SchedulerName = "no-such-scheduler"
 	forged.Annotations[codec.PodNodeAnnotation] = "full-node"
 	forged.Annotations[codec.PodAllocatedAnnotation] = strings.Repeat("GPU-full-node-0,NVIDIA,4611686018427387904,0:", 3) + ";"
@@ -27,7 +27,7 @@ func TestForgedPlacementDoesNotFreeAFullGPU(t *testing.T) {
 	}
 	names := []string{"full-node"}
 	var res extenderv1.ExtenderFilterResult
-	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("team", "probe", 1, 30000, -1, -1), NodeNames: &names}, &res)
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: xtPod("team", "probe").GPUs(1).GPUMem(30000).Obj(), NodeNames: &names}, &res)
 	if res.NodeNames != nil && slices.Contains(*res.NodeNames, "full-node") {
 		t.Fatalf("filter passes full-node for a 30000 MiB pod: %+v", res)
 	}

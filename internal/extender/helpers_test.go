@@ -17,13 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
+	"github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // The helpers of this package's tests carry an xt prefix so they do not collide with other test files.
@@ -74,23 +74,11 @@ func xtNode(name string, devs []codec.DeviceInfo) *corev1.Node {
 	return n
 }
 
-// xtPod is a pod with one container asking for count GPUs of memMiB (or pct %) and cores; a negative value
-// leaves the resource out.
-func xtPod(ns, name string, count, memMiB, pct, cores int64) *corev1.Pod {
-	l := corev1.ResourceList{}
-	for res, v := range map[string]int64{"nvidia.com/gpu": count, "nvidia.com/gpumem": memMiB,
-		"nvidia.com/gpumem-percentage": pct, "nvidia.com/gpucores": cores} {
-		if v >= 0 {
-			l[corev1.ResourceName(res)] = *resource.NewQuantity(v, resource.DecimalSI)
-		}
-	}
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name), Annotations: map[string]string{}},
-		Spec: corev1.PodSpec{SchedulerName: xtScheduler, Containers: []corev1.Container{{
-			Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Limits: l},
-		}}},
-		Status: corev1.PodStatus{Phase: corev1.PodPending},
-	}
+// xtPod is a pending pod of the extender's scheduler profile with one container, "main"; chain its
+// resources (GPUs, GPUMem ...) and call Obj().
+func xtPod(ns, name string) *testbuild.PodWrapper {
+	return testbuild.MakePod(ns, name).UID("uid-" + ns + "-" + name).SchedulerName(xtScheduler).
+		Container("main").Image("registry.k8s.io/pause:3.10")
 }
 
 // xtPlaced marks a pod as placed by HAMi on node with one container's devices.

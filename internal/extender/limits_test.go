@@ -19,7 +19,7 @@ import (
 // about size bytes.
 func xtPaddedFilter(t *testing.T, size int, nodes ...string) []byte {
 	t.Helper()
-	p := xtPod("default", "padded", 1, 1000, -1, 10)
+	p := xtPod("default", "padded").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	p.Annotations["padding"] = strings.Repeat("x", size)
 	b, err := json.Marshal(extenderv1.ExtenderArgs{Pod: p, NodeNames: &nodes})
 	if err != nil {
@@ -77,7 +77,7 @@ func TestFilterRefusesMoreCandidatesThanTheClusterHas(t *testing.T) {
 		names[i] = fmt.Sprint("n", i)
 	}
 	for _, path := range []string{"/filter", "/prioritize"} {
-		code, out := e.post(path, extenderv1.ExtenderArgs{Pod: xtPod("default", "p", 1, 1000, -1, 10), NodeNames: &names})
+		code, out := e.post(path, extenderv1.ExtenderArgs{Pod: xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), NodeNames: &names})
 		if code != http.StatusBadRequest || !strings.Contains(string(out), "500 candidate nodes") {
 			t.Errorf("POST %s with 500 candidates on a 1-node cluster: status %d (%s), want 400 naming the count", path, code, out)
 		}
@@ -87,7 +87,7 @@ func TestFilterRefusesMoreCandidatesThanTheClusterHas(t *testing.T) {
 // TestBindValidatesNamesBeforeAnyAPICall: names that are not DNS names answer 400 naming the field, and the
 // API server is never asked.
 func TestBindValidatesNamesBeforeAnyAPICall(t *testing.T) {
-	pod := xtPod("default", "p1", 1, 1000, -1, 10)
+	pod := xtPod("default", "p1").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	e := newXTEnv(t, extender.DefaultOptions(), xtNode("b1", xtGPUs("b1", 1, 16384, 10)), pod)
 	for _, tc := range []struct {
 		args  extenderv1.ExtenderBindingArgs
@@ -113,7 +113,7 @@ func TestBindValidatesNamesBeforeAnyAPICall(t *testing.T) {
 // TestBindOfABoundPodChangesNothing: kube-scheduler (or anyone) binding a pod that is bound already gets an
 // error saying so, and neither the pod, the node nor the extender's count changes.
 func TestBindOfABoundPodChangesNothing(t *testing.T) {
-	placed := xtPlaced(xtPod("default", "p1", 1, 8000, -1, 50), "b1", xtDev("b1", 0, 8000, 50))
+	placed := xtPlaced(xtPod("default", "p1").GPUs(1).GPUMem(8000).GPUCores(50).Obj(), "b1", xtDev("b1", 0, 8000, 50))
 	e := newXTEnv(t, extender.Options{ReleaseLockAfterBind: true}, xtNode("b1", xtGPUs("b1", 1, 16384, 10)),
 		xtNode("b2", xtGPUs("b2", 1, 16384, 10)), placed)
 	before := len(e.client.Actions())
@@ -139,9 +139,9 @@ func TestBindOfABoundPodChangesNothing(t *testing.T) {
 // not; a lock dated in the future holds for HAMi's 5 minutes from when it was first seen, not forever.
 func TestFilterLeavesOutNodesUnderALiveLock(t *testing.T) {
 	now := newXTClock().Now()
-	owner := xtPod("other", "owner", 1, 1000, -1, 10)
+	owner := xtPod("other", "owner").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	owner.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
-	failed := xtPod("other", "failed", 1, 1000, -1, 10)
+	failed := xtPod("other", "failed").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	failed.Annotations[codec.PodBindPhaseAnnotation] = "failed"
 	lock := func(name string, l codec.NodeLock) *corev1.Node {
 		n := xtNode(name, xtGPUs(name, 1, 16384, 10))
@@ -155,7 +155,7 @@ func TestFilterLeavesOutNodesUnderALiveLock(t *testing.T) {
 		lock("failed", codec.NodeLock{Time: now.Add(-2 * time.Second), Namespace: "other", Pod: "failed"}),
 		lock("future", codec.NodeLock{Time: now.Add(24 * time.Hour)}),
 		xtNode("free", xtGPUs("free", 1, 16384, 10)))
-	pod := xtPod("default", "p", 1, 1000, -1, 10)
+	pod := xtPod("default", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	check := func(wantFit []string, wantLocked []string) {
 		t.Helper()
 		res := e.filter(pod, "live", "abandoned", "gone", "failed", "future", "free")
@@ -190,15 +190,15 @@ func TestFilterLeavesOutNodesUnderALiveLock(t *testing.T) {
 func TestSweepTakesBackAbandonedPlacementsAndLocks(t *testing.T) {
 	now := newXTClock().Now()
 	unix := fmt.Sprint(now.Add(-time.Minute).Unix())
-	orphan := xtPlaced(xtPod("default", "orphan", 1, 8000, -1, 10), "k1", xtDev("k1", 0, 8000, 10))
+	orphan := xtPlaced(xtPod("default", "orphan").GPUs(1).GPUMem(8000).GPUCores(10).Obj(), "k1", xtDev("k1", 0, 8000, 10))
 	orphan.Spec.NodeName = ""
 	orphan.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
 	orphan.Annotations[codec.PodBindTimeAnnotation] = unix
-	fresh := xtPlaced(xtPod("default", "fresh", 1, 4000, -1, 10), "k2", xtDev("k2", 0, 4000, 10))
+	fresh := xtPlaced(xtPod("default", "fresh").GPUs(1).GPUMem(4000).GPUCores(10).Obj(), "k2", xtDev("k2", 0, 4000, 10))
 	fresh.Spec.NodeName = ""
 	fresh.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
 	fresh.Annotations[codec.PodBindTimeAnnotation] = fmt.Sprint(now.Add(-2 * time.Second).Unix())
-	bound := xtPlaced(xtPod("default", "bound", 1, 2000, -1, 10), "k1", xtDev("k1", 0, 2000, 10))
+	bound := xtPlaced(xtPod("default", "bound").GPUs(1).GPUMem(2000).GPUCores(10).Obj(), "k1", xtDev("k1", 0, 2000, 10))
 	bound.Annotations[codec.PodBindPhaseAnnotation] = "allocating"
 	bound.Annotations[codec.PodBindTimeAnnotation] = unix
 	k1 := xtLockedNode("k1", codec.NodeLock{Time: now.Add(-time.Minute), Namespace: "default", Pod: "orphan"})

@@ -66,7 +66,7 @@ func TestRealBurstWithShippedDefaults(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := c.CoreV1().Pods("burst").Create(ctx, xtLivePod(xtPod("burst", fmt.Sprintf("b-%03d", i), 1, podMem, -1, 10)), metav1.CreateOptions{}); err != nil {
+			if _, err := c.CoreV1().Pods("burst").Create(ctx, xtLivePod(xtPod("burst", fmt.Sprintf("b-%03d", i)).GPUs(1).GPUMem(podMem).GPUCores(10).Obj()), metav1.CreateOptions{}); err != nil {
 				t.Errorf("create: %v", err)
 			}
 		}()

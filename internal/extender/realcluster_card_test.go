@@ -64,7 +64,7 @@ func TestRealSchedulerCardQuota(t *testing.T) {
 
 	pod := func(name string) {
 		t.Helper()
-		p := xtWithAnnos(xtLivePod(xtPod("team", name, 1, 1000, -1, 10)),
+		p := xtWithAnnos(xtLivePod(xtPod("team", name).GPUs(1).GPUMem(1000).GPUCores(10).Obj()),
 			codec.CardNameAnnotation, "NVIDIA-H200|NVIDIA-H800", codec.QueueNameAnnotation, "q1")
 		if _, err := c.CoreV1().Pods("team").Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -125,11 +125,11 @@ func cardState(t *testing.T, cfg engine.Config) *extender.State {
 		}
 		st.SetNode(node)
 	}
-	held := xtWithAnnos(xtPlaced(xtPod("team", "held", 1, 1000, -1, 10), "h200-a", xtDev("h200-a", 0, 1000, 10)),
+	held := xtWithAnnos(xtPlaced(xtPod("team", "held").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), "h200-a", xtDev("h200-a", 0, 1000, 10)),
 		codec.CardNameAnnotation, "NVIDIA-H200", codec.QueueNameAnnotation, "q1")
 	st.SetPod(held, time.Now())
 	// A busy H800 GPU makes binpack prefer h800-a: the card order must still win in prioritize.
-	st.SetPod(xtPlaced(xtPod("other", "busy", 1, 60000, -1, 50), "h800-a", xtDev("h800-a", 0, 60000, 50)), time.Now())
+	st.SetPod(xtPlaced(xtPod("other", "busy").GPUs(1).GPUMem(60000).GPUCores(50).Obj(), "h800-a", xtDev("h800-a", 0, 60000, 50)), time.Now())
 	st.SetVolcano(true)
 	st.SetQueue(engine.NewQueue("q1", "Open", map[string]string{codec.CardQuotaAnnotation: `{"NVIDIA-H200":1,"NVIDIA-H800":1}`}))
 	st.SetSynced()
@@ -153,7 +153,7 @@ func TestCardQuotaFilter(t *testing.T) {
 		cfg := engine.DefaultConfig()
 		cfg.CardQuota = tt.mode
 		srv := cardServer(t, cardState(t, cfg))
-		p := xtWithAnnos(xtPod("team", "p", 1, 1000, -1, 10), codec.CardNameAnnotation, "NVIDIA-H200|NVIDIA-H800", codec.QueueNameAnnotation, "q1")
+		p := xtWithAnnos(xtPod("team", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), codec.CardNameAnnotation, "NVIDIA-H200|NVIDIA-H800", codec.QueueNameAnnotation, "q1")
 		var res extenderv1.ExtenderFilterResult
 		code, body := xtPost(t, srv.URL+"/filter", extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"h200-a", "h800-a"}})
 		if code != http.StatusOK || json.Unmarshal(body, &res) != nil || res.NodeNames == nil {
@@ -173,7 +173,7 @@ func TestCardQuotaPrioritize(t *testing.T) {
 	st := cardState(t, engine.DefaultConfig())
 	st.SetQueue(engine.NewQueue("q1", "Open", map[string]string{codec.CardQuotaAnnotation: `{"NVIDIA-H200":2,"NVIDIA-H800":1}`}))
 	srv := cardServer(t, st)
-	p := xtWithAnnos(xtPod("team", "p", 1, 1000, -1, 10), codec.CardNameAnnotation, "NVIDIA-H200|NVIDIA-H800", codec.QueueNameAnnotation, "q1")
+	p := xtWithAnnos(xtPod("team", "p").GPUs(1).GPUMem(1000).GPUCores(10).Obj(), codec.CardNameAnnotation, "NVIDIA-H200|NVIDIA-H800", codec.QueueNameAnnotation, "q1")
 	var res extenderv1.HostPriorityList
 	code, body := xtPost(t, srv.URL+"/prioritize", extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"h200-a", "h800-a"}})
 	if code != http.StatusOK || json.Unmarshal(body, &res) != nil || len(res) != 2 {
@@ -183,7 +183,7 @@ func TestCardQuotaPrioritize(t *testing.T) {
 		t.Errorf("scores %+v: want h200-a in the 6-10 band, h800-a in 3-5", res)
 	}
 	// Without alternatives the policy alone decides: binpack prefers the busier h800-a.
-	plain := xtPod("team", "plain", 1, 1000, -1, 10)
+	plain := xtPod("team", "plain").GPUs(1).GPUMem(1000).GPUCores(10).Obj()
 	code, body = xtPost(t, srv.URL+"/prioritize", extenderv1.ExtenderArgs{Pod: plain, NodeNames: &[]string{"h200-a", "h800-a"}})
 	if code != http.StatusOK || json.Unmarshal(body, &res) != nil || res[1].Score <= res[0].Score {
 		t.Errorf("plain pod scores %+v (status %d): binpack should prefer h800-a", res, code)

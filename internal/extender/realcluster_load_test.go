@@ -126,10 +126,10 @@ func TestRealLoadFillsClusterExactlyAcrossRestart(t *testing.T) {
 
 	var all []*corev1.Pod
 	for i := range sameSize {
-		all = append(all, xtLivePod(xtPod("load", fmt.Sprintf("share-%03d", i), 1, 4000, -1, 25)))
+		all = append(all, xtLivePod(xtPod("load", fmt.Sprintf("share-%03d", i)).GPUs(1).GPUMem(4000).GPUCores(25).Obj()))
 	}
 	for i := range impossible {
-		all = append(all, xtLivePod(xtPod("load", fmt.Sprintf("huge-%02d", i), 1, 20000, -1, 25)))
+		all = append(all, xtLivePod(xtPod("load", fmt.Sprintf("huge-%02d", i)).GPUs(1).GPUMem(20000).GPUCores(25).Obj()))
 	}
 	created := time.Now()
 	var wg sync.WaitGroup

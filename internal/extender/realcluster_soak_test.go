@@ -154,7 +154,7 @@ func xtSoakBurst(t *testing.T, c kubernetes.Interface, fault func()) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			for try := 0; ; try++ { // the fault may be the apiserver's
-				_, err := c.CoreV1().Pods("soak").Create(ctx, xtLivePod(xtPod("soak", fmt.Sprintf("s-%03d", i), 1, 16384, -1, 10)), metav1.CreateOptions{})
+				_, err := c.CoreV1().Pods("soak").Create(ctx, xtLivePod(xtPod("soak", fmt.Sprintf("s-%03d", i)).GPUs(1).GPUMem(16384).GPUCores(10).Obj()), metav1.CreateOptions{})
 				if err == nil || try > 100 {
 					return
 				}

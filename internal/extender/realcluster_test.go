@@ -336,7 +336,7 @@ func TestRealSchedulerBindsWherePredicted(t *testing.T) {
 	xtCreateNode(t, c, xtNode("node-b", xtGPUs("node-b", 4, 24576, 10)))
 	xtCreateNamespace(t, c, "team", nil)
 	// A pod HAMi placed before (bound directly): node-b is not empty, so binpack prefers it.
-	seed := xtLivePod(xtPlaced(xtPod("default", "seed", 1, 24576, -1, 100), "node-b", xtDev("node-b", 0, 24576, 100)))
+	seed := xtLivePod(xtPlaced(xtPod("default", "seed").GPUs(1).GPUMem(24576).GPUCores(100).Obj(), "node-b", xtDev("node-b", 0, 24576, 100)))
 	if _, err := c.CoreV1().Pods("default").Create(ctx, seed, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -346,16 +346,16 @@ func TestRealSchedulerBindsWherePredicted(t *testing.T) {
 	})
 	t.Logf("control plane, extender and scheduler ready in %s", time.Since(began).Round(time.Millisecond))
 
-	two := xtPod("default", "s5-two-containers", 1, 4000, -1, 10)
+	two := xtPod("default", "s5-two-containers").GPUs(1).GPUMem(4000).GPUCores(10).Obj()
 	two.Spec.Containers = append(two.Spec.Containers, corev1.Container{Name: "second", Image: "registry.k8s.io/pause:3.10",
 		Resources: corev1.ResourceRequirements{Limits: two.Spec.Containers[0].Resources.Limits.DeepCopy()}})
 	pods := []*corev1.Pod{
-		xtPod("default", "s1", 1, 8000, -1, 30),
-		xtWithAnnos(xtPod("default", "s2-binpack-gpus", 2, 10000, -1, 20), engine.AnnoGPUPolicy, engine.PolicyBinpack),
-		xtWithAnnos(xtPod("default", "s3-spread-node", 1, 3000, -1, 10), engine.AnnoNodePolicy, engine.PolicySpread),
-		xtPod("default", "s4-percent", 1, -1, 50, 10),
+		xtPod("default", "s1").GPUs(1).GPUMem(8000).GPUCores(30).Obj(),
+		xtWithAnnos(xtPod("default", "s2-binpack-gpus").GPUs(2).GPUMem(10000).GPUCores(20).Obj(), engine.AnnoGPUPolicy, engine.PolicyBinpack),
+		xtWithAnnos(xtPod("default", "s3-spread-node").GPUs(1).GPUMem(3000).GPUCores(10).Obj(), engine.AnnoNodePolicy, engine.PolicySpread),
+		xtPod("default", "s4-percent").GPUs(1).GPUMemPercent(50).GPUCores(10).Obj(),
 		two,
-		xtWithAnnos(xtPod("default", "s6-spread-node", 2, 2000, -1, 5), engine.AnnoNodePolicy, engine.PolicySpread),
+		xtWithAnnos(xtPod("default", "s6-spread-node").GPUs(2).GPUMem(2000).GPUCores(5).Obj(), engine.AnnoNodePolicy, engine.PolicySpread),
 	}
 	strict := 0
 	for _, p := range pods {
@@ -401,7 +401,7 @@ func TestRealSchedulerBindsWherePredicted(t *testing.T) {
 	}
 
 	// A pod that cannot fit anywhere stays Pending with HAMi's reason.
-	huge := xtPod("default", "huge", 1, 30000, -1, 10)
+	huge := xtPod("default", "huge").GPUs(1).GPUMem(30000).GPUCores(10).Obj()
 	if _, err := c.CoreV1().Pods("default").Create(ctx, xtLivePod(huge), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -417,18 +417,18 @@ func TestRealSchedulerBindsWherePredicted(t *testing.T) {
 		t.Fatal(err)
 	}
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool { return cl.Quota("team").Memory != nil })
-	q1 := xtPod("team", "q1", 1, 12000, -1, 10)
+	q1 := xtPod("team", "q1").GPUs(1).GPUMem(12000).GPUCores(10).Obj()
 	if _, err := c.CoreV1().Pods("team").Create(ctx, xtLivePod(q1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	xtWaitBound(t, c, "team", "q1", 30*time.Second)
-	q2 := xtPod("team", "q2", 1, 12000, -1, 10)
+	q2 := xtPod("team", "q2").GPUs(1).GPUMem(12000).GPUCores(10).Obj()
 	if _, err := c.CoreV1().Pods("team").Create(ctx, xtLivePod(q2), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	xtWaitEvent(t, c, "team", "q2", extender.EventReason, []string{"ResourceQuotaNotFit"}, 20*time.Second)
 	xtWaitEvent(t, c, "team", "q2", "FailedScheduling", []string{"ResourceQuotaNotFit"}, 20*time.Second)
-	q3 := xtPod("team", "q3", 1, 8000, -1, 10) // exactly fills the quota
+	q3 := xtPod("team", "q3").GPUs(1).GPUMem(8000).GPUCores(10).Obj() // exactly fills the quota
 	if _, err := c.CoreV1().Pods("team").Create(ctx, xtLivePod(q3), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -575,7 +575,7 @@ func TestRealWebhookSendsPodsToHAMiScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := func(name string) *corev1.Pod {
-		p := xtLivePod(xtPod("hooked", name, 1, -1, -1, -1))
+		p := xtLivePod(xtPod("hooked", name).GPUs(1).Obj())
 		p.Spec.SchedulerName = ""
 		return p
 	}
@@ -608,7 +608,7 @@ func TestRealWebhookSendsPodsToHAMiScheduler(t *testing.T) {
 	}
 
 	// Memory only: the webhook adds the GPU count.
-	mem := xtLivePod(xtPod("hooked", "memonly", -1, 3000, -1, 20))
+	mem := xtLivePod(xtPod("hooked", "memonly").GPUMem(3000).GPUCores(20).Obj())
 	mem.Spec.SchedulerName = ""
 	got, err = c.CoreV1().Pods("hooked").Create(ctx, mem, metav1.CreateOptions{})
 	if err != nil {
@@ -620,14 +620,14 @@ func TestRealWebhookSendsPodsToHAMiScheduler(t *testing.T) {
 	xtWaitBound(t, c, "hooked", "memonly", 30*time.Second)
 
 	// Denials reach the user with the numbers.
-	bad := xtLivePod(xtPod("hooked", "pct", 1, -1, 150, -1))
+	bad := xtLivePod(xtPod("hooked", "pct").GPUs(1).GPUMemPercent(150).Obj())
 	bad.Spec.SchedulerName = ""
 	_, err = c.CoreV1().Pods("hooked").Create(ctx, bad, metav1.CreateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "150") || !strings.Contains(err.Error(), "denied") {
 		t.Errorf("percentage 150: create error %v, want the webhook's denial naming 150", err)
 	}
 	// A pod without GPU resources is untouched.
-	cpu := xtLivePod(xtPod("hooked", "cpu", -1, -1, -1, -1))
+	cpu := xtLivePod(xtPod("hooked", "cpu").Obj())
 	cpu.Spec.SchedulerName = ""
 	got, err = c.CoreV1().Pods("hooked").Create(ctx, cpu, metav1.CreateOptions{})
 	if err != nil {

@@ -43,7 +43,7 @@ func xtVendorDevs(node, typ string, n int, mem, cores int64, slots int32) []code
 
 // xtVendorPod is a pod with one container asking for res (name, value, ...).
 func xtVendorPod(ns, name string, res ...any) *corev1.Pod {
-	p := xtPod(ns, name, -1, -1, -1, -1)
+	p := xtPod(ns, name).Obj()
 	l := corev1.ResourceList{}
 	for i := 0; i+1 < len(res); i += 2 {
 		l[corev1.ResourceName(res[i].(string))] = *resource.NewQuantity(int64(res[i+1].(int)), resource.DecimalSI)
@@ -88,7 +88,7 @@ func TestRealMixedCluster(t *testing.T) {
 		node string
 		keys []string // annotations that must equal the engine's prediction on that node
 	}{
-		{xtPod("default", "gpu", 1, 4000, -1, 20), "nv-1", []string{codec.PodAllocatedAnnotation, codec.PodToAllocateAnnotation}},
+		{xtPod("default", "gpu").GPUs(1).GPUMem(4000).GPUCores(20).Obj(), "nv-1", []string{codec.PodAllocatedAnnotation, codec.PodToAllocateAnnotation}},
 		{xtVendorPod("default", "dcu", "hygon.com/dcunum", 2, "hygon.com/dcumem", 8000, "hygon.com/dcucores", 30), "dcu-1",
 			[]string{"hami.io/dcu-devices-allocated", "hami.io/dcu-devices-to-allocate"}},
 		{xtVendorPod("default", "npu", "huawei.com/Ascend910B3", 1, "huawei.com/Ascend910B3-memory", 3000), "npu-1",

@@ -83,7 +83,7 @@ func xtLimit(p *corev1.Pod, c int, name string) (int64, bool) {
 func TestWebhookSetsSchedulerNameAndDefaults(t *testing.T) {
 	e := newXTEnv(t, extender.Options{SchedulerName: xtScheduler})
 	t.Run("gpu count only", func(t *testing.T) {
-		resp, got := e.review(xtAsDefaulted(xtPod("default", "whole", 1, -1, -1, -1)), admissionv1.Create)
+		resp, got := e.review(xtAsDefaulted(xtPod("default", "whole").GPUs(1).Obj()), admissionv1.Create)
 		if !resp.Allowed {
 			t.Fatalf("denied: %+v", resp.Result)
 		}
@@ -99,7 +99,7 @@ func TestWebhookSetsSchedulerNameAndDefaults(t *testing.T) {
 		}
 	})
 	t.Run("memory only gets the default GPU count", func(t *testing.T) {
-		resp, got := e.review(xtAsDefaulted(xtPod("default", "memonly", -1, 4000, -1, -1)), admissionv1.Create)
+		resp, got := e.review(xtAsDefaulted(xtPod("default", "memonly").GPUMem(4000).Obj()), admissionv1.Create)
 		if !resp.Allowed {
 			t.Fatalf("denied: %+v", resp.Result)
 		}
@@ -114,7 +114,7 @@ func TestWebhookSetsSchedulerNameAndDefaults(t *testing.T) {
 		}
 	})
 	t.Run("cores only in an init container", func(t *testing.T) {
-		p := xtAsDefaulted(xtPod("default", "initcores", -1, -1, -1, -1))
+		p := xtAsDefaulted(xtPod("default", "initcores").Obj())
 		p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 		p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "x", Resources: corev1.ResourceRequirements{
 			Limits: corev1.ResourceList{"nvidia.com/gpucores": resource.MustParse("20")}}}}
@@ -131,7 +131,7 @@ func TestWebhookSetsSchedulerNameAndDefaults(t *testing.T) {
 		}
 	})
 	t.Run("empty schedulerName", func(t *testing.T) {
-		p := xtPod("default", "empty", 1, 2000, -1, 10)
+		p := xtPod("default", "empty").GPUs(1).GPUMem(2000).GPUCores(10).Obj()
 		p.Spec.SchedulerName = ""
 		resp, got := e.review(p, admissionv1.Create)
 		if !resp.Allowed || got.Spec.SchedulerName != xtScheduler {
@@ -144,7 +144,7 @@ func TestWebhookDenies(t *testing.T) {
 	objs := []runtime.Object{
 		xtNode("w1", xtGPUs("w1", 2, 16384, 10)),
 		xtQuota("team", "gpu-quota", "limits.nvidia.com/gpumem", "10000", "limits.nvidia.com/gpucores", "80"),
-		xtPlaced(xtPod("team", "running", 1, 6000, -1, 30), "w1", xtDev("w1", 0, 6000, 30)),
+		xtPlaced(xtPod("team", "running").GPUs(1).GPUMem(6000).GPUCores(30).Obj(), "w1", xtDev("w1", 0, 6000, 30)),
 	}
 	e := newXTEnv(t, extender.Options{SchedulerName: xtScheduler}, objs...)
 	for _, tc := range []struct {
@@ -152,16 +152,16 @@ func TestWebhookDenies(t *testing.T) {
 		pod  *corev1.Pod
 		want []string // substrings of the message
 	}{
-		{"percentage 150", xtPod("default", "pct", 1, -1, 150, -1), []string{"nvidia.com/gpumem-percentage", "150", "1-100"}},
-		{"percentage 0", xtPod("default", "pct0", 1, -1, 0, -1), []string{"nvidia.com/gpumem-percentage", "1-100"}},
+		{"percentage 150", xtPod("default", "pct").GPUs(1).GPUMemPercent(150).Obj(), []string{"nvidia.com/gpumem-percentage", "150", "1-100"}},
+		{"percentage 0", xtPod("default", "pct0").GPUs(1).GPUMemPercent(0).Obj(), []string{"nvidia.com/gpumem-percentage", "1-100"}},
 		{"privileged GPU container", func() *corev1.Pod {
-			p := xtPod("default", "priv", 1, 2000, -1, 10)
+			p := xtPod("default", "priv").GPUs(1).GPUMem(2000).GPUCores(10).Obj()
 			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
 			return p
 		}(), []string{"main", "privileged"}},
-		{"quota memory overrun", xtPod("team", "big", 1, 6000, -1, 10), []string{"team", "limits.nvidia.com/gpumem", "6000", "4000", "10000", "gpu-quota"}},
-		{"quota memory overrun by GPU count", xtPod("team", "two", 2, 3000, -1, 10), []string{"limits.nvidia.com/gpumem", "6000", "4000 of 10000"}},
-		{"quota cores overrun", xtPod("team", "cores", 1, 1000, -1, 60), []string{"limits.nvidia.com/gpucores", "60", "50", "80", "gpu-quota"}},
+		{"quota memory overrun", xtPod("team", "big").GPUs(1).GPUMem(6000).GPUCores(10).Obj(), []string{"team", "limits.nvidia.com/gpumem", "6000", "4000", "10000", "gpu-quota"}},
+		{"quota memory overrun by GPU count", xtPod("team", "two").GPUs(2).GPUMem(3000).GPUCores(10).Obj(), []string{"limits.nvidia.com/gpumem", "6000", "4000 of 10000"}},
+		{"quota cores overrun", xtPod("team", "cores").GPUs(1).GPUMem(1000).GPUCores(60).Obj(), []string{"limits.nvidia.com/gpucores", "60", "50", "80", "gpu-quota"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, _ := e.review(xtAsDefaulted(tc.pod), admissionv1.Create)
@@ -182,13 +182,13 @@ func TestWebhookDenies(t *testing.T) {
 		})
 	}
 	t.Run("within quota", func(t *testing.T) {
-		resp, got := e.review(xtAsDefaulted(xtPod("team", "small", 1, 4000, -1, 50)), admissionv1.Create)
+		resp, got := e.review(xtAsDefaulted(xtPod("team", "small").GPUs(1).GPUMem(4000).GPUCores(50).Obj()), admissionv1.Create)
 		if !resp.Allowed || got.Spec.SchedulerName != xtScheduler {
 			t.Errorf("a pod that exactly fills the quota: allowed %v (%+v), schedulerName %q", resp.Allowed, resp.Result, got.Spec.SchedulerName)
 		}
 	})
 	t.Run("privileged container without GPU in a GPU pod", func(t *testing.T) {
-		p := xtAsDefaulted(xtPod("default", "sidecar", 1, 2000, -1, 10))
+		p := xtAsDefaulted(xtPod("default", "sidecar").GPUs(1).GPUMem(2000).GPUCores(10).Obj())
 		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "side", Image: "x",
 			SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}})
 		if resp, _ := e.review(p, admissionv1.Create); !resp.Allowed {
@@ -199,12 +199,12 @@ func TestWebhookDenies(t *testing.T) {
 
 func TestWebhookLeavesOtherPodsUntouched(t *testing.T) {
 	e := newXTEnv(t, extender.Options{SchedulerName: xtScheduler})
-	cpu := xtAsDefaulted(xtPod("default", "cpu", -1, -1, -1, -1))
+	cpu := xtAsDefaulted(xtPod("default", "cpu").Obj())
 	cpu.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")}
 	cpu.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
-	bare := xtAsDefaulted(xtPod("default", "bare", -1, -1, -1, -1))
+	bare := xtAsDefaulted(xtPod("default", "bare").Obj())
 	bare.Spec.Containers[0].Resources = corev1.ResourceRequirements{}
-	other := xtAsDefaulted(xtPod("default", "amd", -1, -1, -1, -1))
+	other := xtAsDefaulted(xtPod("default", "amd").Obj())
 	other.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"amd.com/gpu": resource.MustParse("1")}
 	for _, p := range []*corev1.Pod{cpu, bare, other} {
 		resp, got := e.review(p, admissionv1.Create)
@@ -216,7 +216,7 @@ func TestWebhookLeavesOtherPodsUntouched(t *testing.T) {
 		}
 	}
 	// An UPDATE of a GPU pod is not this webhook's business either.
-	if resp, _ := e.review(xtAsDefaulted(xtPod("default", "upd", 1, -1, 150, -1)), admissionv1.Update); !resp.Allowed || len(resp.Patch) != 0 {
+	if resp, _ := e.review(xtAsDefaulted(xtPod("default", "upd").GPUs(1).GPUMemPercent(150).Obj()), admissionv1.Update); !resp.Allowed || len(resp.Patch) != 0 {
 		t.Errorf("UPDATE: allowed %v, patch %s; want allowed, untouched", resp.Allowed, resp.Patch)
 	}
 	// A review without a request is a bad request.

@@ -41,6 +41,7 @@ var notes = map[string]string{
 	"internal/agent/agenttest":           "helpers the agent's tests share: Nodes and pods on a real API server",
 	"internal/agent/agenttest/manifests": "the deploy tests' helpers: kustomize builds and server-side apply (apart: kustomize must not link into the NVML tests)",
 	"internal/worldgen":                  "seeded random clusters for the property tests and `make soak-worlds`",
+	"internal/testbuild":                 "named builders of pods and containers for tests (kube-scheduler's `st.MakePod()` style); only tests import it",
 	"internal/version":                   "set with `-ldflags -X` by `make build`, `make dist` and the Dockerfiles",
 	"internal/testenv":                   "real etcd, kube-apiserver and kube-scheduler for tests, built by `hack/k8s-binaries.sh`",
 	"internal/device":                    "the device seam: a family's `Kind` (annotations, resources, units, hooks) and the `Vendor` interface; pure",
@@ -156,6 +157,8 @@ func TestLayers(t *testing.T) {
 		// The extender watches what it needs itself; the snapshot reader is the commands'.
 		"internal/extender": {"github.com/NVIDIA/go-nvml", module + "internal/tui", module + "internal/cli", module + "internal/snapshot"},
 		"internal/render":   {"k8s.io/client-go"},
+		// Every package's tests may build objects with it, so it imports none of them.
+		"internal/testbuild": {module + "internal"},
 	}
 	seen := 0
 	for _, p := range list(t) {
@@ -180,5 +183,12 @@ func TestLayers(t *testing.T) {
 	}
 	if seen != len(forbidden) {
 		t.Errorf("checked %d of the %d packages with rules: a package was renamed", seen, len(forbidden))
+	}
+	for _, p := range list(t) {
+		for _, dep := range p.Deps {
+			if dep == module+"internal/testbuild" {
+				t.Errorf("%s depends on internal/testbuild, which only tests may use", p.ImportPath)
+			}
+		}
 	}
 }

@@ -4,12 +4,47 @@ import (
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // The Queues view: Volcano's card-model quota per queue and card (volcano.sh/card.quota, in whole cards),
 // the queue's quota error, and the jobs (PodGroups in phase Pending) waiting to enter it with their
 // enqueue check. Enter on a queue lists its pending pods.
+
+// queuesView is the Queues tab.
+type queuesView struct{ tableView }
+
+func newQueuesView(Options) view {
+	return &queuesView{tableView{t: newTable(sortCol{"queue", false}, sortCol{"used", true}, sortCol{"pending", true})}}
+}
+
+func (v *queuesView) info() viewInfo {
+	return viewInfo{name: "Queues", about: ": card quota", commands: []string{"queues", "queue", "volcano", "vq", "cards"},
+		drill: [2]string{"a queue", "its pending pods"}, headLines: 1, wraps: true,
+		help: [][2]string{{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"}}}
+}
+
+func (v *queuesView) setData(m *Model) { v.t.setRows(m.queueRows()) }
+
+// names are the queues, for `:queues QUEUE`.
+func (v *queuesView) names(m *Model) []string {
+	var out []string
+	for _, q := range m.data.Queues {
+		out = append(out, q.Queue)
+	}
+	return out
+}
+
+// drill lists the selected queue's pending pods.
+func (v *queuesView) drill(m *Model) tea.Cmd {
+	if i := v.t.selected(); i >= 0 {
+		pv := viewOf[*pendingView](m)
+		m.switchTo(m.indexOf(pv.info().name))
+		pv.t.setFilter(queueFilter(m.data.Queues[i].Queue))
+	}
+	return nil
+}
 
 // queueRows are the Queues view's rows, one per queue; a row's height is its card lines and notes.
 func (m *Model) queueRows() []row {
@@ -112,7 +147,7 @@ func (m *Model) queueNotes(l queueLayout, q *QueueView) []string {
 	return out
 }
 
-func (m *Model) renderQueues(height int) []string {
+func (v *queuesView) render(m *Model, height int) []string {
 	s := m.styles
 	l := m.queueLayout()
 	var header string
@@ -122,7 +157,7 @@ func (m *Model) renderQueues(height int) []string {
 		header = line(l.cols(), "QUEUE", "CARD", "USED OF QUOTA", "", "QUOTA", "USED", "LEFT", "PEND", "PHYS", "FREE")
 	}
 	lines := []string{s.colHeader.Render("  " + header)}
-	t := m.queues
+	t := v.t
 	if len(t.order) == 0 {
 		none := "no Volcano queues"
 		if !m.data.Volcano {

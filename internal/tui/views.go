@@ -43,8 +43,9 @@ type view interface {
 	// refresh is the work to start when the view is shown (tab, number key, click, `:`) and, while it is
 	// shown, when the data or the styles change: the what-if form's answer.
 	refresh(m *Model) tea.Cmd
-	// update handles a key when the view is focused and no global key took it, and every message the
-	// Model does not handle itself (focused or not: a view's own asynchronous answers come back this way).
+	// update handles a key when the view is focused and no global key took it (every key while editing), a
+	// click on a row of its table (selectMsg), and, focused or not, every message the Model does not handle
+	// itself (a view's own asynchronous answers come back this way) and restyleMsg.
 	update(m *Model, msg tea.Msg) tea.Cmd
 	// wheel is one notch of the mouse wheel over the view (dir -1 up, 1 down).
 	wheel(m *Model, dir int)
@@ -200,17 +201,15 @@ func tabInfos(views []view) []viewInfo {
 func (m *Model) tabInfos() []viewInfo { return tabInfos(m.views) }
 
 // ViewKeys is the number keys of the views, "1-6", for the command's help.
-func ViewKeys() string {
-	return fmt.Sprintf("1-%d", len(tabInfos(newViews(Options{}))))
-}
+func ViewKeys() string { return viewsKey(tabInfos(newViews(Options{}))).Help().Key }
 
-// viewsKey is the binding of the views' number keys.
+// viewsKey is the binding of the views' number keys: 1 to 9 (a tenth tab is reached by tab and `:`).
 func viewsKey(tabs []viewInfo) key.Binding {
-	keys := make([]string, len(tabs))
-	for i := range tabs {
+	keys := make([]string, min(len(tabs), 9))
+	for i := range keys {
 		keys[i] = fmt.Sprint(i + 1)
 	}
-	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(fmt.Sprintf("1-%d", len(tabs)), "view"))
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(fmt.Sprintf("1-%d", len(keys)), "view"))
 }
 
 // current is the focused view.

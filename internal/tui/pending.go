@@ -22,7 +22,7 @@ func (v *pendingView) info() viewInfo {
 		drill: [2]string{"a pending pod", "why"}, headLines: 1, verdicts: true}
 }
 
-func (v *pendingView) setData(m *Model) { v.t.setRows(m.pendingRows()) }
+func (v *pendingView) setData(m *Model) { v.t.setRows(v.pendingRows(m)) }
 
 // names are the pending pods' names, for `:pending NAME`.
 func (v *pendingView) names(m *Model) []string {
@@ -45,7 +45,7 @@ func (v *pendingView) drill(m *Model) tea.Cmd {
 }
 
 // pendingRows are the Pending view's rows, one per waiting GPU pod.
-func (m *Model) pendingRows() []row {
+func (v *pendingView) pendingRows(m *Model) []row {
 	rows := make([]row, len(m.data.Pending))
 	for i, p := range m.data.Pending {
 		reason := m.reason(p)
@@ -75,7 +75,7 @@ func (m *Model) reason(p *PendingView) string {
 	return "evaluating…"
 }
 
-func (m *Model) pendingCols() []cell {
+func (v *pendingView) pendingCols(m *Model) []cell {
 	if m.width-2 >= 110 {
 		return []cell{{20, false}, {30, false}, {4, true}, {4, true}, {-1, false}}
 	}
@@ -84,7 +84,7 @@ func (m *Model) pendingCols() []cell {
 
 func (v *pendingView) render(m *Model, height int) []string {
 	s := m.styles
-	cols := m.pendingCols()
+	cols := v.pendingCols(m)
 	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
 	t := v.t
 	if len(t.order) == 0 {

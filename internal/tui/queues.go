@@ -25,7 +25,7 @@ func (v *queuesView) info() viewInfo {
 		help: [][2]string{{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"}}}
 }
 
-func (v *queuesView) setData(m *Model) { v.t.setRows(m.queueRows()) }
+func (v *queuesView) setData(m *Model) { v.t.setRows(v.queueRows(m)) }
 
 // names are the queues, for `:queues QUEUE`.
 func (v *queuesView) names(m *Model) []string {
@@ -47,8 +47,8 @@ func (v *queuesView) drill(m *Model) tea.Cmd {
 }
 
 // queueRows are the Queues view's rows, one per queue; a row's height is its card lines and notes.
-func (m *Model) queueRows() []row {
-	l := m.queueLayout()
+func (v *queuesView) queueRows(m *Model) []row {
+	l := v.queueLayout(m)
 	rows := make([]row, len(m.data.Queues))
 	for i, q := range m.data.Queues {
 		used := -1.0
@@ -62,7 +62,7 @@ func (m *Model) queueRows() []row {
 		for _, j := range q.Jobs {
 			text = append(text, j.Key)
 		}
-		h := len(q.Cards) + len(m.queueNotes(l, q))
+		h := len(q.Cards) + len(v.queueNotes(m, l, q))
 		if len(q.Cards) == 0 && !q.Missing && q.QuotaError == "" {
 			h++ // "no card quota"
 		}
@@ -77,7 +77,7 @@ type queueLayout struct {
 	queue, card, bar, note int // note: the width of the lines under a queue's cards
 }
 
-func (m *Model) queueLayout() queueLayout {
+func (v *queuesView) queueLayout(m *Model) queueLayout {
 	w := m.width - 2
 	var l queueLayout
 	// Wide: full card names (MIG profiles are long) and a bar of at least 20 cells.
@@ -115,7 +115,7 @@ func (l queueLayout) shortCard(card string) string {
 
 // queueNotes are the lines under a queue's cards: its state when it is not open, why its quota cannot be
 // read, and its waiting jobs' enqueue checks, wrapped to the width.
-func (m *Model) queueNotes(l queueLayout, q *QueueView) []string {
+func (v *queuesView) queueNotes(m *Model, l queueLayout, q *QueueView) []string {
 	s := m.styles
 	var out []string
 	add := func(text string, st func(...string) string) {
@@ -149,7 +149,7 @@ func (m *Model) queueNotes(l queueLayout, q *QueueView) []string {
 
 func (v *queuesView) render(m *Model, height int) []string {
 	s := m.styles
-	l := m.queueLayout()
+	l := v.queueLayout(m)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "QUEUE", "CARD", "USED OF QUOTA (whole cards)", "", "QUOTA", "USED", "LEFT", "PENDING", "PHYSICAL", "FREE")
@@ -204,7 +204,7 @@ func (v *queuesView) render(m *Model, height int) []string {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, s.dim.Render("no card quota (no volcano.sh/card.quota)")))
 		}
-		for _, note := range m.queueNotes(l, q) {
+		for _, note := range v.queueNotes(m, l, q) {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, note))
 		}

@@ -22,7 +22,7 @@ func (v *quotasView) info() viewInfo {
 		drill: [2]string{"a quota", "its pending pods"}, headLines: 1}
 }
 
-func (v *quotasView) setData(m *Model) { v.t.setRows(m.quotaRows()) }
+func (v *quotasView) setData(m *Model) { v.t.setRows(v.quotaRows(m)) }
 
 // names are the namespaces, for `:quotas NAMESPACE`.
 func (v *quotasView) names(m *Model) []string {
@@ -45,7 +45,7 @@ func (v *quotasView) drill(m *Model) tea.Cmd {
 }
 
 // quotaRows are the Quotas view's rows, one per namespace with a GPU quota or GPU usage.
-func (m *Model) quotaRows() []row {
+func (v *quotasView) quotaRows(m *Model) []row {
 	rows := make([]row, len(m.data.Quotas))
 	for i, q := range m.data.Quotas {
 		memPct, corePct := -1.0, -1.0
@@ -71,7 +71,7 @@ type quotaLayout struct {
 	ns, res, bar, text, quota int
 }
 
-func (m *Model) quotaLayout() quotaLayout {
+func (v *quotasView) quotaLayout(m *Model) quotaLayout {
 	w := m.width - 2
 	if w >= 110 {
 		l := quotaLayout{wide: true, ns: 20, res: 26, text: 24, quota: 14}
@@ -92,7 +92,7 @@ func (l quotaLayout) cols() []cell {
 
 func (v *quotasView) render(m *Model, height int) []string {
 	s := m.styles
-	l := m.quotaLayout()
+	l := v.quotaLayout(m)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "RESOURCEQUOTA", "KUBERNETES STATUS")

@@ -45,7 +45,7 @@ func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func
 		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
 		Long: `Show GPU allocation per node, namespace GPU quotas, Volcano queue card quotas and pending GPU pods.
 
-In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or 1-6 views, enter drill down,
+In a terminal, top opens a live terminal UI (k9s keys: / filter, : jump, tab or ` + tui.ViewKeys() + ` views, enter drill down,
 esc back, ? help, q quit) that follows the cluster through watches and never writes to it. When stdout is
 not a terminal, with --once or with -o, it prints the tables once.
 

@@ -1,6 +1,14 @@
 // Package tui is the terminal UI of `kubectl hami top`: per-GPU allocation bars for every node, a node's
-// GPUs and the pods on each, namespace GPU quotas, pending GPU pods with the engine's explanation, and a
-// what-if form, all one keypress apart (k9s keys: / filter, : jump, tab and 1-5, enter, esc, ?, q).
+// GPUs and the pods on each, namespace GPU quotas, pending GPU pods with the engine's explanation, a
+// what-if form and Volcano's queue card quotas, all one keypress apart (k9s keys: / filter, : jump, tab and
+// the number keys, enter, esc, ?, q).
+//
+// Views as components. Each view is one type in its own file implementing the view interface (views.go):
+// nodes.go, node.go, quotas.go, pending.go, whatif_view.go and queues.go are the tabs, verdict.go (why
+// pending) and gpu.go the pages their enter opens. The registry in views.go lists them in display order; the
+// tabs, number keys, `:` words and completions and the help screen are derived from it. The Model only wires
+// the program, the header and footer, the history, the overlays, the `:` prompt and the window size, and
+// dispatches to the focused view. Adding a view is its file plus one line in the registry.
 //
 // Data flow. A world (world.go) holds the engine model and the objects it was built from; it is fed once by
 // a snapshot (--demo, --snapshot) or, for a live cluster, by informers (live.go) whose events go into a

@@ -23,8 +23,8 @@ func TestResizeKeepsPlace(t *testing.T) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 66})
 	got := screen(m)
-	if m.nodes.offset != 0 {
-		t.Errorf("offset %d after growing, want 0 (every node fits)", m.nodes.offset)
+	if viewOf[*nodesView](m).t.offset != 0 {
+		t.Errorf("offset %d after growing, want 0 (every node fits)", viewOf[*nodesView](m).t.offset)
 	}
 	for _, want := range []string{"cpu-01", "gpu-a100-01", "gpu-t4-03"} {
 		if !strings.Contains(got, want) {
@@ -127,8 +127,8 @@ func TestProblemsOverlay(t *testing.T) {
 		}
 	}
 	press(m, "esc")
-	if m.overlay != overlayNone || m.view != viewNodes {
-		t.Errorf("esc left overlay %v view %v", m.overlay, m.view)
+	if m.overlay != overlayNone || viewName(m) != "Nodes" {
+		t.Errorf("esc left overlay %v view %v", m.overlay, viewName(m))
 	}
 	press(m, ":", "problems", "enter")
 	if m.overlay != overlayProblems {
@@ -162,8 +162,8 @@ func TestHelpScrolls(t *testing.T) {
 func TestEnterOnGPU(t *testing.T) {
 	m := newDemo(t, 80, 24)
 	press(m, ":", "node gpu-a100-02", "enter", "down", "enter")
-	if m.view != viewGPU {
-		t.Fatalf("enter on a GPU row: view %v, want the GPU page", m.view)
+	if viewName(m) != "GPU" {
+		t.Fatalf("enter on a GPU row: view %v, want the GPU page", viewName(m))
 	}
 	got := screen(m)
 	for _, want := range []string{"gpu-a100-02 #1 A100-SXM4-80GB", "3 pods on this GPU", "batch-render", "embedder-0", "notebook-alice", "12288 MiB", "CORES"} {
@@ -178,8 +178,8 @@ func TestEnterOnGPU(t *testing.T) {
 		t.Errorf("the GPU page is not under the Node tab:\n%s", got)
 	}
 	press(m, "esc")
-	if m.view != viewNode || !strings.Contains(selectedLine(t, m), "#1 A100") {
-		t.Errorf("esc: view %v, selected %q; want the Node view on #1", m.view, selectedLine(t, m))
+	if viewName(m) != "Node" || !strings.Contains(selectedLine(t, m), "#1 A100") {
+		t.Errorf("esc: view %v, selected %q; want the Node view on #1", viewName(m), selectedLine(t, m))
 	}
 	// An empty GPU says so.
 	press(m, "down", "down", "enter")
@@ -203,34 +203,34 @@ func TestMouse(t *testing.T) {
 		t.Fatalf("gpu-a100-02 not on screen:\n%s", screen(m))
 	}
 	m.Update(tea.MouseClickMsg{X: 5, Y: y, Button: tea.MouseLeft})
-	if m.nodes.selectedKey() != "gpu-a100-02" || m.view != viewNodes {
-		t.Fatalf("click on gpu-a100-02's line selected %q (view %v)", m.nodes.selectedKey(), m.view)
+	if viewOf[*nodesView](m).t.selectedKey() != "gpu-a100-02" || viewName(m) != "Nodes" {
+		t.Fatalf("click on gpu-a100-02's line selected %q (view %v)", viewOf[*nodesView](m).t.selectedKey(), viewName(m))
 	}
 	// A click on one of its GPU lines (the same row) opens it.
 	m.Update(tea.MouseClickMsg{X: 5, Y: y + 2, Button: tea.MouseLeft})
-	if m.view != viewNode || m.detail != "gpu-a100-02" {
-		t.Fatalf("second click: view %v node %q, want the Node view of gpu-a100-02", m.view, m.detail)
+	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-a100-02" {
+		t.Fatalf("second click: view %v node %q, want the Node view of gpu-a100-02", viewName(m), viewOf[*nodeView](m).detail)
 	}
 	// The wheel moves the selection down two GPUs.
 	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
 	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
-	if got := m.node.selectedKey(); got != "GPU-gpu-a100-02-2" {
+	if got := viewOf[*nodeView](m).t.selectedKey(); got != "GPU-gpu-a100-02-2" {
 		t.Errorf("after two wheel notches the Node view selects %q, want GPU #2", got)
 	}
 	m.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelUp})
-	if got := m.node.selectedKey(); got != "GPU-gpu-a100-02-1" {
+	if got := viewOf[*nodeView](m).t.selectedKey(); got != "GPU-gpu-a100-02-1" {
 		t.Errorf("after wheel up the Node view selects %q, want GPU #1", got)
 	}
 	// Tabs: " 1 Nodes " is 9 columns, " 2 Node " 8, " 3 Quotas " 10: column 20 is Quotas.
 	m.Update(tea.MouseClickMsg{X: 20, Y: 3, Button: tea.MouseLeft})
-	if m.view != viewQuotas {
-		t.Errorf("click on the Quotas tab: view %v", m.view)
+	if viewName(m) != "Quotas" {
+		t.Errorf("click on the Quotas tab: view %v", viewName(m))
 	}
 	// The why-pending page scrolls with the wheel.
 	press(m, "4", "enter")
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if m.pager.YOffset() != wheelStep {
-		t.Errorf("wheel on the why-pending page: offset %d, want %d", m.pager.YOffset(), wheelStep)
+	if viewOf[*verdictPage](m).pager.YOffset() != wheelStep {
+		t.Errorf("wheel on the why-pending page: offset %d, want %d", viewOf[*verdictPage](m).pager.YOffset(), wheelStep)
 	}
 	// The problems note opens the problems.
 	m.Update(tea.MouseClickMsg{X: 50, Y: 2, Button: tea.MouseLeft})
@@ -334,16 +334,16 @@ func TestPromptCompletes(t *testing.T) {
 		t.Errorf("tab completed to %q", got)
 	}
 	press(m, "enter")
-	if m.view != viewNode || m.detail != "gpu-a100-01" {
-		t.Errorf("after the completed :node, view %v node %q", m.view, m.detail)
+	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-a100-01" {
+		t.Errorf("after the completed :node, view %v node %q", viewName(m), viewOf[*nodeView](m).detail)
 	}
 	press(m, ":", "node gpu-a100-03", "enter")
 	if !strings.Contains(m.status, `node "gpu-a100-03" not found; did you mean "gpu-a100-01"`) {
 		t.Errorf("status after a near miss: %q", m.status)
 	}
 	press(m, ":", "node GPU-T4-01", "enter")
-	if m.detail != "gpu-t4-01" {
-		t.Errorf(":node in capitals opened %q", m.detail)
+	if viewOf[*nodeView](m).detail != "gpu-t4-01" {
+		t.Errorf(":node in capitals opened %q", viewOf[*nodeView](m).detail)
 	}
 }
 

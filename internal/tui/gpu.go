@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -10,17 +12,32 @@ import (
 // and what each was given), with the GPU's own facts above. It is drawn from the data of every frame, so it
 // stays live; esc goes back to the Node view.
 
-// openGPU shows the GPU under the Node view's cursor.
-func (m *Model) openGPU() {
-	if uuid := m.node.selectedKey(); uuid != "" {
-		m.gpuUUID, m.gpuOff = uuid, 0
-		m.switchTo(viewGPU)
-	}
+// gpuPage is the page of one GPU, under the Node tab.
+type gpuPage struct {
+	page
+	uuid string // the GPU shown
+	off  int    // the scroll offset
 }
+
+func newGPUPage(Options) view { return &gpuPage{} }
+
+func (gp *gpuPage) info() viewInfo { return viewInfo{name: "GPU", parent: "Node"} }
+
+// update scrolls the page (keys reach only the focused view).
+func (gp *gpuPage) update(m *Model, msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if d := m.scrollKey(k); d != 0 {
+			gp.scroll(m, d)
+		}
+	}
+	return nil
+}
+
+func (gp *gpuPage) wheel(m *Model, dir int) { gp.scroll(m, dir*wheelStep) }
 
 // gpuOf finds the shown node's GPU by UUID.
 func (m *Model) gpuOf(uuid string) (*NodeView, *engine.GPU) {
-	n := m.nodeByName(m.detail)
+	n := m.nodeByName(viewOf[*nodeView](m).detail)
 	if n == nil {
 		return nil, nil
 	}
@@ -32,14 +49,15 @@ func (m *Model) gpuOf(uuid string) (*NodeView, *engine.GPU) {
 	return n, nil
 }
 
-// gpuLines is the GPU page's whole text.
-func (m *Model) gpuLines() []string {
+// lines is the GPU page's whole text.
+func (gp *gpuPage) lines(m *Model) []string {
 	s := m.styles
-	n, g := m.gpuOf(m.gpuUUID)
+	nv := viewOf[*nodeView](m)
+	n, g := m.gpuOf(gp.uuid)
 	if g == nil {
-		return []string{s.dim.Render(fmt.Sprintf("  GPU %s is gone from node %s", m.gpuUUID, m.detail))}
+		return []string{s.dim.Render(fmt.Sprintf("  GPU %s is gone from node %s", gp.uuid, nv.detail))}
 	}
-	pods := m.detailPods[g.UUID]
+	pods := nv.pods[g.UUID]
 	lines := []string{
 		s.title.Render(fmt.Sprintf("%s #%d %s", n.Name, g.Index, shortType(g.Type))) + s.dim.Render("  (esc back · ↑↓ scroll)"),
 		fmt.Sprintf("%s · NUMA %d · state %s", g.UUID, g.Numa, m.gpuState(*g)),
@@ -71,12 +89,12 @@ func (m *Model) gpuLines() []string {
 	return lines
 }
 
-func (m *Model) renderGPU(height int) []string {
-	lines := m.gpuLines()
-	m.gpuOff = min(m.gpuOff, max(len(lines)-height, 0))
-	return lines[m.gpuOff:]
+func (gp *gpuPage) render(m *Model, height int) []string {
+	lines := gp.lines(m)
+	gp.off = min(gp.off, max(len(lines)-height, 0))
+	return lines[gp.off:]
 }
 
-func (m *Model) scrollGPU(delta int) {
-	m.gpuOff = min(max(m.gpuOff+delta, 0), max(len(m.gpuLines())-m.bodyHeight(), 0))
+func (gp *gpuPage) scroll(m *Model, delta int) {
+	gp.off = min(max(gp.off+delta, 0), max(len(gp.lines(m))-m.bodyHeight(), 0))
 }

@@ -99,3 +99,6 @@ func keyMsgs(k string) []tea.KeyPressMsg {
 func trimRight(s string) string { return strings.TrimRight(s, " ") }
 
 func joinLines(l []string) string { return strings.Join(l, "\n") + "\n" }
+
+// viewName is the name of the view shown ("Nodes", "Why pending").
+func viewName(m *Model) string { return m.current().info().name }

@@ -43,31 +43,31 @@ func TestFilterNodes(t *testing.T) {
 	}
 	// The filter is fuzzy: "t43" finds gpu-t4-03 only.
 	press(m, "ctrl+u", "t43")
-	if rows := m.nodes.order; len(rows) != 1 || m.data.Nodes[rows[0]].Name != "gpu-t4-03" {
+	if rows := viewOf[*nodesView](m).t.order; len(rows) != 1 || m.data.Nodes[rows[0]].Name != "gpu-t4-03" {
 		t.Errorf("fuzzy filter t43 kept %d rows, want gpu-t4-03 only", len(rows))
 	}
 	// enter keeps the filter, esc (in the table) clears it.
 	press(m, "enter")
-	if m.mode != modeNormal || m.nodes.filter != "t43" {
-		t.Fatalf("after enter: mode %v filter %q, want normal mode keeping t43", m.mode, m.nodes.filter)
+	if m.mode != modeNormal || viewOf[*nodesView](m).t.filter != "t43" {
+		t.Fatalf("after enter: mode %v filter %q, want normal mode keeping t43", m.mode, viewOf[*nodesView](m).t.filter)
 	}
 	press(m, "esc")
-	if m.nodes.filter != "" || len(m.nodes.order) != 11 {
-		t.Errorf("esc left filter %q and %d rows, want no filter and 11 rows", m.nodes.filter, len(m.nodes.order))
+	if viewOf[*nodesView](m).t.filter != "" || len(viewOf[*nodesView](m).t.order) != 11 {
+		t.Errorf("esc left filter %q and %d rows, want no filter and 11 rows", viewOf[*nodesView](m).t.filter, len(viewOf[*nodesView](m).t.order))
 	}
 	// esc while typing drops the filter at once.
 	press(m, "/", "h100", "esc")
-	if m.nodes.filter != "" || m.mode != modeNormal {
-		t.Errorf("esc while filtering left filter %q mode %v", m.nodes.filter, m.mode)
+	if viewOf[*nodesView](m).t.filter != "" || m.mode != modeNormal {
+		t.Errorf("esc while filtering left filter %q mode %v", viewOf[*nodesView](m).t.filter, m.mode)
 	}
 	// Each table keeps its own filter.
 	press(m, "4", "/", "team", "enter")
-	if got := len(m.pending.order); got != 2 {
+	if got := len(viewOf[*pendingView](m).t.order); got != 2 {
 		t.Errorf("pending filtered by team: %d rows, want 2 (team-vision)", got)
 	}
 	press(m, "1")
-	if m.nodes.filter != "" {
-		t.Errorf("the pending filter leaked into nodes: %q", m.nodes.filter)
+	if viewOf[*nodesView](m).t.filter != "" {
+		t.Errorf("the pending filter leaked into nodes: %q", viewOf[*nodesView](m).t.filter)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestDrillDownAndBack(t *testing.T) {
 		t.Fatalf("cursor on %q, want gpu-a100-02", l)
 	}
 	press(m, "enter")
-	if m.view != viewNode || m.detail != "gpu-a100-02" {
-		t.Fatalf("enter: view %v node %q, want the Node view of gpu-a100-02", m.view, m.detail)
+	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-a100-02" {
+		t.Fatalf("enter: view %v node %q, want the Node view of gpu-a100-02", viewName(m), viewOf[*nodeView](m).detail)
 	}
 	got := screen(m)
 	for _, want := range []string{"gpu-a100-02 · 8 GPUs · 6 pods", "finetune-b", "batch-render", "notebook-alice", "40000 MiB", "unhealthy", "cordoned", "[2 Node]"} {
@@ -88,8 +88,8 @@ func TestDrillDownAndBack(t *testing.T) {
 		}
 	}
 	press(m, "esc")
-	if m.view != viewNodes {
-		t.Fatalf("esc: view %v, want Nodes", m.view)
+	if viewName(m) != "Nodes" {
+		t.Fatalf("esc: view %v, want Nodes", viewName(m))
 	}
 	if l := selectedLine(t, m); !strings.Contains(l, "gpu-a100-02") {
 		t.Errorf("back in Nodes the cursor is on %q, want gpu-a100-02", l)
@@ -97,8 +97,8 @@ func TestDrillDownAndBack(t *testing.T) {
 
 	// Pending: enter opens the explanation, esc goes back.
 	press(m, "4", "down", "enter")
-	if m.view != viewVerdict || m.pagerPod != "inference/llm-serve-2" {
-		t.Fatalf("enter on pending: view %v pod %q", m.view, m.pagerPod)
+	if viewName(m) != "Why pending" || viewOf[*verdictPage](m).pod != "inference/llm-serve-2" {
+		t.Fatalf("enter on pending: view %v pod %q", viewName(m), viewOf[*verdictPage](m).pod)
 	}
 	got = screen(m)
 	for _, want := range []string{"Why pending: inference/llm-serve-2", "ResourceQuotaNotFit"} {
@@ -106,32 +106,32 @@ func TestDrillDownAndBack(t *testing.T) {
 			t.Errorf("why-pending page lacks %q:\n%s", want, got)
 		}
 	}
-	if !strings.Contains(m.pagerText, "Namespace quota (inference), as HAMi accounts it:") {
-		t.Errorf("why-pending text lacks the quota section:\n%s", m.pagerText)
+	if !strings.Contains(viewOf[*verdictPage](m).text, "Namespace quota (inference), as HAMi accounts it:") {
+		t.Errorf("why-pending text lacks the quota section:\n%s", viewOf[*verdictPage](m).text)
 	}
 	// The page scrolls.
-	before := m.pager.YOffset()
+	before := viewOf[*verdictPage](m).pager.YOffset()
 	press(m, "pgdown")
-	if m.pager.YOffset() <= before {
-		t.Errorf("pgdown did not scroll the explanation (offset %d)", m.pager.YOffset())
+	if viewOf[*verdictPage](m).pager.YOffset() <= before {
+		t.Errorf("pgdown did not scroll the explanation (offset %d)", viewOf[*verdictPage](m).pager.YOffset())
 	}
 	press(m, "esc")
-	if m.view != viewPending {
-		t.Errorf("esc from the explanation: view %v, want Pending", m.view)
+	if viewName(m) != "Pending" {
+		t.Errorf("esc from the explanation: view %v, want Pending", viewName(m))
 	}
 
 	// A quota drills into its namespace's pending pods.
 	press(m, "3", "down", "enter")
-	if m.view != viewPending || m.pending.filter != "inference/" {
-		t.Errorf("enter on the inference quota: view %v filter %q", m.view, m.pending.filter)
+	if viewName(m) != "Pending" || viewOf[*pendingView](m).t.filter != "inference/" {
+		t.Errorf("enter on the inference quota: view %v filter %q", viewName(m), viewOf[*pendingView](m).t.filter)
 	}
 	if !strings.Contains(screen(m), "llm-serve-2") {
 		t.Errorf("inference's pending pods not shown:\n%s", screen(m))
 	}
 	// esc clears the filter, then goes back.
 	press(m, "esc", "esc")
-	if m.view != viewQuotas {
-		t.Errorf("esc esc: view %v, want Quotas", m.view)
+	if viewName(m) != "Quotas" {
+		t.Errorf("esc esc: view %v, want Quotas", viewName(m))
 	}
 }
 
@@ -143,8 +143,8 @@ func TestWhyPendingMatchesCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.pagerText != strings.TrimRight(string(want), "\n") {
-		t.Errorf("explanation differs from `why-pending llm-serve-2 -n inference`:\n--- tui\n%s\n--- cli\n%s", m.pagerText, want)
+	if viewOf[*verdictPage](m).text != strings.TrimRight(string(want), "\n") {
+		t.Errorf("explanation differs from `why-pending llm-serve-2 -n inference`:\n--- tui\n%s\n--- cli\n%s", viewOf[*verdictPage](m).text, want)
 	}
 }
 
@@ -156,10 +156,10 @@ func TestWhatIfAnswers(t *testing.T) {
 	}
 	// The what-if command's own case: -n team-vision --gpus 1 --gpumem 8000 --gpucores 20.
 	press(m, "enter", "tab", "tab", "ctrl+u", "20", "tab", "ctrl+u", "team-vision", "esc")
-	if m.form.editing {
+	if m.form().editing {
 		t.Fatal("esc did not leave the form")
 	}
-	got := m.form.text
+	got := m.form().text
 	if !strings.Contains(got, "Copies: 7 fit now (gpu-a100-01: 7).") {
 		t.Errorf("copies line missing:\n%s", got)
 	}
@@ -173,38 +173,38 @@ func TestWhatIfAnswers(t *testing.T) {
 	}
 	// Every key answers: a memory no GPU has does not fit. (enter returns to the field left: Namespace.)
 	press(m, "enter", "up", "up", "ctrl+u", "90000")
-	if a := ansi.Strip(m.form.text); !strings.Contains(a, "✗ does not fit now: ResourceQuotaNotFit on 7/11 nodes") || !strings.Contains(a, "Copies: 0 fit now.") {
-		t.Errorf("90000 MiB answer:\n%s", m.form.text)
+	if a := ansi.Strip(m.form().text); !strings.Contains(a, "✗ does not fit now: ResourceQuotaNotFit on 7/11 nodes") || !strings.Contains(a, "Copies: 0 fit now.") {
+		t.Errorf("90000 MiB answer:\n%s", m.form().text)
 	}
 	// Bad input says what is wrong instead of answering.
 	press(m, "ctrl+u", "lots")
-	if !strings.Contains(m.form.err, `memory "lots"`) {
-		t.Errorf("error %q, want one about Memory", m.form.err)
+	if !strings.Contains(m.form().err, `memory "lots"`) {
+		t.Errorf("error %q, want one about Memory", m.form().err)
 	}
 	// Percentages work, and the quota gate answers for inference.
 	press(m, "ctrl+u", "50%", "tab", "tab", "ctrl+u", "inference")
-	if !strings.Contains(ansi.Strip(m.form.text), "ResourceQuotaNotFit") {
-		t.Errorf("50%% in inference should hit the quota:\n%s", m.form.text)
+	if !strings.Contains(ansi.Strip(m.form().text), "ResourceQuotaNotFit") {
+		t.Errorf("50%% in inference should hit the quota:\n%s", m.form().text)
 	}
 	// While the form is edited, number keys type digits instead of switching views.
 	press(m, "up", "ctrl+u", "2")
-	if m.form.focused != fieldCores {
-		t.Fatalf("focused field %d, want Cores", m.form.focused)
+	if m.form().focused != fieldCores {
+		t.Fatalf("focused field %d, want Cores", m.form().focused)
 	}
-	if m.view != viewWhatIf || m.form.fields[fieldCores].input.Value() != "2" {
-		t.Errorf("typing 2 in the form: view %v cores %q", m.view, m.form.fields[fieldCores].input.Value())
+	if viewName(m) != "What-if" || m.form().fields[fieldCores].input.Value() != "2" {
+		t.Errorf("typing 2 in the form: view %v cores %q", viewName(m), m.form().fields[fieldCores].input.Value())
 	}
 }
 
 func TestCommandsTabsAndSort(t *testing.T) {
 	m := newDemo(t, 80, 24)
 	press(m, ":", "quo", "enter")
-	if m.view != viewQuotas {
-		t.Errorf(":quo -> view %v, want Quotas", m.view)
+	if viewName(m) != "Quotas" {
+		t.Errorf(":quo -> view %v, want Quotas", viewName(m))
 	}
 	press(m, ":", "node gpu-t4-01", "enter")
-	if m.view != viewNode || m.detail != "gpu-t4-01" {
-		t.Errorf(":node gpu-t4-01 -> view %v node %q", m.view, m.detail)
+	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-t4-01" {
+		t.Errorf(":node gpu-t4-01 -> view %v node %q", viewName(m), viewOf[*nodeView](m).detail)
 	}
 	press(m, ":", "nosuch", "enter")
 	if !strings.Contains(screen(m), `unknown view "nosuch"`) {
@@ -216,35 +216,35 @@ func TestCommandsTabsAndSort(t *testing.T) {
 	}
 	// tab cycles through the six views and wraps; shift+tab goes back.
 	press(m, "1")
-	var seen []viewID
+	var seen []string
 	for range 6 {
 		press(m, "tab")
-		seen = append(seen, m.view)
+		seen = append(seen, viewName(m))
 	}
-	if want := []viewID{viewNode, viewQuotas, viewPending, viewWhatIf, viewQueues, viewNodes}; !equalViews(seen, want) {
+	if want := []string{"Node", "Quotas", "Pending", "What-if", "Queues", "Nodes"}; !equalViews(seen, want) {
 		t.Errorf("tab went through %v, want %v", seen, want)
 	}
 	press(m, "shift+tab")
-	if m.view != viewQueues {
-		t.Errorf("shift+tab from Nodes: %v, want Queues", m.view)
+	if viewName(m) != "Queues" {
+		t.Errorf("shift+tab from Nodes: %v, want Queues", viewName(m))
 	}
 	press(m, ":", "queues", "enter")
-	if m.view != viewQueues {
-		t.Errorf(":queues -> view %v, want Queues", m.view)
+	if viewName(m) != "Queues" {
+		t.Errorf(":queues -> view %v, want Queues", viewName(m))
 	}
 	// s cycles the sort column; S reverses it.
 	press(m, "1", "s")
-	if first := m.data.Nodes[m.nodes.order[0]].Name; m.nodes.sortName() != "memory ↓" || first != "gpu-a100-01" {
-		t.Errorf("sort %q, first %q: want memory ↓ with gpu-a100-01 (85%%) first", m.nodes.sortName(), first)
+	if first := m.data.Nodes[viewOf[*nodesView](m).t.order[0]].Name; viewOf[*nodesView](m).t.sortName() != "memory ↓" || first != "gpu-a100-01" {
+		t.Errorf("sort %q, first %q: want memory ↓ with gpu-a100-01 (85%%) first", viewOf[*nodesView](m).t.sortName(), first)
 	}
 	if !strings.Contains(selectedLine(t, m), "gpu-t4-01") {
 		t.Errorf("sorting moved the cursor off gpu-t4-01: %q", selectedLine(t, m))
 	}
 	press(m, "g", "S")
-	if m.nodes.sortName() != "memory ↑" {
-		t.Errorf("S: sort %q, want memory ↑", m.nodes.sortName())
+	if viewOf[*nodesView](m).t.sortName() != "memory ↑" {
+		t.Errorf("S: sort %q, want memory ↑", viewOf[*nodesView](m).t.sortName())
 	}
-	if first := m.data.Nodes[m.nodes.order[0]].Name; first != "cpu-01" {
+	if first := m.data.Nodes[viewOf[*nodesView](m).t.order[0]].Name; first != "cpu-01" {
 		t.Errorf("ascending memory starts with %s, want cpu-01 (no GPUs)", first)
 	}
 	// ? opens help, esc closes it.
@@ -258,7 +258,7 @@ func TestCommandsTabsAndSort(t *testing.T) {
 	}
 }
 
-func equalViews(a, b []viewID) bool {
+func equalViews(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -397,10 +397,10 @@ func TestMetricsOverlay(t *testing.T) {
 func TestRowsKeepSelectionOnUpdate(t *testing.T) {
 	m := newDemo(t, 80, 24)
 	press(m, "/", "t4", "enter", "down")
-	sel := m.nodes.selectedKey()
+	sel := viewOf[*nodesView](m).t.selectedKey()
 	m.Update(dataMsg{m.world.data()})
-	if m.nodes.selectedKey() != sel || m.nodes.filter != "t4" {
-		t.Errorf("after new data: selected %q filter %q, want %q and t4", m.nodes.selectedKey(), m.nodes.filter, sel)
+	if viewOf[*nodesView](m).t.selectedKey() != sel || viewOf[*nodesView](m).t.filter != "t4" {
+		t.Errorf("after new data: selected %q filter %q, want %q and t4", viewOf[*nodesView](m).t.selectedKey(), viewOf[*nodesView](m).t.filter, sel)
 	}
 }
 

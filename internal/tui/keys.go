@@ -2,13 +2,14 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap is the one keymap of the UI, k9s-style.
+// keyMap is the UI's global keymap, k9s-style; a view's own keys are in its viewInfo. Views (the number
+// keys) is set from the registry (views.go).
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom  key.Binding
 	Enter, Back, Filter, Command, Help, Quit key.Binding
 	Problems                                 key.Binding
 	NextView, PrevView, Views                key.Binding
-	Sort, Reverse, Compact                   key.Binding
+	Sort, Reverse                            key.Binding
 	// Form keys of the what-if view.
 	NextField, PrevField, Edit key.Binding
 }
@@ -30,10 +31,8 @@ func newKeyMap() keyMap {
 		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "input problems")),
 		NextView:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
 		PrevView:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
-		Views:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "view")),
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
 		Reverse:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
-		Compact:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact/full")),
 		NextField: key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓/tab", "next field")),
 		PrevField: key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑/shift+tab", "previous field")),
 		Edit:      key.NewBinding(key.WithKeys("enter", "e", "i"), key.WithHelp("enter/e", "edit the form")),
@@ -45,11 +44,12 @@ func (k keyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Enter, k.Back, k.Filter, k.Command, k.NextView, k.Sort, k.Help, k.Quit}
 }
 
-// FullHelp is the ? screen, in columns.
-func (k keyMap) FullHelp() [][]key.Binding {
+// FullHelp is the ? screen, in columns; viewKeys are the views' own keys (views.go: viewInfo.keys).
+func (k keyMap) FullHelp(viewKeys []key.Binding) [][]key.Binding {
+	third := append(append([]key.Binding{k.Filter, k.Sort, k.Reverse}, viewKeys...), k.Problems, k.Help, k.Quit)
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Enter, k.Back, k.NextView, k.PrevView, k.Views, k.Command},
-		{k.Filter, k.Sort, k.Reverse, k.Compact, k.Problems, k.Help, k.Quit},
+		third,
 	}
 }

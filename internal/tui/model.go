@@ -20,7 +20,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
@@ -109,22 +108,6 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
-type viewID int
-
-const (
-	viewNodes viewID = iota
-	viewNode
-	viewQuotas
-	viewPending
-	viewWhatIf
-	viewQueues
-	viewVerdict // the why-pending page of one pod, opened from Pending
-	viewGPU     // the pods on one GPU, opened from Node
-)
-
-// viewNames are the tabs, in the order of their number keys.
-var viewNames = []string{"Nodes", "Node", "Quotas", "Pending", "What-if", "Queues"}
-
 type inputMode int
 
 const (
@@ -170,26 +153,14 @@ type Model struct {
 	keys          keyMap
 	help          help.Model
 
-	view       viewID
-	history    []viewID
+	views      []view // the registry's views (views.go), in its order
+	view       int    // the focused one, an index into views
+	history    []int  // where esc goes back to
 	mode       inputMode
 	overlay    overlayID // help or problems, over the view
 	overlayOff int       // its scroll offset
-	compact    bool
 	status     string
-
-	nodes, node, quotas, pending, queues *table
-	detail                               string // the node shown in the Node view
-	detailPods                           map[string][]podOnGPU
-	gpuUUID                              string // the GPU shown in the GPU page
-	gpuOff                               int    // its scroll offset
-	input                                textinput.Model
-
-	pager     viewport.Model
-	pagerPod  string // namespace/name shown in the pager
-	pagerText string // its text, unwrapped
-
-	form whatIfForm
+	input      textinput.Model // the filter and command line
 
 	connect *connectState // while the first list of the cluster is not in (Options.Load)
 }
@@ -226,22 +197,16 @@ func New(o Options) (*Model, error) {
 		m.metrics = &MetricsMsg{Note: simulatedNote}
 	}
 	m.styles = newStyles(m.dark, o.NoColor)
-	m.nodes = newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"slots", true},
-		sortCol{"pods", true}, sortCol{"gpus", true})
-	m.node = newTable(sortCol{"gpu", false}, sortCol{"memory", true}, sortCol{"cores", true}, sortCol{"pods", true})
-	m.quotas = newTable(sortCol{"namespace", false}, sortCol{"memory", true}, sortCol{"cores", true})
-	m.pending = newTable(sortCol{"namespace", false}, sortCol{"gpus", true}, sortCol{"age", true}, sortCol{"reason", false})
-	m.queues = newTable(sortCol{"queue", false}, sortCol{"used", true}, sortCol{"pending", true})
+	m.views = newViews(m.opts)
+	m.keys.Views = viewsKey(m.tabInfos())
 	m.input = textinput.New()
 	m.input.Prompt = ""
-	m.pager = newPager()
-	m.form = newWhatIfForm(o.Namespace)
 	m.applyStyles()
 	m.opts.Snapshot = nil // the world holds what it needs; a live world swaps in the informers' objects
 	m.setData(m.world.data())
 	if len(m.data.Pending) <= syncVerdicts {
 		m.verdicts, m.verdictsGen = m.world.verdicts(m.data.Pending), m.data.Gen
-		m.rebuildRows(viewPending)
+		m.verdictsChanged()
 	}
 	m.layout()
 	return m, nil
@@ -375,16 +340,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		resized := msg.Width != m.width
 		m.width, m.height = msg.Width, msg.Height
 		if resized {
-			m.rebuildRows(viewQueues) // its waiting jobs' lines wrap to the width
+			for _, v := range m.views {
+				if v.info().wraps {
+					v.setData(m) // its rows' lines wrap to the width
+				}
+			}
 		}
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.styles = newStyles(m.dark, m.opts.NoColor)
 		m.applyStyles()
-		m.form.last = "" // the answer is styled: redo it
-		if m.view == viewWhatIf {
-			cmds = append(cmds, m.askWhatIf())
-		}
+		cmds = append(cmds, m.current().refresh(m))
 	case wakeMsg:
 		cmds = append(cmds, m.waitWake())
 		if m.building {
@@ -403,29 +369,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.building = true
 			cmds = append(cmds, m.rebuild())
 		}
-		if m.view == viewWhatIf {
-			cmds = append(cmds, m.askWhatIf())
-		}
-	case whatIfMsg:
-		cmds = append(cmds, m.showWhatIf(msg))
+		cmds = append(cmds, m.current().refresh(m))
 	case verdictsMsg:
 		m.evaluating = false
 		if msg.gen >= m.verdictsGen {
 			// Verdicts of slightly older data are still better than "evaluating…".
 			m.verdicts, m.verdictsGen = msg.verdicts, msg.gen
-			m.rebuildRows(viewPending)
+			m.verdictsChanged()
 		}
 		if m.evalDirty {
 			m.evalDirty = false
 			cmds = append(cmds, m.evaluate())
-		}
-	case eventsMsg:
-		if msg.pod == m.pagerPod && m.view == viewVerdict {
-			if msg.err != nil {
-				m.status = "events: " + msg.err.Error()
-			} else {
-				m.openVerdict(msg.pod, msg.events, false)
-			}
 		}
 	case watchErrMsg:
 		m.liveErr = msg.err.Error() + " (retrying)"
@@ -450,31 +404,47 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, cmd
 	default:
+		// The views' own messages (a what-if answer, a pod's events) and the inputs' (a cursor's blink).
 		if m.mode != modeNormal {
 			var cmd tea.Cmd
 			m.input, cmd = m.input.Update(msg)
 			cmds = append(cmds, cmd)
-		} else if m.view == viewWhatIf && m.form.editing {
-			cmds = append(cmds, m.form.update(msg))
+		}
+		for _, v := range m.views {
+			cmds = append(cmds, v.update(m, msg))
 		}
 	}
 	m.layout()
 	return m, tea.Batch(cmds...)
 }
 
+// restyleMsg tells the views that the styles changed (the terminal's background is known).
+type restyleMsg struct{}
+
 // applyStyles gives the components the style set.
 func (m *Model) applyStyles() {
 	m.help.Styles = m.styles.help
 	m.input.SetStyles(m.styles.input)
-	for i := range m.form.fields {
-		m.form.fields[i].input.SetStyles(m.styles.input)
+	for _, v := range m.views {
+		v.update(m, restyleMsg{})
 	}
 }
 
-// setData swaps in new data and rebuilds the table rows from it.
+// setData swaps in new data and rebuilds the views' rows from it.
 func (m *Model) setData(d *Data) {
 	m.data = onlyNamespace(d, m.opts.OnlyNamespace)
-	m.rebuildAllRows()
+	for _, v := range m.views {
+		v.setData(m)
+	}
+}
+
+// verdictsChanged rebuilds the rows of the views that show verdicts.
+func (m *Model) verdictsChanged() {
+	for _, v := range m.views {
+		if v.info().verdicts {
+			v.setData(m)
+		}
+	}
 }
 
 // onlyNamespace is d with the pending pods and quotas of namespace ns only; d itself when ns is empty.
@@ -498,70 +468,20 @@ func onlyNamespace(d *Data, ns string) *Data {
 	return &out
 }
 
-func (m *Model) rebuildAllRows() {
-	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending, viewQueues} {
-		m.rebuildRows(v)
-	}
-}
-
-func (m *Model) rebuildRows(v viewID) {
-	switch v {
-	case viewNodes:
-		m.nodes.setRows(m.nodeRows())
-		if m.detail == "" && len(m.data.Nodes) > 0 {
-			m.detail = m.nodes.selectedKey()
-		}
-	case viewNode:
-		m.node.setRows(m.detailRows())
-	case viewQuotas:
-		m.quotas.setRows(m.quotaRows())
-	case viewPending:
-		m.pending.setRows(m.pendingRows())
-	case viewQueues:
-		m.queues.setRows(m.queueRows())
-	}
-}
-
-func (m *Model) tableOf(v viewID) *table {
-	switch v {
-	case viewNodes:
-		return m.nodes
-	case viewNode:
-		return m.node
-	case viewQuotas:
-		return m.quotas
-	case viewPending:
-		return m.pending
-	case viewQueues:
-		return m.queues
-	}
-	return nil
-}
-
 // bodyHeight is the number of lines between the header and the footer.
 func (m *Model) bodyHeight() int { return max(m.height-headerLines-footerLines, 1) }
 
 // tableHeight is the lines a view's table rows get (below its own heading lines).
-func (m *Model) tableHeight(v viewID) int {
-	if v == viewNode {
-		return max(m.bodyHeight()-3, 1)
-	}
-	return max(m.bodyHeight()-1, 1)
-}
+func (m *Model) tableHeight(v view) int { return max(m.bodyHeight()-v.info().headLines, 1) }
 
 // layout sizes the components to the window and keeps each cursor on screen.
 func (m *Model) layout() {
-	for _, v := range []viewID{viewNodes, viewNode, viewQuotas, viewPending, viewQueues} {
-		m.tableOf(v).scroll(m.tableHeight(v))
+	for _, v := range m.views {
+		if t := v.rows(); t != nil {
+			t.scroll(m.tableHeight(v))
+		}
+		v.layout(m)
 	}
-	if m.pager.Width() != m.width {
-		m.pager.SetWidth(m.width)
-		m.pager.SetContent(wrapProse(m.pagerText, m.width))
-		m.form.answer.SetWidth(m.width)
-		m.form.answer.SetContent(wrapProse(m.form.text, m.width))
-	}
-	m.pager.SetHeight(max(m.bodyHeight()-1, 1))
-	m.form.answer.SetHeight(max(m.bodyHeight()-len(m.form.fields)-1, 1))
 	m.input.SetWidth(max(m.width-4, 10))
 	if m.mode == modeCommand {
 		// The completions follow what is typed (prompt.go): the line is as wide as the text.
@@ -570,8 +490,11 @@ func (m *Model) layout() {
 	m.help.SetWidth(m.width)
 }
 
-// handleKey routes a key: ctrl+c always quits; the filter and command lines and the what-if form take
-// their keys first; then the global keys.
+// focused is whether v is the view shown.
+func (m *Model) focused(v view) bool { return m.current() == v }
+
+// handleKey routes a key: ctrl+c always quits; the filter and command lines and a view being edited take
+// their keys first; then the global keys; then the focused view.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
 	if k == "ctrl+c" {
@@ -605,8 +528,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.view == viewWhatIf && m.form.editing {
-		return m.formKey(msg)
+	v := m.current()
+	if v.editing() {
+		return v.update(m, msg)
 	}
 	if m.connect != nil {
 		if cmd := m.connectKey(k); cmd != nil {
@@ -625,10 +549,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Command):
 		m.mode = modeCommand
 		m.input.Reset()
-		m.input.Placeholder = "nodes, node NAME, quotas, pending, what-if, queues, quit"
+		m.input.Placeholder = strings.Join(append(commandWords(m.tabInfos()), "quit"), ", ")
 		return m.input.Focus()
 	case key.Matches(msg, m.keys.Filter):
-		if t := m.tableOf(m.view); t != nil {
+		if t := v.rows(); t != nil {
 			m.mode = modeFilter
 			m.input.Reset()
 			m.input.Placeholder = "fuzzy filter"
@@ -638,120 +562,39 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, m.keys.NextView):
-		m.switchTo(viewID((int(m.tabOf(m.view)) + 1) % len(viewNames)))
-		return m.enterView()
+		return m.showTab(m.tabOf(m.view) + 1)
 	case key.Matches(msg, m.keys.PrevView):
-		m.switchTo(viewID((int(m.tabOf(m.view)) + len(viewNames) - 1) % len(viewNames)))
-		return m.enterView()
+		return m.showTab(m.tabOf(m.view) - 1)
 	case key.Matches(msg, m.keys.Views):
-		m.switchTo(viewID(msg.Code - '1'))
-		return m.enterView()
+		return m.showTab(int(msg.Code - '1'))
 	case key.Matches(msg, m.keys.Back):
 		m.back()
 		return nil
 	case key.Matches(msg, m.keys.Enter):
-		return m.drill()
+		return v.drill(m)
 	}
-	if m.view == viewVerdict {
-		var cmd tea.Cmd
-		m.pager, cmd = m.pager.Update(msg)
-		return cmd
-	}
-	if m.view == viewGPU {
-		if d := m.scrollKey(msg); d != 0 {
-			m.scrollGPU(d)
-		}
-		return nil
-	}
-	if m.view == viewWhatIf {
-		switch {
-		case key.Matches(msg, m.keys.Edit):
-			return m.form.focus()
-		case key.Matches(msg, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
-			var cmd tea.Cmd
-			m.form.answer, cmd = m.form.answer.Update(msg)
-			return cmd
-		}
-		return nil
-	}
-	t := m.tableOf(m.view)
-	if t == nil {
-		return nil
-	}
-	h := m.tableHeight(m.view)
-	switch {
-	case key.Matches(msg, m.keys.Up):
-		t.move(-1)
-	case key.Matches(msg, m.keys.Down):
-		t.move(1)
-	case key.Matches(msg, m.keys.PageUp):
-		t.move(-t.pageSize(h))
-	case key.Matches(msg, m.keys.PageDown):
-		t.move(t.pageSize(h))
-	case key.Matches(msg, m.keys.Top):
-		t.home()
-	case key.Matches(msg, m.keys.Bottom):
-		t.end()
-	case key.Matches(msg, m.keys.Sort):
-		t.cycleSort()
-	case key.Matches(msg, m.keys.Reverse):
-		t.reverse()
-	case key.Matches(msg, m.keys.Compact):
-		if m.view == viewNodes {
-			m.compact = !m.compact
-			m.rebuildRows(viewNodes)
-		}
-	}
-	if m.view == viewNodes {
-		if sel := m.nodes.selectedKey(); sel != "" {
-			m.detail = sel
-		}
-	}
-	return nil
+	return v.update(m, msg)
 }
 
-// tabOf is the tab a view belongs to (the why-pending page is under Pending).
-func (m *Model) tabOf(v viewID) viewID {
-	if v == viewVerdict {
-		return viewPending
-	}
-	if v == viewGPU {
-		return viewNode
-	}
-	return v
-}
-
-// switchTo changes the view, remembering where esc goes back to.
-func (m *Model) switchTo(v viewID) {
-	if v == m.view {
+// switchTo shows the view at registry position i, remembering where esc goes back to.
+func (m *Model) switchTo(i int) {
+	if i == m.view {
 		return
 	}
 	m.history = append(m.history, m.view)
 	if len(m.history) > 32 {
 		m.history = m.history[len(m.history)-32:]
 	}
-	m.view = v
-	if v == viewNode {
-		if sel := m.nodes.selectedKey(); sel != "" && sel != m.detail {
-			m.detail = sel
-		}
-		m.rebuildRows(viewNode)
-	}
+	m.view = i
+	m.views[i].focus(m, false)
 }
 
-// enterView does what a view needs when it is shown: the what-if view answers for its form (computed on
-// first show, not at start). The form is not focused on arrival, so that tab and the number keys keep moving
-// between views; enter (or e) edits it.
-func (m *Model) enterView() tea.Cmd {
-	if m.view == viewWhatIf {
-		return m.askWhatIf()
-	}
-	return nil
-}
+// enterView starts what the view shown needs when it is shown by a tab, a number key, a click or `:`.
+func (m *Model) enterView() tea.Cmd { return m.current().refresh(m) }
 
 // back is esc: clear the filter first, then go back to the previous view.
 func (m *Model) back() {
-	if t := m.tableOf(m.view); t != nil && t.filter != "" {
+	if t := m.current().rows(); t != nil && t.filter != "" {
 		t.setFilter("")
 		return
 	}
@@ -760,52 +603,14 @@ func (m *Model) back() {
 		m.history = m.history[:len(m.history)-1]
 		if v != m.view {
 			m.view = v
-			if v == viewNode {
-				m.rebuildRows(viewNode)
-			}
+			m.views[v].focus(m, true)
 			return
 		}
 	}
 }
 
-// drill is enter: a node opens its detail, a GPU its pods, a pending pod its explanation, a quota or a queue its pending
-// pods.
-func (m *Model) drill() tea.Cmd {
-	switch m.view {
-	case viewNodes:
-		if sel := m.nodes.selectedKey(); sel != "" {
-			m.detail = sel
-			m.node.setFilter("")
-			m.switchTo(viewNode)
-			m.node.home()
-		}
-	case viewNode:
-		m.openGPU()
-	case viewPending:
-		if i := m.pending.selected(); i >= 0 {
-			p := m.data.Pending[i]
-			m.switchTo(viewVerdict)
-			return m.openVerdict(p.Key(), nil, true)
-		}
-	case viewQuotas:
-		if i := m.quotas.selected(); i >= 0 {
-			ns := m.data.Quotas[i].Namespace
-			m.switchTo(viewPending)
-			m.pending.setFilter(ns + "/")
-		}
-	case viewQueues:
-		if i := m.queues.selected(); i >= 0 {
-			m.switchTo(viewPending)
-			m.pending.setFilter(queueFilter(m.data.Queues[i].Queue))
-		}
-	case viewWhatIf:
-		return m.form.focus()
-	}
-	return nil
-}
-
 func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
-	t := m.tableOf(m.view)
+	t := m.current().rows()
 	switch msg.String() {
 	case "esc":
 		m.mode = modeNormal
@@ -851,19 +656,8 @@ func (m *Model) commandKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// commands maps what `:` accepts to views; a unique prefix is enough.
-var commands = []struct {
-	names []string
-	view  viewID
-}{
-	{[]string{"nodes", "no", "gpus", "gpu"}, viewNodes},
-	{[]string{"node", "detail"}, viewNode},
-	{[]string{"quotas", "quota", "resourcequotas", "rq", "ns", "namespaces"}, viewQuotas},
-	{[]string{"pending", "pods", "po", "pe"}, viewPending},
-	{[]string{"what-if", "whatif", "wi", "w"}, viewWhatIf},
-	{[]string{"queues", "queue", "volcano", "vq", "cards"}, viewQueues},
-}
-
+// runCommand is `:`: the global commands, or a view by one of its words (a unique prefix is enough) with
+// what follows for the view (views.go: jump).
 func (m *Model) runCommand(line string) tea.Cmd {
 	fields := strings.Fields(strings.ToLower(line))
 	if len(fields) == 0 {
@@ -880,102 +674,16 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.openOverlay(overlayProblems)
 		return nil
 	}
-	var match []viewID
-	for _, c := range commands {
-		for _, n := range c.names {
-			if n == word {
-				match = []viewID{c.view}
-				break
-			}
-		}
-		if len(match) == 1 && match[0] == c.view {
-			break
-		}
-	}
-	if len(match) == 0 {
-		seen := map[viewID]bool{}
-		for _, c := range commands {
-			for _, n := range c.names {
-				if strings.HasPrefix(n, word) && !seen[c.view] {
-					seen[c.view] = true
-					match = append(match, c.view)
-				}
-			}
-		}
-	}
+	match := m.matchViews(word)
 	if len(match) != 1 {
-		m.status = fmt.Sprintf("unknown view %q: try nodes, node NAME, quotas, pending, what-if, queues", line)
+		m.status = fmt.Sprintf("unknown view %q: try %s", line, strings.Join(commandWords(m.tabInfos()), ", "))
 		return nil
 	}
-	v := match[0]
-	if v == viewNode && len(fields) > 1 {
-		name := strings.Fields(line)[1]
-		m.nodes.setFilter("")
-		var names []string
-		for _, n := range m.data.Nodes {
-			names = append(names, n.Name)
-		}
-		if r := resolve.Resolve(name, names); r.Found() {
-			name = r.Name // gpu-a100 → gpu-a100-01 when it is the only one; case does not matter
-		}
-		if !m.nodes.selectKey(name) {
-			m.status = m.nodeNotFound(name)
-			return nil
-		}
-		if name != m.detail {
-			// switchTo does not rebuild when the Node view is already shown: its rows are the old node's GPUs.
-			m.detail = name
-			m.node.setFilter("")
-			m.rebuildRows(viewNode)
-			m.node.home()
-		}
+	if !m.views[match[0]].jump(m, strings.Fields(line)[1:]) {
+		return nil
 	}
-	if (v == viewNodes || v == viewPending || v == viewQuotas || v == viewQueues) && len(fields) > 1 {
-		// ":pending inference" filters as it jumps.
-		m.switchTo(v)
-		m.tableOf(v).setFilter(strings.Join(strings.Fields(line)[1:], " "))
-		return m.enterView()
-	}
-	m.switchTo(v)
+	m.switchTo(match[0])
 	return m.enterView()
-}
-
-// openVerdict renders the why-pending explanation of a pod into the pager; fetch asks the cluster for the
-// pod's events when live.
-func (m *Model) openVerdict(key string, events []*corev1.Event, fetch bool) tea.Cmd {
-	ns, name, _ := strings.Cut(key, "/")
-	in, ok := m.world.explain(ns, name)
-	var b strings.Builder
-	if !ok {
-		fmt.Fprintf(&b, "Pod %s is gone.\n", key)
-	} else {
-		if events != nil {
-			in.Events = events
-		}
-		fmt.Fprintf(&b, "Pod %s is Pending and not bound to a node.\n", key)
-		if err := renderVerdict(&b, in); err != nil {
-			fmt.Fprintf(&b, "error: %v\n", err)
-		}
-	}
-	if key != m.pagerPod {
-		m.pager.GotoTop()
-	}
-	m.pagerPod = key
-	m.pagerText = strings.TrimRight(b.String(), "\n")
-	m.pager.SetContent(wrapProse(m.pagerText, m.width))
-	if fetch && ok && m.events != nil {
-		get := m.events
-		return func() tea.Msg {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			evs, err := get(ctx, ns, name)
-			if evs == nil {
-				evs = []*corev1.Event{}
-			}
-			return eventsMsg{pod: key, events: evs, err: err}
-		}
-	}
-	return nil
 }
 
 // newPager is a scrollable text area; left and right scroll the wide tables of an explanation.

@@ -36,39 +36,8 @@ func (m *Model) wheel(dir int) tea.Cmd {
 		m.scrollOverlay(dir * wheelStep)
 		return nil
 	}
-	switch m.view {
-	case viewVerdict:
-		if dir < 0 {
-			m.pager.ScrollUp(wheelStep)
-		} else {
-			m.pager.ScrollDown(wheelStep)
-		}
-		return nil
-	case viewGPU:
-		m.scrollGPU(dir * wheelStep)
-		return nil
-	case viewWhatIf:
-		if dir < 0 {
-			m.form.answer.ScrollUp(wheelStep)
-		} else {
-			m.form.answer.ScrollDown(wheelStep)
-		}
-		return nil
-	}
-	if t := m.tableOf(m.view); t != nil {
-		t.move(dir)
-		m.followNodes()
-	}
+	m.current().wheel(m, dir)
 	return nil
-}
-
-// followNodes keeps the Node view on the node selected in Nodes.
-func (m *Model) followNodes() {
-	if m.view == viewNodes {
-		if sel := m.nodes.selectedKey(); sel != "" {
-			m.detail = sel
-		}
-	}
 }
 
 // click acts on the screen cell (x, y), 0-based from the top left.
@@ -80,45 +49,43 @@ func (m *Model) click(x, y int) tea.Cmd {
 		}
 		return nil
 	case y == 3: // the tabs
-		if v, ok := tabAt(x); ok {
+		if n, ok := m.tabAt(x); ok {
 			m.overlay = overlayNone
-			m.switchTo(v)
-			return m.enterView()
+			return m.showTab(n)
 		}
 		return nil
 	case y < headerLines || y >= headerLines+m.bodyHeight() || m.overlay != overlayNone:
 		return nil
 	}
-	t := m.tableOf(m.view)
+	v := m.current()
+	t := v.rows()
 	if t == nil {
 		return nil
 	}
-	line := y - headerLines - (m.bodyHeight() - m.tableHeight(m.view)) // lines into the table's rows
+	line := y - headerLines - (m.bodyHeight() - m.tableHeight(v)) // lines into the table's rows
 	if line < 0 {
 		return nil
 	}
-	for _, p := range t.visible(m.tableHeight(m.view)) {
+	for _, p := range t.visible(m.tableHeight(v)) {
 		h := t.rowHeight(t.order[p])
 		if line < h {
 			if p == t.cursor {
-				return m.drill()
+				return v.drill(m)
 			}
-			t.cursor = p
-			m.followNodes()
-			return nil
+			return v.update(m, selectMsg{row: p})
 		}
 		line -= h
 	}
 	return nil
 }
 
-// tabAt is the view whose tab label covers column x of the tabs line (tabs() draws each as " N Name ").
-func tabAt(x int) (viewID, bool) {
+// tabAt is the tab (0-based) whose label covers column x of the tabs line (tabs() draws each as " N Name ").
+func (m *Model) tabAt(x int) (int, bool) {
 	pos := 0
-	for i, name := range viewNames {
-		w := ansi.StringWidth(fmt.Sprintf(" %d %s ", i+1, name))
+	for i, t := range m.tabInfos() {
+		w := ansi.StringWidth(fmt.Sprintf(" %d %s ", i+1, t.name))
 		if x >= pos && x < pos+w {
-			return viewID(i), true
+			return i, true
 		}
 		pos += w
 	}

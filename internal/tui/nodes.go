@@ -5,8 +5,79 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
+
+// nodesView is the Nodes tab: every node with a per-GPU allocation bar under it (c: compact, one line a
+// node). Its selection is the node the Node view shows.
+type nodesView struct {
+	tableView
+	compact bool
+}
+
+// compactKey switches the Nodes view between one line a node and a line per GPU.
+var compactKey = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact/full"))
+
+func newNodesView(Options) view {
+	return &nodesView{tableView: tableView{t: newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true},
+		sortCol{"slots", true}, sortCol{"pods", true}, sortCol{"gpus", true})}}
+}
+
+func (v *nodesView) info() viewInfo {
+	return viewInfo{name: "Nodes", commands: []string{"nodes", "no", "gpus", "gpu"}, drill: [2]string{"a node", "its GPUs"},
+		keys: []key.Binding{compactKey}, headLines: 1}
+}
+
+func (v *nodesView) setData(m *Model) {
+	v.t.setRows(v.nodeRows(m))
+	if nv := viewOf[*nodeView](m); nv != nil && nv.detail == "" && len(m.data.Nodes) > 0 {
+		nv.detail = v.t.selectedKey()
+	}
+}
+
+func (v *nodesView) update(m *Model, msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, compactKey) {
+		v.compact = !v.compact
+		v.setData(m)
+	} else {
+		v.move(m, msg)
+	}
+	switch msg.(type) {
+	case tea.KeyPressMsg, selectMsg:
+		v.follow(m)
+	}
+	return nil
+}
+
+func (v *nodesView) wheel(m *Model, dir int) {
+	v.t.move(dir)
+	v.follow(m)
+}
+
+// names are the node names, for `:nodes NAME`.
+func (v *nodesView) names(m *Model) []string { return nodeNames(m) }
+
+// follow keeps the Node view on the node selected here.
+func (v *nodesView) follow(m *Model) {
+	if sel := v.t.selectedKey(); sel != "" {
+		viewOf[*nodeView](m).detail = sel
+	}
+}
+
+// drill opens the selected node's GPUs in the Node view.
+func (v *nodesView) drill(m *Model) tea.Cmd {
+	if sel := v.t.selectedKey(); sel != "" {
+		nv := viewOf[*nodeView](m)
+		nv.detail = sel
+		nv.t.setFilter("")
+		m.switchTo(m.indexOf(nv.info().name))
+		nv.t.home()
+	}
+	return nil
+}
 
 // cell is one column of a line: its width and alignment. A width of -1 takes what is left of the line.
 type cell struct {
@@ -66,8 +137,9 @@ func (m *Model) nodesLayout() nodesLayout {
 // visibleNodeNames are the names on screen, to size the name column.
 func (m *Model) visibleNodeNames() []string {
 	var out []string
-	for _, p := range m.nodes.visible(m.tableHeight(viewNodes)) {
-		out = append(out, m.data.Nodes[m.nodes.order[p]].Name)
+	v := viewOf[*nodesView](m)
+	for _, p := range v.t.visible(m.tableHeight(v)) {
+		out = append(out, m.data.Nodes[v.t.order[p]].Name)
 	}
 	return out
 }
@@ -92,7 +164,7 @@ func (m *Model) nodesHeader(l nodesLayout) string {
 }
 
 // nodeRows are the rows of the Nodes view, one per node.
-func (m *Model) nodeRows() []row {
+func (v *nodesView) nodeRows(m *Model) []row {
 	rows := make([]row, len(m.data.Nodes))
 	for i, n := range m.data.Nodes {
 		types := map[string]bool{}
@@ -104,7 +176,7 @@ func (m *Model) nodeRows() []row {
 			}
 		}
 		h := 1
-		if !m.compact {
+		if !v.compact {
 			h += len(n.Node.GPUs)
 		}
 		rows[i] = row{key: n.Name, text: n.Name + tb.String() + " " + n.Health, height: h,
@@ -286,15 +358,15 @@ func (m *Model) gpuState(g engine.GPU) string {
 	return strings.Join(parts, " ")
 }
 
-func (m *Model) renderNodes(height int) []string {
+func (v *nodesView) render(m *Model, height int) []string {
 	l := m.nodesLayout()
 	lines := []string{m.nodesHeader(l)}
-	t := m.nodes
+	t := v.t
 	if len(t.order) == 0 {
 		return append(lines, m.styles.dim.Render(m.emptyText(t, "no nodes")))
 	}
 	for _, p := range t.visible(height - 1) {
-		lines = append(lines, m.nodeLines(l, m.data.Nodes[t.order[p]], p == t.cursor, m.compact)...)
+		lines = append(lines, m.nodeLines(l, m.data.Nodes[t.order[p]], p == t.cursor, v.compact)...)
 	}
 	return lines
 }
@@ -306,6 +378,15 @@ func (m *Model) emptyText(t *table, none string) string {
 	return "  " + none
 }
 
+// nodeNames are the names of the data's nodes.
+func nodeNames(m *Model) []string {
+	var out []string
+	for _, n := range m.data.Nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
 // nodeByName finds a node of the data.
 func (m *Model) nodeByName(name string) *NodeView {
 	ns := m.data.Nodes
@@ -314,122 +395,4 @@ func (m *Model) nodeByName(name string) *NodeView {
 		return ns[i]
 	}
 	return nil
-}
-
-// podOnGPU is one container's share of one GPU.
-type podOnGPU struct {
-	Namespace, Pod, Container string
-	Mem, Cores                int64
-}
-
-// detailRows are the Node view's rows, one per GPU with the pods on it.
-func (m *Model) detailRows() []row {
-	n := m.nodeByName(m.detail)
-	if n == nil {
-		return nil
-	}
-	on := map[string][]podOnGPU{}
-	for _, p := range n.Pods {
-		for _, c := range p.Containers {
-			for _, d := range c.Devices {
-				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Mem: d.UsedMem, Cores: d.UsedCores})
-			}
-		}
-	}
-	rows := make([]row, len(n.Node.GPUs))
-	for i, g := range n.Node.GPUs {
-		var tb strings.Builder
-		fmt.Fprintf(&tb, "#%d %s %s", g.Index, shortType(g.Type), g.UUID)
-		for _, p := range on[g.UUID] {
-			tb.WriteString(" " + p.Namespace + "/" + p.Pod + " " + p.Container)
-		}
-		rows[i] = row{key: g.UUID, text: tb.String(), height: 1 + max(len(on[g.UUID]), 1),
-			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID])))}}
-	}
-	m.detailPods = on
-	return rows
-}
-
-func (m *Model) renderNode(height int) []string {
-	s := m.styles
-	n := m.nodeByName(m.detail)
-	if n == nil {
-		msg := "  no node selected: pick one in the Nodes view (1) and press enter"
-		if m.detail != "" {
-			msg = fmt.Sprintf("  node %s is gone", m.detail)
-		}
-		return []string{s.dim.Render(msg)}
-	}
-	head := s.title.Render(n.Name) + fmt.Sprintf(" · %d GPUs · %d pods · ", len(n.Node.GPUs), len(n.Pods))
-	hs := s.ok
-	if n.Health != "ok" {
-		hs = s.warn
-	}
-	head += "health: " + hs.Render(n.Health)
-	if a := m.agentStatus(n.Name); a != "" {
-		head += " · " + a
-	}
-	var second string
-	if !n.Node.Registered {
-		second = s.warn.Render("not registered: " + n.Node.RegisterError)
-	} else {
-		second = fmt.Sprintf("memory %d/%d MiB (%d%%) · cores %d/%d (%d%%) · slots %d/%d", n.UsedMem, n.Mem, percent(n.UsedMem, n.Mem),
-			n.UsedCores, n.Cores, percent(n.UsedCores, n.Cores), n.UsedSlots, n.Slots)
-		if hs := n.Node.Handshake; hs.State != "" {
-			second += " · handshake " + hs.State
-		}
-		if n.Node.Lock != nil {
-			second += " · " + s.warn.Render("locked by "+n.Node.Lock.Namespace+"/"+n.Node.Lock.Pod)
-		}
-	}
-	l := m.nodesLayout()
-	l.memText = 13
-	if !l.wide {
-		l.bar = max(l.bar-4, 4)
-	}
-	memW := l.bar + 1 + 4 + 1 + l.memText
-	var header string
-	if l.wide {
-		header = line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true}, {l.live, true}, {4, true}, {-1, false}},
-			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
-	} else {
-		header = line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
-			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
-	}
-	lines := []string{head, second, s.colHeader.Render("  " + header)}
-	t := m.node
-	if len(t.order) == 0 {
-		return append(lines, s.dim.Render(m.emptyText(t, "no GPUs registered")))
-	}
-	podCols := m.podCols()
-	for _, p := range t.visible(height - 3) {
-		if t.order[p] >= len(n.Node.GPUs) {
-			continue // rows of another node; never shown, but never a panic
-		}
-		g := n.Node.GPUs[t.order[p]]
-		marker := "  "
-		if p == t.cursor {
-			marker = "▸ "
-		}
-		lines = append(lines, marker+m.gpuLine(l, g, true, p == t.cursor))
-		pods := m.detailPods[g.UUID]
-		if len(pods) == 0 {
-			lines = append(lines, s.dim.Render("      └ no pods"))
-		}
-		for _, pd := range pods {
-			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
-		}
-	}
-	return lines
-}
-
-// podCols are the columns of a pod line under a GPU: namespace, pod, container, memory, cores.
-func (m *Model) podCols() []cell {
-	w := m.width - 8
-	ns, cont, mem, cores := 14, 12, 10, 4
-	if w >= 110 {
-		ns, cont = 20, 20
-	}
-	pod := min(max(w-ns-cont-mem-cores-4, 10), 48)
-	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}}
 }

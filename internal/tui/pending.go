@@ -3,11 +3,49 @@ package tui
 import (
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
+// pendingView is the Pending tab: the GPU pods waiting for a node, each with the engine's one-line reason;
+// enter opens the why-pending page.
+type pendingView struct{ tableView }
+
+func newPendingView(Options) view {
+	return &pendingView{tableView{t: newTable(sortCol{"namespace", false}, sortCol{"gpus", true}, sortCol{"age", true},
+		sortCol{"reason", false})}}
+}
+
+func (v *pendingView) info() viewInfo {
+	return viewInfo{name: "Pending", commands: []string{"pending", "pods", "po", "pe"}, usage: "[FILTER]",
+		drill: [2]string{"a pending pod", "why"}, headLines: 1, verdicts: true}
+}
+
+func (v *pendingView) setData(m *Model) { v.t.setRows(v.pendingRows(m)) }
+
+// names are the pending pods' names, for `:pending NAME`.
+func (v *pendingView) names(m *Model) []string {
+	var out []string
+	for _, p := range m.data.Pending {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// drill opens the why-pending page of the selected pod.
+func (v *pendingView) drill(m *Model) tea.Cmd {
+	if i := v.t.selected(); i >= 0 {
+		p := m.data.Pending[i]
+		vp := viewOf[*verdictPage](m)
+		m.switchTo(m.indexOf(vp.info().name))
+		return vp.open(m, p.Key(), nil, true)
+	}
+	return nil
+}
+
 // pendingRows are the Pending view's rows, one per waiting GPU pod.
-func (m *Model) pendingRows() []row {
+func (v *pendingView) pendingRows(m *Model) []row {
 	rows := make([]row, len(m.data.Pending))
 	for i, p := range m.data.Pending {
 		reason := m.reason(p)
@@ -37,18 +75,18 @@ func (m *Model) reason(p *PendingView) string {
 	return "evaluating…"
 }
 
-func (m *Model) pendingCols() []cell {
+func (v *pendingView) pendingCols(m *Model) []cell {
 	if m.width-2 >= 110 {
 		return []cell{{20, false}, {30, false}, {4, true}, {4, true}, {-1, false}}
 	}
 	return []cell{{12, false}, {18, false}, {4, true}, {4, true}, {-1, false}}
 }
 
-func (m *Model) renderPending(height int) []string {
+func (v *pendingView) render(m *Model, height int) []string {
 	s := m.styles
-	cols := m.pendingCols()
+	cols := v.pendingCols(m)
 	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
-	t := m.pending
+	t := v.t
 	if len(t.order) == 0 {
 		return append(lines, s.dim.Render(m.emptyText(t, "no GPU pod is waiting for a node")))
 	}
@@ -72,10 +110,4 @@ func (m *Model) renderPending(height int) []string {
 		lines = append(lines, marker+line(cols, ns, pv.Name, fmt.Sprint(pv.GPUs), age, rs.Render(reason)))
 	}
 	return lines
-}
-
-func (m *Model) renderVerdictPage() []string {
-	s := m.styles
-	title := s.title.Render("Why pending: "+m.pagerPod) + s.dim.Render(fmt.Sprintf("  (esc back · ↑↓ pgup pgdn ←→ scroll · %d%%)", int(m.pager.ScrollPercent()*100)))
-	return append([]string{title}, splitLines(m.pager.View())...)
 }

@@ -11,8 +11,14 @@ import (
 // (views, then node names after "node", namespaces after "quotas", queues after "queues"), tab takes the
 // first; a name that matches nothing says "did you mean …?" (internal/resolve, as the CLI).
 
-// promptWords are the view names `:` offers first.
-var promptWords = []string{"nodes", "node", "quotas", "pending", "what-if", "queues", "problems", "help", "quit"}
+// promptWords are the words `:` offers first: each tab's first word, then the global commands.
+func (m *Model) promptWords() []string {
+	var out []string
+	for _, t := range m.tabInfos() {
+		out = append(out, t.commands[0])
+	}
+	return append(out, "problems", "help", "quit")
+}
 
 // promptCandidates is what the last word of the prompt line can become, and that word.
 func (m *Model) promptCandidates(line string) (word string, cands []string) {
@@ -22,7 +28,7 @@ func (m *Model) promptCandidates(line string) (word string, cands []string) {
 		if len(fields) == 1 {
 			word = fields[0]
 		}
-		return word, resolve.Complete(word, promptWords, 6)
+		return word, resolve.Complete(word, m.promptWords(), 6)
 	}
 	if !trailing {
 		word = fields[len(fields)-1]
@@ -32,38 +38,10 @@ func (m *Model) promptCandidates(line string) (word string, cands []string) {
 
 // namesFor is the names a view's command takes: nodes, namespaces or queues.
 func (m *Model) namesFor(cmd string) []string {
-	var out []string
-	switch lookupView(strings.ToLower(cmd)) {
-	case viewNode, viewNodes:
-		for _, n := range m.data.Nodes {
-			out = append(out, n.Name)
-		}
-	case viewQuotas:
-		for _, q := range m.data.Quotas {
-			out = append(out, q.Namespace)
-		}
-	case viewQueues:
-		for _, q := range m.data.Queues {
-			out = append(out, q.Queue)
-		}
-	case viewPending:
-		for _, p := range m.data.Pending {
-			out = append(out, p.Name)
-		}
+	if i := m.lookupView(strings.ToLower(cmd)); i >= 0 {
+		return m.views[i].names(m)
 	}
-	return out
-}
-
-// lookupView is the view a command word names exactly, or -1.
-func lookupView(word string) viewID {
-	for _, c := range commands {
-		for _, n := range c.names {
-			if n == word {
-				return c.view
-			}
-		}
-	}
-	return -1
+	return nil
 }
 
 // completePrompt replaces the word being typed with its first completion.
@@ -88,12 +66,8 @@ func (m *Model) promptHint() string {
 
 // nodeNotFound says a node name matched nothing, with the closest ones.
 func (m *Model) nodeNotFound(name string) string {
-	var names []string
-	for _, n := range m.data.Nodes {
-		names = append(names, n.Name)
-	}
 	msg := fmt.Sprintf("node %q not found", name)
-	if s := resolve.DidYouMean(resolve.Closest(name, names, resolve.DefaultSuggestions)); s != "" {
+	if s := resolve.DidYouMean(resolve.Closest(name, nodeNames(m), resolve.DefaultSuggestions)); s != "" {
 		msg += "; " + s
 	}
 	return msg

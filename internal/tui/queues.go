@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -11,9 +12,43 @@ import (
 // the queue's quota error, and the jobs (PodGroups in phase Pending) waiting to enter it with their
 // enqueue check. Enter on a queue lists its pending pods.
 
+// queuesView is the Queues tab.
+type queuesView struct{ tableView }
+
+func newQueuesView(Options) view {
+	return &queuesView{tableView{t: newTable(sortCol{"queue", false}, sortCol{"used", true}, sortCol{"pending", true})}}
+}
+
+func (v *queuesView) info() viewInfo {
+	return viewInfo{name: "Queues", about: ": card quota", commands: []string{"queues", "queue", "volcano", "vq", "cards"},
+		drill: [2]string{"a queue", "its pending pods"}, headLines: 1, wraps: true,
+		help: [][2]string{{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"}}}
+}
+
+func (v *queuesView) setData(m *Model) { v.t.setRows(v.queueRows(m)) }
+
+// names are the queues, for `:queues QUEUE`.
+func (v *queuesView) names(m *Model) []string {
+	var out []string
+	for _, q := range m.data.Queues {
+		out = append(out, q.Queue)
+	}
+	return out
+}
+
+// drill lists the selected queue's pending pods.
+func (v *queuesView) drill(m *Model) tea.Cmd {
+	if i := v.t.selected(); i >= 0 {
+		pv := viewOf[*pendingView](m)
+		m.switchTo(m.indexOf(pv.info().name))
+		pv.t.setFilter(queueFilter(m.data.Queues[i].Queue))
+	}
+	return nil
+}
+
 // queueRows are the Queues view's rows, one per queue; a row's height is its card lines and notes.
-func (m *Model) queueRows() []row {
-	l := m.queueLayout()
+func (v *queuesView) queueRows(m *Model) []row {
+	l := v.queueLayout(m)
 	rows := make([]row, len(m.data.Queues))
 	for i, q := range m.data.Queues {
 		used := -1.0
@@ -27,7 +62,7 @@ func (m *Model) queueRows() []row {
 		for _, j := range q.Jobs {
 			text = append(text, j.Key)
 		}
-		h := len(q.Cards) + len(m.queueNotes(l, q))
+		h := len(q.Cards) + len(v.queueNotes(m, l, q))
 		if len(q.Cards) == 0 && !q.Missing && q.QuotaError == "" {
 			h++ // "no card quota"
 		}
@@ -42,7 +77,7 @@ type queueLayout struct {
 	queue, card, bar, note int // note: the width of the lines under a queue's cards
 }
 
-func (m *Model) queueLayout() queueLayout {
+func (v *queuesView) queueLayout(m *Model) queueLayout {
 	w := m.width - 2
 	var l queueLayout
 	// Wide: full card names (MIG profiles are long) and a bar of at least 20 cells.
@@ -80,7 +115,7 @@ func (l queueLayout) shortCard(card string) string {
 
 // queueNotes are the lines under a queue's cards: its state when it is not open, why its quota cannot be
 // read, and its waiting jobs' enqueue checks, wrapped to the width.
-func (m *Model) queueNotes(l queueLayout, q *QueueView) []string {
+func (v *queuesView) queueNotes(m *Model, l queueLayout, q *QueueView) []string {
 	s := m.styles
 	var out []string
 	add := func(text string, st func(...string) string) {
@@ -112,9 +147,9 @@ func (m *Model) queueNotes(l queueLayout, q *QueueView) []string {
 	return out
 }
 
-func (m *Model) renderQueues(height int) []string {
+func (v *queuesView) render(m *Model, height int) []string {
 	s := m.styles
-	l := m.queueLayout()
+	l := v.queueLayout(m)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "QUEUE", "CARD", "USED OF QUOTA (whole cards)", "", "QUOTA", "USED", "LEFT", "PENDING", "PHYSICAL", "FREE")
@@ -122,7 +157,7 @@ func (m *Model) renderQueues(height int) []string {
 		header = line(l.cols(), "QUEUE", "CARD", "USED OF QUOTA", "", "QUOTA", "USED", "LEFT", "PEND", "PHYS", "FREE")
 	}
 	lines := []string{s.colHeader.Render("  " + header)}
-	t := m.queues
+	t := v.t
 	if len(t.order) == 0 {
 		none := "no Volcano queues"
 		if !m.data.Volcano {
@@ -169,7 +204,7 @@ func (m *Model) renderQueues(height int) []string {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, s.dim.Render("no card quota (no volcano.sh/card.quota)")))
 		}
-		for _, note := range m.queueNotes(l, q) {
+		for _, note := range v.queueNotes(m, l, q) {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, note))
 		}

@@ -155,25 +155,25 @@ func TestQueuesViewWithoutVolcano(t *testing.T) {
 func TestQueueDrillAndCardSections(t *testing.T) {
 	m := newDemo(t, 120, 40)
 	press(m, "6", "down", "enter")
-	if m.view != viewPending || m.pending.filter != "queue=serving" {
-		t.Fatalf("enter on serving: view %v filter %q", m.view, m.pending.filter)
+	if viewName(m) != "Pending" || viewOf[*pendingView](m).t.filter != "queue=serving" {
+		t.Fatalf("enter on serving: view %v filter %q", viewName(m), viewOf[*pendingView](m).t.filter)
 	}
 	if got := screen(m); !strings.Contains(got, "reranker-0") || strings.Contains(got, "llm-serve-2") {
 		t.Errorf("pending pods of queue serving:\n%s", got)
 	}
 	press(m, "enter")
 	for _, want := range []string{"Card quota (Volcano queue serving", "NVIDIA-H100-80GB-HBM3   nvidia.com/gpu   2      2       1", "no quota left"} {
-		if !strings.Contains(m.pagerText, want) {
-			t.Errorf("why-pending of reranker-0 lacks %q:\n%s", want, m.pagerText)
+		if !strings.Contains(viewOf[*verdictPage](m).text, want) {
+			t.Errorf("why-pending of reranker-0 lacks %q:\n%s", want, viewOf[*verdictPage](m).text)
 		}
 	}
 
 	press(m, "5", "enter", "tab", "tab", "tab", "tab", "A||B")
-	if !strings.Contains(m.form.err, `card "A||B"`) {
-		t.Errorf("bad card name: error %q", m.form.err)
+	if !strings.Contains(m.form().err, `card "A||B"`) {
+		t.Errorf("bad card name: error %q", m.form().err)
 	}
 	press(m, "ctrl+u", " NVIDIA-H100-80GB-HBM3 | NVIDIA-A100-SXM4-80GB ", "tab", "serving")
-	pod, err := m.form.pod(m.world.config())
+	pod, err := m.form().pod(m.world.config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +183,11 @@ func TestQueueDrillAndCardSections(t *testing.T) {
 	if got := pod.Annotations[codec.QueueNameAnnotation]; got != "serving" {
 		t.Errorf("queue annotation %q", got)
 	}
-	if m.form.err != "" {
-		t.Fatalf("form error: %s", m.form.err)
+	if m.form().err != "" {
+		t.Fatalf("form error: %s", m.form().err)
 	}
-	if !strings.Contains(m.form.text, "lands on gpu-a100-02") || !strings.Contains(m.form.text, "Card quota (Volcano queue serving") {
-		t.Errorf("what-if with card alternatives:\n%s", m.form.text)
+	if !strings.Contains(m.form().text, "lands on gpu-a100-02") || !strings.Contains(m.form().text, "Card quota (Volcano queue serving") {
+		t.Errorf("what-if with card alternatives:\n%s", m.form().text)
 	}
 }
 

@@ -2,13 +2,50 @@ package tui
 
 import (
 	"fmt"
+
+	tea "charm.land/bubbletea/v2"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
+// quotasView is the Quotas tab: HAMi's GPU quota of every namespace beside Kubernetes' ResourceQuota
+// status; enter lists the namespace's pending pods.
+type quotasView struct{ tableView }
+
+func newQuotasView(Options) view {
+	return &quotasView{tableView{t: newTable(sortCol{"namespace", false}, sortCol{"memory", true}, sortCol{"cores", true})}}
+}
+
+func (v *quotasView) info() viewInfo {
+	return viewInfo{name: "Quotas", commands: []string{"quotas", "quota", "resourcequotas", "rq", "ns", "namespaces"},
+		drill: [2]string{"a quota", "its pending pods"}, headLines: 1}
+}
+
+func (v *quotasView) setData(m *Model) { v.t.setRows(v.quotaRows(m)) }
+
+// names are the namespaces, for `:quotas NAMESPACE`.
+func (v *quotasView) names(m *Model) []string {
+	var out []string
+	for _, q := range m.data.Quotas {
+		out = append(out, q.Namespace)
+	}
+	return out
+}
+
+// drill lists the selected namespace's pending pods.
+func (v *quotasView) drill(m *Model) tea.Cmd {
+	if i := v.t.selected(); i >= 0 {
+		ns := m.data.Quotas[i].Namespace
+		pv := viewOf[*pendingView](m)
+		m.switchTo(m.indexOf(pv.info().name))
+		pv.t.setFilter(ns + "/")
+	}
+	return nil
+}
+
 // quotaRows are the Quotas view's rows, one per namespace with a GPU quota or GPU usage.
-func (m *Model) quotaRows() []row {
+func (v *quotasView) quotaRows(m *Model) []row {
 	rows := make([]row, len(m.data.Quotas))
 	for i, q := range m.data.Quotas {
 		memPct, corePct := -1.0, -1.0
@@ -34,7 +71,7 @@ type quotaLayout struct {
 	ns, res, bar, text, quota int
 }
 
-func (m *Model) quotaLayout() quotaLayout {
+func (v *quotasView) quotaLayout(m *Model) quotaLayout {
 	w := m.width - 2
 	if w >= 110 {
 		l := quotaLayout{wide: true, ns: 20, res: 26, text: 24, quota: 14}
@@ -53,9 +90,9 @@ func (l quotaLayout) cols() []cell {
 	return []cell{{l.ns, false}, {l.res, false}, {l.bar, false}, {4, true}, {l.text, true}, {-1, false}}
 }
 
-func (m *Model) renderQuotas(height int) []string {
+func (v *quotasView) render(m *Model, height int) []string {
 	s := m.styles
-	l := m.quotaLayout()
+	l := v.quotaLayout(m)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "RESOURCEQUOTA", "KUBERNETES STATUS")
@@ -63,7 +100,7 @@ func (m *Model) renderQuotas(height int) []string {
 		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "KUBERNETES")
 	}
 	lines := []string{s.colHeader.Render("  " + header)}
-	t := m.quotas
+	t := v.t
 	if len(t.order) == 0 {
 		return append(lines, s.dim.Render(m.emptyText(t, "no namespace has a GPU quota or GPU usage")))
 	}

@@ -37,14 +37,14 @@ func TestProgram(t *testing.T) {
 	tm.Type("q")
 
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
-	if final.view != viewWhatIf || final.nodes.filter != "a100" || final.detail != "gpu-a100-02" {
-		t.Errorf("final state: view %v filter %q node %q", final.view, final.nodes.filter, final.detail)
+	if viewName(final) != "What-if" || viewOf[*nodesView](final).t.filter != "a100" || viewOf[*nodeView](final).detail != "gpu-a100-02" {
+		t.Errorf("final state: view %v filter %q node %q", viewName(final), viewOf[*nodesView](final).t.filter, viewOf[*nodeView](final).detail)
 	}
-	if got := final.form.fields[fieldMemory].input.Value(); got != "70000" {
+	if got := final.form().fields[fieldMemory].input.Value(); got != "70000" {
 		t.Errorf("memory field %q, want 70000", got)
 	}
-	if !strings.Contains(final.form.text, "Copies: 6 fit now (gpu-h100-01: 6).") {
-		t.Errorf("what-if answer:\n%s", final.form.text)
+	if !strings.Contains(final.form().text, "Copies: 6 fit now (gpu-h100-01: 6).") {
+		t.Errorf("what-if answer:\n%s", final.form().text)
 	}
 }
 

@@ -31,22 +31,8 @@ func (m *Model) Render() string {
 		b = m.renderOverlay(body)
 	case m.connect != nil:
 		b = m.renderConnect()
-	case m.view == viewNodes:
-		b = m.renderNodes(body)
-	case m.view == viewNode:
-		b = m.renderNode(body)
-	case m.view == viewQuotas:
-		b = m.renderQuotas(body)
-	case m.view == viewPending:
-		b = m.renderPending(body)
-	case m.view == viewVerdict:
-		b = m.renderVerdictPage() // the caller clips the page to body
-	case m.view == viewGPU:
-		b = m.renderGPU(body)
-	case m.view == viewWhatIf:
-		b = m.renderWhatIf() // the caller clips the form to body
-	case m.view == viewQueues:
-		b = m.renderQueues(body)
+	default:
+		b = m.current().render(m, body)
 	}
 	if len(b) > body {
 		b = b[:body]
@@ -138,15 +124,15 @@ func (m *Model) tabs() string {
 	s := m.styles
 	var b strings.Builder
 	cur := m.tabOf(m.view)
-	for i, name := range viewNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
-		if viewID(i) == cur {
+	for i, t := range m.tabInfos() {
+		label := fmt.Sprintf("%d %s", i+1, t.name)
+		if i == cur {
 			b.WriteString(s.tabActive.Render("[" + label + "]"))
 		} else {
 			b.WriteString(s.tab.Render(" " + label + " "))
 		}
 	}
-	t := m.tableOf(m.view)
+	t := m.current().rows()
 	if t == nil || m.overlay != overlayNone {
 		return b.String()
 	}
@@ -196,20 +182,28 @@ func (m *Model) shortHelp() string {
 func (m *Model) renderHelp() []string {
 	s := m.styles
 	lines := []string{s.title.Render("Keys") + s.dim.Render("  (esc or ? closes)"), ""}
-	lines = append(lines, splitLines(m.help.FullHelpView(m.keys.FullHelp()))...)
+	infos, tabs := m.infos(), m.tabInfos()
+	var viewKeys []key.Binding
+	for _, i := range infos {
+		viewKeys = append(viewKeys, i.keys...)
+	}
+	lines = append(lines, splitLines(m.help.FullHelpView(m.keys.FullHelp(viewKeys)))...)
 	lines = append(lines, "")
-	for _, p := range [][2]string{
-		{"Views", "1 Nodes  2 Node  3 Quotas  4 Pending  5 What-if  6 Queues: card quota"},
-		{"Jump", ":nodes  :node NAME  :quotas  :pending [FILTER]  :what-if  :queues  :problems  :q (tab completes)"},
-		{"Drill", "enter on a node: its GPUs; on a GPU: its pods; on a pending pod: why; on a quota or a queue: its pending pods"},
+	paras := [][2]string{
+		{"Views", helpViews(tabs)},
+		{"Jump", helpJump(tabs)},
+		{"Drill", helpDrill(infos)},
 		{"Mouse", "click selects a row, a second click opens it; the wheel scrolls"},
-		{"Form", "what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key; card A|B, queue"},
-		{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"},
+	}
+	for _, i := range infos {
+		paras = append(paras, i.help...)
+	}
+	for _, p := range append(paras, [][2]string{
 		{"Bars", "allocated of total; " + s.ok.Render("ok") + " " + s.warn.Render("≥70% warn") + " " + s.crit.Render("≥90% critical") +
 			"; █ used ▒ allocated unused when live usage is known"},
 		{"State", "nN NUMA node · unhealthy · cordoned · MIG; read-only: nothing is ever written to the cluster"},
 		{"Problems", "p (or :problems) lists every input problem the header counts"},
-	} {
+	}...) {
 		lines = append(lines, helpPara(s.bold.Render(fmt.Sprintf("%-8s", p[0])), p[1], m.width)...)
 	}
 	return lines

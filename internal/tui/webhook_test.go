@@ -14,7 +14,7 @@ import (
 func TestWhatIfWebhookRefusal(t *testing.T) {
 	m := newDemo(t, 160, 48)
 	press(m, "5", "enter", "ctrl+u", "8", "tab", "ctrl+u", "70000", "tab", "tab", "ctrl+u", "ml-research", "esc")
-	got := ansi.Strip(m.form.text)
+	got := ansi.Strip(m.form().text)
 	refusal := strings.Index(got, "✗ HAMi's webhook would refuse to create it: exceeding resource quota: limits.nvidia.com/gpumem in ResourceQuota gpu-quota: 744000 MiB used + 560000 MiB asked > 900000 MiB limit")
 	if refusal < 0 {
 		t.Fatalf("no webhook refusal:\n%s", got)
@@ -24,7 +24,7 @@ func TestWhatIfWebhookRefusal(t *testing.T) {
 	}
 	// Within the quota: no refusal.
 	press(m, "enter", "up", "up", "up", "ctrl+u", "1", "tab", "ctrl+u", "1000", "esc")
-	if got := ansi.Strip(m.form.text); strings.Contains(got, "webhook would refuse") {
+	if got := ansi.Strip(m.form().text); strings.Contains(got, "webhook would refuse") {
 		t.Errorf("a pod within the quota is refused:\n%s", got)
 	}
 }

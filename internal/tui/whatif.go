@@ -196,7 +196,7 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 
 // formKey handles a key while the form is being edited.
 func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
-	f := &m.form
+	f := m.form()
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, m.keys.Back):
@@ -230,7 +230,7 @@ type whatIfMsg struct {
 // askWhatIf starts answering for the form's values, unless that answer is shown already. One answer is
 // computed at a time; keys typed meanwhile are answered together when it is done.
 func (m *Model) askWhatIf() tea.Cmd {
-	f := &m.form
+	f := m.form()
 	key := fmt.Sprintf("%d\x00%s", m.data.Gen, strings.Join(f.values(), "\x00"))
 	if key == f.last {
 		return nil
@@ -255,7 +255,7 @@ func (m *Model) askWhatIf() tea.Cmd {
 
 // showWhatIf renders an answer: where it lands, how many copies fit, and the what-if command's explanation.
 func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
-	f := &m.form
+	f := m.form()
 	f.running = false
 	if msg.key == f.last {
 		a := msg.answer
@@ -321,7 +321,7 @@ func copiesText(cp engine.Capacity) string {
 
 func (m *Model) renderWhatIf() []string {
 	s := m.styles
-	f := &m.form
+	f := m.form()
 	hint := "enter: edit the form · pgup/pgdn: scroll the answer"
 	if f.editing {
 		hint = "↑↓/tab: field · esc: done · pgup/pgdn: scroll the answer"

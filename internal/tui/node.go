@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
+)
+
+// nodeView is the Node tab: one node's GPUs, each with the pods on it. It shows the node selected in the
+// Nodes view (or named by `:node NAME`); enter on a GPU opens the GPU page.
+type nodeView struct {
+	tableView
+	detail string                // the node shown
+	pods   map[string][]podOnGPU // the pods on each of its GPUs, by UUID
+}
+
+func newNodeView(Options) view {
+	return &nodeView{tableView: tableView{t: newTable(sortCol{"gpu", false}, sortCol{"memory", true}, sortCol{"cores", true},
+		sortCol{"pods", true})}}
+}
+
+func (v *nodeView) info() viewInfo {
+	return viewInfo{name: "Node", commands: []string{"node", "detail"}, usage: "NAME", drill: [2]string{"a GPU", "its pods"},
+		headLines: 3}
+}
+
+func (v *nodeView) setData(m *Model) { v.t.setRows(v.detailRows(m)) }
+
+// focus shows the node selected in the Nodes view (esc back keeps the node it showed).
+func (v *nodeView) focus(m *Model, back bool) {
+	if !back {
+		if sel := viewOf[*nodesView](m).t.selectedKey(); sel != "" && sel != v.detail {
+			v.detail = sel
+		}
+	}
+	v.setData(m)
+}
+
+// names are the node names, for `:node NAME`.
+func (v *nodeView) names(m *Model) []string { return nodeNames(m) }
+
+// drill opens the GPU page of the selected GPU.
+func (v *nodeView) drill(m *Model) tea.Cmd {
+	if uuid := v.t.selectedKey(); uuid != "" {
+		g := viewOf[*gpuPage](m)
+		g.uuid, g.off = uuid, 0
+		m.switchTo(m.indexOf(g.info().name))
+	}
+	return nil
+}
+
+// jump is `:node NAME`: the node named (a unique prefix or another case is enough), selected in Nodes too.
+func (v *nodeView) jump(m *Model, args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	name := args[0]
+	nodes := viewOf[*nodesView](m)
+	nodes.t.setFilter("")
+	if r := resolve.Resolve(name, nodeNames(m)); r.Found() {
+		name = r.Name // gpu-a100 → gpu-a100-01 when it is the only one; case does not matter
+	}
+	if !nodes.t.selectKey(name) {
+		m.status = m.nodeNotFound(name)
+		return false
+	}
+	if name != v.detail {
+		// switchTo does not refocus the Node view when it is already shown: its rows are the old node's GPUs.
+		v.detail = name
+		v.t.setFilter("")
+		v.setData(m)
+		v.t.home()
+	}
+	return true
+}
+
+// podOnGPU is one container's share of one GPU.
+type podOnGPU struct {
+	Namespace, Pod, Container string
+	Mem, Cores                int64
+}
+
+// detailRows are the Node view's rows, one per GPU with the pods on it.
+func (v *nodeView) detailRows(m *Model) []row {
+	n := m.nodeByName(v.detail)
+	if n == nil {
+		return nil
+	}
+	on := map[string][]podOnGPU{}
+	for _, p := range n.Pods {
+		for _, c := range p.Containers {
+			for _, d := range c.Devices {
+				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Mem: d.UsedMem, Cores: d.UsedCores})
+			}
+		}
+	}
+	rows := make([]row, len(n.Node.GPUs))
+	for i, g := range n.Node.GPUs {
+		var tb strings.Builder
+		fmt.Fprintf(&tb, "#%d %s %s", g.Index, shortType(g.Type), g.UUID)
+		for _, p := range on[g.UUID] {
+			tb.WriteString(" " + p.Namespace + "/" + p.Pod + " " + p.Container)
+		}
+		rows[i] = row{key: g.UUID, text: tb.String(), height: 1 + max(len(on[g.UUID]), 1),
+			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID])))}}
+	}
+	v.pods = on
+	return rows
+}
+
+func (v *nodeView) render(m *Model, height int) []string {
+	s := m.styles
+	n := m.nodeByName(v.detail)
+	if n == nil {
+		msg := "  no node selected: pick one in the Nodes view (1) and press enter"
+		if v.detail != "" {
+			msg = fmt.Sprintf("  node %s is gone", v.detail)
+		}
+		return []string{s.dim.Render(msg)}
+	}
+	head := s.title.Render(n.Name) + fmt.Sprintf(" · %d GPUs · %d pods · ", len(n.Node.GPUs), len(n.Pods))
+	hs := s.ok
+	if n.Health != "ok" {
+		hs = s.warn
+	}
+	head += "health: " + hs.Render(n.Health)
+	if a := m.agentStatus(n.Name); a != "" {
+		head += " · " + a
+	}
+	var second string
+	if !n.Node.Registered {
+		second = s.warn.Render("not registered: " + n.Node.RegisterError)
+	} else {
+		second = fmt.Sprintf("memory %d/%d MiB (%d%%) · cores %d/%d (%d%%) · slots %d/%d", n.UsedMem, n.Mem, percent(n.UsedMem, n.Mem),
+			n.UsedCores, n.Cores, percent(n.UsedCores, n.Cores), n.UsedSlots, n.Slots)
+		if hs := n.Node.Handshake; hs.State != "" {
+			second += " · handshake " + hs.State
+		}
+		if n.Node.Lock != nil {
+			second += " · " + s.warn.Render("locked by "+n.Node.Lock.Namespace+"/"+n.Node.Lock.Pod)
+		}
+	}
+	l := m.nodesLayout()
+	l.memText = 13
+	if !l.wide {
+		l.bar = max(l.bar-4, 4)
+	}
+	memW := l.bar + 1 + 4 + 1 + l.memText
+	var header string
+	if l.wide {
+		header = line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true}, {l.live, true}, {4, true}, {-1, false}},
+			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
+	} else {
+		header = line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
+			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
+	}
+	lines := []string{head, second, s.colHeader.Render("  " + header)}
+	t := v.t
+	if len(t.order) == 0 {
+		return append(lines, s.dim.Render(m.emptyText(t, "no GPUs registered")))
+	}
+	podCols := m.podCols()
+	for _, p := range t.visible(height - 3) {
+		if t.order[p] >= len(n.Node.GPUs) {
+			continue // rows of another node; never shown, but never a panic
+		}
+		g := n.Node.GPUs[t.order[p]]
+		marker := "  "
+		if p == t.cursor {
+			marker = "▸ "
+		}
+		lines = append(lines, marker+m.gpuLine(l, g, true, p == t.cursor))
+		pods := v.pods[g.UUID]
+		if len(pods) == 0 {
+			lines = append(lines, s.dim.Render("      └ no pods"))
+		}
+		for _, pd := range pods {
+			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
+		}
+	}
+	return lines
+}
+
+// podCols are the columns of a pod line under a GPU: namespace, pod, container, memory, cores.
+func (m *Model) podCols() []cell {
+	w := m.width - 8
+	ns, cont, mem, cores := 14, 12, 10, 4
+	if w >= 110 {
+		ns, cont = 20, 20
+	}
+	pod := min(max(w-ns-cont-mem-cores-4, 10), 48)
+	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}}
+}

@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
 // View draws the screen from the model; it changes nothing.
@@ -205,6 +207,24 @@ func (m *Model) renderHelp() []string {
 		{"Problems", "p (or :problems) lists every input problem the header counts"},
 	}...) {
 		lines = append(lines, helpPara(s.bold.Render(fmt.Sprintf("%-8s", p[0])), p[1], m.width)...)
+	}
+	return append(lines, helpReasons(s, m.width)...)
+}
+
+// helpReasons lists every reason code of the engine's gate table with what a user can change about it.
+func helpReasons(s styles, width int) []string {
+	lines := []string{"", s.title.Render("Reason codes") + s.dim.Render("  (why a node or GPU was ruled out, and what to change)"), ""}
+	seen := map[engine.Code]bool{}
+	longest := 0
+	for _, g := range engine.Gates {
+		longest = max(longest, len(g.Code))
+	}
+	for _, g := range engine.Gates {
+		if seen[g.Code] {
+			continue
+		}
+		seen[g.Code] = true
+		lines = append(lines, helpPara(s.bold.Render(fmt.Sprintf("%-*s", longest, g.Code)), g.Hint, width)...)
 	}
 	return lines
 }

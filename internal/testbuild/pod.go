@@ -62,7 +62,9 @@ func (w *ContainerWrapper) GPUMemPercent(pct int64) *ContainerWrapper {
 }
 
 // GPUCores sets nvidia.com/gpucores in percent of one GPU.
-func (w *ContainerWrapper) GPUCores(pct int64) *ContainerWrapper { return w.Limit(ResourceGPUCores, pct) }
+func (w *ContainerWrapper) GPUCores(pct int64) *ContainerWrapper {
+	return w.Limit(ResourceGPUCores, pct)
+}
 
 // Image sets the image.
 func (w *ContainerWrapper) Image(image string) *ContainerWrapper {

@@ -76,7 +76,7 @@ func (gp *gpuPage) lines(m *Model) []string {
 	if len(pods) == 1 {
 		word = "pod"
 	}
-	lines = append(lines, s.bold.Render(fmt.Sprintf("%d %s on this GPU", len(pods), word)))
+	lines = append(lines, s.bold.Render(fmt.Sprintf("%d %s on this %s", len(pods), word, m.deviceWord([]engine.GPU{*g}))))
 	if len(pods) == 0 {
 		return append(lines, s.dim.Render("  no pods: nothing is allocated here"))
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 )
 
@@ -121,7 +122,8 @@ func (v *nodeView) render(m *Model, height int) []string {
 		}
 		return []string{s.dim.Render(msg)}
 	}
-	head := s.title.Render(n.Name) + fmt.Sprintf(" · %d GPUs · %d pods · ", len(n.Node.GPUs), len(n.Pods))
+	word := m.deviceWord(n.Node.GPUs)
+	head := s.title.Render(n.Name) + fmt.Sprintf(" · %d %ss · %d pods · ", len(n.Node.GPUs), word, len(n.Pods))
 	hs := s.ok
 	if n.Health != "ok" {
 		hs = s.warn
@@ -152,10 +154,10 @@ func (v *nodeView) render(m *Model, height int) []string {
 	var header string
 	if l.wide {
 		header = line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true}, {l.live, true}, {4, true}, {-1, false}},
-			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
+			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
 	} else {
 		header = line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
-			"GPU / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
+			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
 	}
 	lines := []string{head, second, s.colHeader.Render("  " + header)}
 	t := v.t
@@ -193,4 +195,25 @@ func (m *Model) podCols() []cell {
 	}
 	pod := min(max(w-ns-cont-mem-cores-4, 10), 48)
 	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}}
+}
+
+// deviceWord is what people call a node's devices: their type's word (NPU, DCU ...) when all are of one type,
+// else GPU.
+func (m *Model) deviceWord(gpus []engine.GPU) string {
+	kinds := m.data.Config.Kinds()
+	word := ""
+	for i := range gpus {
+		w := "GPU"
+		if k := int(gpus[i].Kind); k < len(kinds) {
+			w = kinds[k].Word
+		}
+		if word != "" && w != word {
+			return "GPU"
+		}
+		word = w
+	}
+	if word == "" {
+		return "GPU"
+	}
+	return word
 }

@@ -11,12 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/tui"
@@ -231,17 +230,13 @@ func (o *TopOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(w, "none")
 		}
 	}
-	gpus, pods := 0, 0
-	for _, name := range c.NodeNames() {
-		gpus += len(c.Node(name).GPUs)
-		pods += len(c.PodsOn(name))
-	}
+	tot := query.ClusterTotals(c)
 	scope := ""
 	if only != "" {
 		scope = "   Namespace: " + only
 	}
 	title("Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d%s\n",
-		s.Source, len(c.NodeNames()), gpus, pods, len(rows), scope)
+		s.Source, tot.Nodes, tot.GPUs, tot.Pods, len(rows), scope)
 	tw := w
 	if o.NoHeaders {
 		tw = render.NoHeaders(w)
@@ -270,8 +265,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	title("NAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
 	if len(quotaNS) == 0 {
 		none()
-	} else if err := render.Quotas(tw, c, quotaNS, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
-		return err
+	} else {
+		kube := query.KubeQuotaUsed(s.Quotas)
+		if err := render.Quotas(tw, c, quotaNS, func(ns, res string) string { return kube[ns][res] }); err != nil {
+			return err
+		}
 	}
 	if c.Volcano() {
 		fmt.Fprintln(w)
@@ -360,10 +358,7 @@ func isTerminal(w io.Writer) bool {
 func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now time.Time) []render.PendingRow {
 	var rows []render.PendingRow
 	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
-			continue
-		}
-		if req, _ := engine.ParseRequest(p, cfg); !req.WantsGPU() && p.Annotations[codec.CardNameAnnotation] == "" {
+		if _, ok := query.PendingGPU(p, cfg); !ok {
 			continue
 		}
 		age := ""

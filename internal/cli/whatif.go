@@ -14,21 +14,17 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
-
-// maxCopies bounds how many copies what-if places to count "how many fit now".
-const maxCopies = 10000
 
 // WhatIfOptions are the inputs of `kubectl hami what-if`.
 type WhatIfOptions struct {
@@ -255,40 +251,21 @@ func (o *WhatIfOptions) Validate() error {
 }
 
 func (o *WhatIfOptions) podFromFlags() (*corev1.Pod, error) {
-	// --device picks the resource names of another device type (HAMi's chart defaults for its family).
-	kinds := engine.DefaultConfig().Kinds()
-	k, err := device.Find(kinds, o.Device)
-	if err != nil {
-		return nil, fmt.Errorf("--device: %w", err)
+	// --device picks the resource names of another device type (HAMi's chart defaults for its family; Run
+	// renames NVIDIA's to the cluster's).
+	spec := query.WhatIfPod{Namespace: o.namespace, Name: o.Name, Device: o.Device, Count: o.GPUs, Memory: o.GPUMem,
+		MemoryPercent: o.GPUMemPct, Cores: o.GPUCores}
+	pod, err := spec.Pod(engine.DefaultConfig().Kinds())
+	var fe *query.FieldError
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("--%s: %w", whatIfFlags[fe.Field], fe.Err)
 	}
-	kind := kinds[k]
-	l := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(o.GPUs, resource.DecimalSI)}
-	set := func(flag, res string, v int64) error {
-		if res == "" {
-			return fmt.Errorf("--%s: %s devices have no such resource", flag, kind.Name)
-		}
-		l[corev1.ResourceName(res)] = *resource.NewQuantity(v, resource.DecimalSI)
-		return nil
-	}
-	if o.GPUMem > 0 {
-		if err := set("gpumem", kind.Memory, o.GPUMem); err != nil {
-			return nil, err
-		}
-	}
-	if o.GPUMemPct > 0 {
-		if err := set("gpumem-percentage", kind.MemoryPercent, o.GPUMemPct); err != nil {
-			return nil, err
-		}
-	}
-	if o.GPUCores >= 0 {
-		if err := set("gpucores", kind.Cores, o.GPUCores); err != nil {
-			return nil, err
-		}
-	}
-	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: o.Name},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}}, nil
+	return pod, err
 }
+
+// whatIfFlags name query.WhatIfPod's fields in the flags' words.
+var whatIfFlags = map[string]string{query.FieldDevice: "device", query.FieldMemory: "gpumem",
+	query.FieldMemoryPercent: "gpumem-percentage", query.FieldCores: "gpucores"}
 
 // renameResources maps the default resource names onto the cluster's configured ones.
 func renameResources(pod *corev1.Pod, cfg engine.Config) {
@@ -363,7 +340,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
 		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: p.count,
-			Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
+			Capacity: c.Capacity(pod, query.MaxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
 		if !v.Fits || out.Refusal != nil || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
 			allFit = false
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // VerdictInput is everything the why-pending and what-if explanation shows besides the verdict itself.
@@ -243,7 +244,7 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 	if len(shown) == 0 {
 		return
 	}
-	sort.SliceStable(shown, func(i, j int) bool { return last(shown[i]).Before(last(shown[j])) })
+	sort.SliceStable(shown, func(i, j int) bool { return query.EventTime(shown[i]).Before(query.EventTime(shown[j])) })
 	if len(shown) > 5 {
 		shown = shown[len(shown)-5:]
 	}
@@ -252,8 +253,8 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 	t := NewTable(p, "  LAST SEEN", "REASON", "FROM", "COUNT", "MESSAGE")
 	for _, e := range shown {
 		age := "-"
-		if !now.IsZero() && !last(e).IsZero() {
-			age = Age(now.Sub(last(e)))
+		if t := query.EventTime(e); !now.IsZero() && !t.IsZero() {
+			age = Age(now.Sub(t))
 		}
 		from := e.Source.Component
 		if from == "" {
@@ -262,16 +263,6 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 		t.Row("  "+age, e.Reason, orDash(from), fmt.Sprint(max(e.Count, 1)), strings.ReplaceAll(e.Message, "\n", " "))
 	}
 	p.flush(t)
-}
-
-func last(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.CreationTimestamp.Time
 }
 
 // Age is kubectl's short duration: 45s, 12m, 3h, 2d.

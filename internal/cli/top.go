@@ -24,9 +24,7 @@ import (
 
 // TopOptions are the inputs of `kubectl hami top`.
 type TopOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output    string
 	Once      bool
@@ -38,7 +36,7 @@ type TopOptions struct {
 }
 
 func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &TopOptions{read: read, streams: streams, now: now}
+	o := &TopOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "top",
 		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
@@ -57,12 +55,7 @@ pending pods and the namespace quotas to that namespace (in the UI too), -A (the
   kubectl hami top --once -o name -n inference | xargs -n1 kubectl hami why-pending -n inference
   kubectl hami top --demo`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, name, json or yaml")
@@ -73,6 +66,9 @@ pending pods and the namespace quotas to that namespace (in the UI too), -A (the
 	cmd.Flags().StringVar(&o.AgentSelector, "agent-selector", usage.DefaultSelector, "label selector of the node agent pods; empty reads no live usage")
 	return cmd
 }
+
+// Complete has nothing to fill: top reads its flags as they are.
+func (o *TopOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks flag combinations.
 func (o *TopOptions) Validate() error {

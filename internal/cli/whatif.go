@@ -28,9 +28,7 @@ import (
 
 // WhatIfOptions are the inputs of `kubectl hami what-if`.
 type WhatIfOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output      string
 	File        string
@@ -58,7 +56,7 @@ type whatIfPod struct {
 }
 
 func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &WhatIfOptions{read: read, streams: streams, now: now}
+	o := &WhatIfOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "what-if",
 		Short: "Check where a GPU pod that does not exist yet would land, and how many copies fit now",
@@ -66,15 +64,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
   kubectl hami what-if -f deployment.yaml
   kubectl hami what-if --gpus 1 --gpumem-percentage 50 --annotation nvidia.com/use-gputype=A100 --count 10`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(cmd); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	f := cmd.Flags()
@@ -97,7 +87,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 
 // Complete builds the hypothetical pods from the flags or the manifest, and warns for every flag the manifest
 // makes irrelevant.
-func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
+func (o *WhatIfOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.namespace = o.read.namespace()
 	if o.File != "" {
 		pods, err := o.podsFromFile(cmd.Flags().Changed("namespace"))

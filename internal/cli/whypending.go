@@ -23,9 +23,7 @@ import (
 
 // WhyPendingOptions are the inputs of `kubectl hami why-pending POD`.
 type WhyPendingOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output    string
 	Nodes     []string
@@ -34,7 +32,7 @@ type WhyPendingOptions struct {
 }
 
 func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &WhyPendingOptions{read: read, streams: streams, now: now}
+	o := &WhyPendingOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "why-pending POD",
 		Short: "Explain, gate by gate and node by node, why a GPU pod is not placed",
@@ -42,15 +40,7 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
   kubectl hami why-pending train-7 -o wide --node gpu-a100-01
   kubectl hami why-pending pretrain-2 -n ml-research --demo`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
@@ -60,7 +50,7 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
 }
 
 // Complete fills the options from the arguments and the kubeconfig.
-func (o *WhyPendingOptions) Complete(args []string) error {
+func (o *WhyPendingOptions) Complete(_ *cobra.Command, args []string) error {
 	pod, err := podName(args[0])
 	if err != nil {
 		return err

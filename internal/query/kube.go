@@ -34,20 +34,8 @@ func KubeChecks(pod *corev1.Pod, nodes []*corev1.Node, byNode map[string][]*core
 // accounting. Where several ResourceQuotas of a namespace report a resource, the first by name wins, the order
 // in which the engine ranks a namespace's quotas (engine.Cluster.Quota); values are PlainQuantity.
 func KubeQuotaUsed(quotas []*corev1.ResourceQuota) map[string]map[string]string {
-	sorted := make([]*corev1.ResourceQuota, 0, len(quotas))
-	for _, q := range quotas {
-		if q != nil {
-			sorted = append(sorted, q)
-		}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Namespace != sorted[j].Namespace {
-			return sorted[i].Namespace < sorted[j].Namespace
-		}
-		return sorted[i].Name < sorted[j].Name
-	})
 	out := map[string]map[string]string{}
-	for _, q := range sorted {
+	for _, q := range SortedQuotas(quotas) {
 		m := out[q.Namespace]
 		if m == nil {
 			m = map[string]string{}
@@ -59,6 +47,23 @@ func KubeQuotaUsed(quotas []*corev1.ResourceQuota) map[string]map[string]string 
 			}
 		}
 	}
+	return out
+}
+
+// SortedQuotas is the ResourceQuotas (nil ones left out) by namespace and name, in a new slice.
+func SortedQuotas(quotas []*corev1.ResourceQuota) []*corev1.ResourceQuota {
+	out := make([]*corev1.ResourceQuota, 0, len(quotas))
+	for _, q := range quotas {
+		if q != nil {
+			out = append(out, q)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
 }
 

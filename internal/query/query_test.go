@@ -142,6 +142,13 @@ func TestKubeQuotaUsed(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("KubeQuotaUsed = %v, want %v", got, want)
 	}
+	var order []string
+	for _, q := range SortedQuotas([]*corev1.ResourceQuota{rq("web", "a", nil), rq("ml", "zz", nil), nil, rq("ml", "aa", nil)}) {
+		order = append(order, q.Namespace+"/"+q.Name)
+	}
+	if want := []string{"ml/aa", "ml/zz", "web/a"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("SortedQuotas = %v, want %v", order, want)
+	}
 }
 
 func TestKubeChecks(t *testing.T) {

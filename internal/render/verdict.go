@@ -87,13 +87,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	for _, name := range in.Nodes {
 		gpuTable(p, v, name)
 	}
-	if len(v.Problems) > 0 {
-		p.blank()
-		p.line("Problems with this pod:")
-		for _, pr := range v.Problems {
-			p.line("  - %s: %s", pr.Field, pr.Message)
-		}
-	}
+	problems(p, v)
 	events(p, in.Events, in.Now)
 	return p.err
 }
@@ -322,6 +316,17 @@ func otherScheduler(p *printer, in VerdictInput) error {
 	}
 	why(p, v)
 	cardQuota(p, v)
+	hints(p, v)
+	if in.Wide {
+		nodeTable(p, v, in.Kube)
+	}
+	problems(p, v)
+	events(p, in.Events, in.Now)
+	return p.err
+}
+
+// hints writes the verdict's hints as "What would make it fit", for verdicts without proven fixes.
+func hints(p *printer, v *engine.Verdict) {
 	if len(v.Hints) > 0 {
 		p.blank()
 		p.line("What would make it fit:")
@@ -329,9 +334,10 @@ func otherScheduler(p *printer, in VerdictInput) error {
 			p.line("  - %s", h)
 		}
 	}
-	if in.Wide {
-		nodeTable(p, v, in.Kube)
-	}
+}
+
+// problems writes the input problems of the pod itself (field and message).
+func problems(p *printer, v *engine.Verdict) {
 	if len(v.Problems) > 0 {
 		p.blank()
 		p.line("Problems with this pod:")
@@ -339,8 +345,6 @@ func otherScheduler(p *printer, in VerdictInput) error {
 			p.line("  - %s: %s", pr.Field, pr.Message)
 		}
 	}
-	events(p, in.Events, in.Now)
-	return p.err
 }
 
 // fixes writes "What would make it fit": the changes the engine proved first (each evaluated on a copy of the

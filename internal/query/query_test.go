@@ -244,3 +244,23 @@ func TestWhatIfPod(t *testing.T) {
 		t.Error("the pod shares its annotations with the caller's map")
 	}
 }
+
+func TestNamespaces(t *testing.T) {
+	p := func(ns string) *corev1.Pod { return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}} }
+	q := func(ns string) *corev1.ResourceQuota {
+		return &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}
+	}
+	cases := []struct {
+		pods   []*corev1.Pod
+		quotas []*corev1.ResourceQuota
+		want   []string
+	}{
+		{nil, nil, []string{}},
+		{[]*corev1.Pod{p("b"), nil, p("a"), p("b")}, []*corev1.ResourceQuota{q("c"), nil, q("a")}, []string{"a", "b", "c"}},
+	}
+	for _, c := range cases {
+		if got := Namespaces(c.pods, c.quotas); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Namespaces = %#v, want %#v", got, c.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
@@ -101,7 +102,7 @@ func (o *WhatIfOptions) Complete(cmd *cobra.Command, _ []string) error {
 			}
 		}
 	} else {
-		pod, err := o.podFromFlags()
+		pod, err := o.podFromFlags(engine.DefaultConfig().Kinds())
 		if err != nil {
 			return err
 		}
@@ -240,12 +241,13 @@ func (o *WhatIfOptions) Validate() error {
 	return nil
 }
 
-func (o *WhatIfOptions) podFromFlags() (*corev1.Pod, error) {
-	// --device picks the resource names of another device type (HAMi's chart defaults for its family; Run
-	// renames NVIDIA's to the cluster's).
+// podFromFlags is the hypothetical pod of the flags (query.WhatIfPod), with the resource names of kinds: --device
+// picks another device type. Complete builds it with the chart's defaults, to refuse bad flags before reading
+// the cluster; Run builds it again with the cluster's names, as the UI's form does.
+func (o *WhatIfOptions) podFromFlags(kinds []device.Kind) (*corev1.Pod, error) {
 	spec := query.WhatIfPod{Namespace: o.namespace, Name: o.Name, Device: o.Device, Count: o.GPUs, Memory: o.GPUMem,
 		MemoryPercent: o.GPUMemPct, Cores: o.GPUCores}
-	pod, err := spec.Pod(engine.DefaultConfig().Kinds())
+	pod, err := spec.Pod(kinds)
 	var fe *query.FieldError
 	if errors.As(err, &fe) {
 		return nil, fmt.Errorf("--%s: %w", whatIfFlags[fe.Field], fe.Err)
@@ -256,22 +258,6 @@ func (o *WhatIfOptions) podFromFlags() (*corev1.Pod, error) {
 // whatIfFlags name query.WhatIfPod's fields in the flags' words.
 var whatIfFlags = map[string]string{query.FieldDevice: "device", query.FieldMemory: "gpumem",
 	query.FieldMemoryPercent: "gpumem-percentage", query.FieldCores: "gpucores"}
-
-// renameResources maps the default resource names onto the cluster's configured ones.
-func renameResources(pod *corev1.Pod, cfg engine.Config) {
-	def := engine.DefaultConfig()
-	m := map[string]string{def.ResourceCountName: cfg.ResourceCountName, def.ResourceMemoryName: cfg.ResourceMemoryName,
-		def.ResourceMemoryPercentageName: cfg.ResourceMemoryPercentageName, def.ResourceCoreName: cfg.ResourceCoreName}
-	for i := range pod.Spec.Containers {
-		l := pod.Spec.Containers[i].Resources.Limits
-		for from, to := range m {
-			if q, ok := l[corev1.ResourceName(from)]; ok && from != to {
-				delete(l, corev1.ResourceName(from))
-				l[corev1.ResourceName(to)] = q
-			}
-		}
-	}
-}
 
 // WhatIf is the -o json|yaml form of the answer.
 type WhatIf struct {
@@ -324,7 +310,12 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	text := o.Output != "json" && o.Output != "yaml"
 	for i, p := range o.pods {
 		if o.File == "" {
-			renameResources(p.pod, cfg)
+			pod, err := o.podFromFlags(cfg.Kinds())
+			if err != nil {
+				return err
+			}
+			pod.Annotations = p.pod.Annotations // --annotation, --card, --queue
+			p.pod = pod
 		}
 		pod, changes := engine.Admit(p.pod, cfg)
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
@@ -75,7 +76,7 @@ func registerCompletions(root *cobra.Command, read *readFlags) {
 		if cmd.Flags().Lookup("card") != nil {
 			_ = cmd.RegisterFlagCompletionFunc("card", completeFromCluster(read, func(s *snapshot.Snapshot) []string {
 				c, _ := cluster(s, read, io.Discard)
-				return cardNames(c)
+				return query.CardNames(c)
 			}))
 		}
 		if f := cmd.Flags().Lookup("output"); f != nil {

@@ -14,15 +14,14 @@ import (
 
 // LintOptions are the inputs of `kubectl hami lint`.
 type LintOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
+	readOptions
 
 	Output      string
 	MinSeverity string
 }
 
 func newLintCommand(read *readFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &LintOptions{read: read, streams: streams}
+	o := &LintOptions{readOptions: readOptions{read: read, streams: streams}}
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Find silent misconfigurations of HAMi namespace quotas and Volcano card quotas",
@@ -43,12 +42,7 @@ lint can gate a CI job or a GitOps check; warnings and infos alone exit 0.`,
   kubectl hami lint --snapshot cluster.yaml -o json
   kubectl hami lint --demo`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: name, json or yaml")
@@ -57,6 +51,9 @@ lint can gate a CI job or a GitOps check; warnings and infos alone exit 0.`,
 	_ = cmd.RegisterFlagCompletionFunc("min-severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// Complete has nothing to fill: lint reads its flags as they are.
+func (o *LintOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks flag combinations.
 func (o *LintOptions) Validate() error {

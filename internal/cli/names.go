@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
@@ -23,48 +22,18 @@ func nodeNames(s *snapshot.Snapshot) []string {
 	for _, n := range s.Nodes {
 		out = append(out, n.Name)
 	}
-	return sortedUnique(out)
+	return query.SortedUnique(out)
 }
 
 // namespaceNames are the namespaces that have pods or ResourceQuotas.
-func namespaceNames(s *snapshot.Snapshot) []string {
-	var out []string
-	for _, p := range s.Pods {
-		out = append(out, p.Namespace)
-	}
-	for _, q := range s.Quotas {
-		out = append(out, q.Namespace)
-	}
-	return sortedUnique(out)
-}
+func namespaceNames(s *snapshot.Snapshot) []string { return query.Namespaces(s.Pods, s.Quotas) }
 
 func queueNames(s *snapshot.Snapshot) []string {
 	out := make([]string, 0, len(s.Queues))
 	for _, q := range s.Queues {
 		out = append(out, q.GetName())
 	}
-	return sortedUnique(out)
-}
-
-// cardNames are the card models the nodes have and the queues' card quotas name.
-func cardNames(c *engine.Cluster) []string {
-	var out []string
-	for _, name := range c.NodeNames() {
-		for _, k := range c.Node(name).Cards {
-			out = append(out, k.Name)
-		}
-	}
-	for _, q := range c.QueueUsages() {
-		for _, k := range q.Cards {
-			out = append(out, k.Card)
-		}
-	}
-	return sortedUnique(out)
-}
-
-func sortedUnique(names []string) []string {
-	sort.Strings(names)
-	return slices.Compact(names)
+	return query.SortedUnique(out)
 }
 
 // resolveNodes resolves every --node value: the exact name, or one equal but for case, or the only node it is a

@@ -59,14 +59,7 @@ func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams gene
 HAMi's resources; it reads and writes HAMi's annotations, so it works on a cluster that HAMi already runs.
 Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /metrics.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return o.Run(ctx)
-		},
+		RunE: runCommand(o),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", ":8443", "address to serve on")
@@ -98,6 +91,9 @@ func (o *ServeExtenderOptions) serveConfig() extender.ServeConfig {
 		AllowedCNs: o.ClientAllowedCNs, WebhookAddr: o.WebhookListen, WebhookClientCAFile: o.WebhookClientCAFile}
 }
 
+// Complete has nothing to fill: serve-extender reads its flags as they are.
+func (o *ServeExtenderOptions) Complete(*cobra.Command, []string) error { return nil }
+
 // Validate checks flag combinations.
 func (o *ServeExtenderOptions) Validate() error {
 	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
@@ -124,8 +120,10 @@ func (o *ServeExtenderOptions) Validate() error {
 	return nil
 }
 
-// Run serves until ctx ends.
+// Run serves until ctx ends or the process gets SIGINT or SIGTERM.
 func (o *ServeExtenderOptions) Run(ctx context.Context) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	log := slog.New(slog.NewJSONHandler(o.streams.ErrOut, nil))
 	rc, err := o.config.ToRESTConfig()
 	if err != nil {

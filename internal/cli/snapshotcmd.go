@@ -9,32 +9,34 @@ import (
 
 // SnapshotOptions are the inputs of `kubectl hami snapshot`.
 type SnapshotOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	Output  string
+	readOptions
+	Output string
 }
 
 func newSnapshotCommand(read *readFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SnapshotOptions{read: read, streams: streams}
+	o := &SnapshotOptions{readOptions: readOptions{read: read, streams: streams}}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Save the HAMi-relevant objects (nodes, pods, resourcequotas, HAMi's device ConfigMap) as one List",
 		Example: `  kubectl hami snapshot > cluster.yaml
   kubectl hami why-pending train-7 --snapshot cluster.yaml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.read.validate(); err != nil {
-				return err
-			}
-			if err := validateOutput(o.Output, "", "yaml", "json"); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
 	return cmd
+}
+
+// Complete has nothing to fill: snapshot reads its flags as they are.
+func (o *SnapshotOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the source and the output format.
+func (o *SnapshotOptions) Validate() error {
+	if err := o.read.validate(); err != nil {
+		return err
+	}
+	return validateOutput(o.Output, "", "yaml", "json")
 }
 
 // Run writes the snapshot.

@@ -11,12 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/tui"
@@ -25,9 +24,7 @@ import (
 
 // TopOptions are the inputs of `kubectl hami top`.
 type TopOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output    string
 	Once      bool
@@ -39,7 +36,7 @@ type TopOptions struct {
 }
 
 func newTopCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &TopOptions{read: read, streams: streams, now: now}
+	o := &TopOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "top",
 		Short: "Show GPU allocation per node, namespace GPU quotas and pending GPU pods",
@@ -58,12 +55,7 @@ pending pods and the namespace quotas to that namespace (in the UI too), -A (the
   kubectl hami top --once -o name -n inference | xargs -n1 kubectl hami why-pending -n inference
   kubectl hami top --demo`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, name, json or yaml")
@@ -74,6 +66,9 @@ pending pods and the namespace quotas to that namespace (in the UI too), -A (the
 	cmd.Flags().StringVar(&o.AgentSelector, "agent-selector", usage.DefaultSelector, "label selector of the node agent pods; empty reads no live usage")
 	return cmd
 }
+
+// Complete has nothing to fill: top reads its flags as they are.
+func (o *TopOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks flag combinations.
 func (o *TopOptions) Validate() error {
@@ -231,17 +226,13 @@ func (o *TopOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(w, "none")
 		}
 	}
-	gpus, pods := 0, 0
-	for _, name := range c.NodeNames() {
-		gpus += len(c.Node(name).GPUs)
-		pods += len(c.PodsOn(name))
-	}
+	tot := query.ClusterTotals(c)
 	scope := ""
 	if only != "" {
 		scope = "   Namespace: " + only
 	}
 	title("Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d%s\n",
-		s.Source, len(c.NodeNames()), gpus, pods, len(rows), scope)
+		s.Source, tot.Nodes, tot.GPUs, tot.Pods, len(rows), scope)
 	tw := w
 	if o.NoHeaders {
 		tw = render.NoHeaders(w)
@@ -270,8 +261,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	title("NAMESPACE QUOTAS (HAMi's accounting beside Kubernetes' ResourceQuota status)")
 	if len(quotaNS) == 0 {
 		none()
-	} else if err := render.Quotas(tw, c, quotaNS, func(ns, res string) string { return kubeQuotaUsed(s, ns)[res] }); err != nil {
-		return err
+	} else {
+		kube := query.KubeQuotaUsed(s.Quotas)
+		if err := render.Quotas(tw, c, quotaNS, func(ns, res string) string { return kube[ns][res] }); err != nil {
+			return err
+		}
 	}
 	if c.Volcano() {
 		fmt.Fprintln(w)
@@ -360,10 +354,7 @@ func isTerminal(w io.Writer) bool {
 func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now time.Time) []render.PendingRow {
 	var rows []render.PendingRow
 	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
-			continue
-		}
-		if req, _ := engine.ParseRequest(p, cfg); !req.WantsGPU() && p.Annotations[codec.CardNameAnnotation] == "" {
+		if _, ok := query.PendingGPU(p, cfg); !ok {
 			continue
 		}
 		age := ""

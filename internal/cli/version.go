@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
@@ -35,16 +36,14 @@ func newVersionCommand(s genericiooptions.IOStreams) *cobra.Command {
 		Example: `  kubectl hami version
   kubectl hami version -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE: runCommand(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: one line)")
 	return cmd
 }
+
+// Complete has nothing to fill.
+func (o *VersionOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the output format.
 func (o *VersionOptions) Validate() error {
@@ -52,7 +51,7 @@ func (o *VersionOptions) Validate() error {
 }
 
 // Run prints the build stamp.
-func (o *VersionOptions) Run() error {
+func (o *VersionOptions) Run(context.Context) error {
 	if o.Output == "" {
 		_, err := fmt.Fprintln(o.streams.Out, version.String())
 		return err

@@ -14,7 +14,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -23,18 +22,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
-// maxCopies bounds how many copies what-if places to count "how many fit now".
-const maxCopies = 10000
-
 // WhatIfOptions are the inputs of `kubectl hami what-if`.
 type WhatIfOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output      string
 	File        string
@@ -62,7 +57,7 @@ type whatIfPod struct {
 }
 
 func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &WhatIfOptions{read: read, streams: streams, now: now}
+	o := &WhatIfOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "what-if",
 		Short: "Check where a GPU pod that does not exist yet would land, and how many copies fit now",
@@ -70,15 +65,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
   kubectl hami what-if -f deployment.yaml
   kubectl hami what-if --gpus 1 --gpumem-percentage 50 --annotation nvidia.com/use-gputype=A100 --count 10`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(cmd); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	f := cmd.Flags()
@@ -101,7 +88,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 
 // Complete builds the hypothetical pods from the flags or the manifest, and warns for every flag the manifest
 // makes irrelevant.
-func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
+func (o *WhatIfOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.namespace = o.read.namespace()
 	if o.File != "" {
 		pods, err := o.podsFromFile(cmd.Flags().Changed("namespace"))
@@ -115,7 +102,7 @@ func (o *WhatIfOptions) Complete(cmd *cobra.Command) error {
 			}
 		}
 	} else {
-		pod, err := o.podFromFlags()
+		pod, err := o.podFromFlags(engine.DefaultConfig().Kinds())
 		if err != nil {
 			return err
 		}
@@ -254,57 +241,23 @@ func (o *WhatIfOptions) Validate() error {
 	return nil
 }
 
-func (o *WhatIfOptions) podFromFlags() (*corev1.Pod, error) {
-	// --device picks the resource names of another device type (HAMi's chart defaults for its family).
-	kinds := engine.DefaultConfig().Kinds()
-	k, err := device.Find(kinds, o.Device)
-	if err != nil {
-		return nil, fmt.Errorf("--device: %w", err)
+// podFromFlags is the hypothetical pod of the flags (query.WhatIfPod), with the resource names of kinds: --device
+// picks another device type. Complete builds it with the chart's defaults, to refuse bad flags before reading
+// the cluster; Run builds it again with the cluster's names, as the UI's form does.
+func (o *WhatIfOptions) podFromFlags(kinds []device.Kind) (*corev1.Pod, error) {
+	spec := query.WhatIfPod{Namespace: o.namespace, Name: o.Name, Device: o.Device, Count: o.GPUs, Memory: o.GPUMem,
+		MemoryPercent: o.GPUMemPct, Cores: o.GPUCores}
+	pod, err := spec.Pod(kinds)
+	var fe *query.FieldError
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("--%s: %w", whatIfFlags[fe.Field], fe.Err)
 	}
-	kind := kinds[k]
-	l := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(o.GPUs, resource.DecimalSI)}
-	set := func(flag, res string, v int64) error {
-		if res == "" {
-			return fmt.Errorf("--%s: %s devices have no such resource", flag, kind.Name)
-		}
-		l[corev1.ResourceName(res)] = *resource.NewQuantity(v, resource.DecimalSI)
-		return nil
-	}
-	if o.GPUMem > 0 {
-		if err := set("gpumem", kind.Memory, o.GPUMem); err != nil {
-			return nil, err
-		}
-	}
-	if o.GPUMemPct > 0 {
-		if err := set("gpumem-percentage", kind.MemoryPercent, o.GPUMemPct); err != nil {
-			return nil, err
-		}
-	}
-	if o.GPUCores >= 0 {
-		if err := set("gpucores", kind.Cores, o.GPUCores); err != nil {
-			return nil, err
-		}
-	}
-	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: o.Name},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}}, nil
+	return pod, err
 }
 
-// renameResources maps the default resource names onto the cluster's configured ones.
-func renameResources(pod *corev1.Pod, cfg engine.Config) {
-	def := engine.DefaultConfig()
-	m := map[string]string{def.ResourceCountName: cfg.ResourceCountName, def.ResourceMemoryName: cfg.ResourceMemoryName,
-		def.ResourceMemoryPercentageName: cfg.ResourceMemoryPercentageName, def.ResourceCoreName: cfg.ResourceCoreName}
-	for i := range pod.Spec.Containers {
-		l := pod.Spec.Containers[i].Resources.Limits
-		for from, to := range m {
-			if q, ok := l[corev1.ResourceName(from)]; ok && from != to {
-				delete(l, corev1.ResourceName(from))
-				l[corev1.ResourceName(to)] = q
-			}
-		}
-	}
-}
+// whatIfFlags name query.WhatIfPod's fields in the flags' words.
+var whatIfFlags = map[string]string{query.FieldDevice: "device", query.FieldMemory: "gpumem",
+	query.FieldMemoryPercent: "gpumem-percentage", query.FieldCores: "gpucores"}
 
 // WhatIf is the -o json|yaml form of the answer.
 type WhatIf struct {
@@ -357,13 +310,18 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	text := o.Output != "json" && o.Output != "yaml"
 	for i, p := range o.pods {
 		if o.File == "" {
-			renameResources(p.pod, cfg)
+			pod, err := o.podFromFlags(cfg.Kinds())
+			if err != nil {
+				return err
+			}
+			pod.Annotations = p.pod.Annotations // --annotation, --card, --queue
+			p.pod = pod
 		}
 		pod, changes := engine.Admit(p.pod, cfg)
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
 		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: p.count,
-			Capacity: c.Capacity(pod, maxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
+			Capacity: c.Capacity(pod, query.MaxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
 		if !v.Fits || out.Refusal != nil || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
 			allFit = false
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 )
 
@@ -20,7 +21,7 @@ func checkCardNames(c *engine.Cluster, card string) error {
 	if err != nil {
 		return nil // Validate reported it
 	}
-	known := cardNames(c) // names.go
+	known := query.CardNames(c)
 	for _, alt := range alts {
 		if slices.Contains(known, alt) {
 			continue

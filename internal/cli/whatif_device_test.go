@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,5 +37,37 @@ func TestWhatIfDevice(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("what-if %s: error %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestWhatIfDeviceClusterNames: --device asks with the cluster's resource names from HAMi's device ConfigMap
+// (query.WhatIfPod built with the cluster's kinds, as the UI's form does), not the chart's defaults.
+func TestWhatIfDeviceClusterNames(t *testing.T) {
+	snap := `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {namespace: kube-system, name: hami-scheduler-device}
+  data:
+    device-config.yaml: |
+      nvidia:
+        resourceCountName: nvidia.com/gpu
+      hygon:
+        resourceCountName: example.com/dcu
+        resourceMemoryName: example.com/dcu-mem
+        resourceCoreName: example.com/dcu-cores
+`
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, []byte(snap), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "what-if", "--snapshot", path, "-n", "ml", "--device", "dcu", "--gpus", "1", "--gpumem", "8000", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The engine reads the cluster's names only: a pod asking with the defaults would ask for no DCU at all.
+	if want := "container main asks for 1 DCU(s) (DCU), each with 8000 MiB"; !strings.Contains(out, want) {
+		t.Errorf("what-if --device dcu on a cluster that renames the DCU's resources lacks %q:\n%s", want, out)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -22,9 +23,7 @@ import (
 
 // WhyPendingOptions are the inputs of `kubectl hami why-pending POD`.
 type WhyPendingOptions struct {
-	read    *readFlags
-	streams genericiooptions.IOStreams
-	now     func() time.Time
+	readOptions
 
 	Output    string
 	Nodes     []string
@@ -33,7 +32,7 @@ type WhyPendingOptions struct {
 }
 
 func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, now func() time.Time) *cobra.Command {
-	o := &WhyPendingOptions{read: read, streams: streams, now: now}
+	o := &WhyPendingOptions{readOptions: readOptions{read: read, streams: streams, now: now}}
 	cmd := &cobra.Command{
 		Use:   "why-pending POD",
 		Short: "Explain, gate by gate and node by node, why a GPU pod is not placed",
@@ -41,15 +40,7 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
   kubectl hami why-pending train-7 -o wide --node gpu-a100-01
   kubectl hami why-pending pretrain-2 -n ml-research --demo`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runCommand(o),
 	}
 	read.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: wide, json or yaml")
@@ -59,7 +50,7 @@ func newWhyPendingCommand(read *readFlags, streams genericiooptions.IOStreams, n
 }
 
 // Complete fills the options from the arguments and the kubeconfig.
-func (o *WhyPendingOptions) Complete(args []string) error {
+func (o *WhyPendingOptions) Complete(_ *cobra.Command, args []string) error {
 	pod, err := podName(args[0])
 	if err != nil {
 		return err
@@ -209,7 +200,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: pod.Namespace + "/" + pod.Name, Phase: string(pod.Status.Phase), Problems: c.Problems()}
 	for _, e := range s.EventsFor(o.Namespace, o.Pod) {
-		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: eventLast(e), Message: e.Message})
+		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: query.EventTime(e), Message: e.Message})
 	}
 	if pod.Spec.NodeName != "" {
 		return o.placed(c, pod, out)
@@ -265,28 +256,14 @@ func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPe
 	return t.Flush()
 }
 
-// kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod.
-// Results are sorted by node name, like the verdict's nodes, whatever order the snapshot listed them in.
+// kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod, by node name.
 func kubeChecks(s *snapshot.Snapshot, pod *corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
-	res := kubefit.Check(pod, s.Nodes, s.PodsByNode(), cfg.ManagedResources())
-	sort.SliceStable(res, func(i, j int) bool { return res[i].Node < res[j].Node })
-	return res
+	return query.KubeChecks(pod, s.Nodes, s.PodsByNode(), cfg)
 }
 
-// kubeQuotaUsed is Kubernetes' own ResourceQuota status.used for the managed keys, the tightest quota's.
+// kubeQuotaUsed is Kubernetes' own ResourceQuota status.used of a namespace (query.KubeQuotaUsed).
 func kubeQuotaUsed(s *snapshot.Snapshot, ns string) map[string]string {
-	out := map[string]string{}
-	for _, q := range s.Quotas {
-		if q.Namespace != ns {
-			continue
-		}
-		for k, v := range q.Status.Used {
-			if _, seen := out[string(k)]; !seen {
-				out[string(k)] = plainQuantity(v) // quantity.go
-			}
-		}
-	}
-	return out
+	return query.KubeQuotaUsed(s.Quotas)[ns]
 }
 
 func orPending(p corev1.PodPhase) string {
@@ -294,14 +271,4 @@ func orPending(p corev1.PodPhase) string {
 		return "Pending"
 	}
 	return string(p)
-}
-
-func eventLast(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.CreationTimestamp.Time
 }

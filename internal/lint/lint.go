@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
@@ -227,7 +228,7 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 		}
 	}
 	for _, p := range s.Pods {
-		if p == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if p == nil || query.Finished(p) {
 			continue
 		}
 		in.pods = append(in.pods, p)
@@ -278,8 +279,8 @@ func (in *input) noCardsFix() string {
 		"so that Volcano's capacity-card plugin sees their cards", d, d, d)
 }
 
-// podCounts reports whether the pod is pending (not bound to a node).
-func pending(p *corev1.Pod) bool { return p.Spec.NodeName == "" }
+// pending reports whether the pod waits for a node (query.Waiting: not bound, not finished, not being deleted).
+func pending(p *corev1.Pod) bool { return query.Waiting(p) }
 
 func podObject(p *corev1.Pod) Object {
 	return Object{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}

@@ -6,24 +6,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // quotaObjects lists the ResourceQuotas sorted by namespace and name.
-func (in *input) quotaObjects() []*corev1.ResourceQuota {
-	out := make([]*corev1.ResourceQuota, 0, len(in.s.Quotas))
-	for _, q := range in.s.Quotas {
-		if q != nil {
-			out = append(out, q)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
+func (in *input) quotaObjects() []*corev1.ResourceQuota { return query.SortedQuotas(in.s.Quotas) }
 
 func hardKeys(rq *corev1.ResourceQuota) []string {
 	keys := make([]string, 0, len(rq.Spec.Hard))

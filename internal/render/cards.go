@@ -22,13 +22,7 @@ func cardOnly(p *printer, in VerdictInput) error {
 		p.flush(t)
 	}
 	cardQuota(p, v)
-	if len(v.Hints) > 0 {
-		p.blank()
-		p.line("What would make it fit:")
-		for _, h := range v.Hints {
-			p.line("  - %s", h)
-		}
-	}
+	hints(p, v)
 	events(p, in.Events, in.Now)
 	return p.err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // NodeHealth says in a word or two why a node's GPUs can or cannot be used.
@@ -51,21 +52,12 @@ func Nodes(w io.Writer, c *engine.Cluster) error {
 	t := NewTable(w, "NODE", "GPUS", "SLOTS", "MEMORY (MiB)", "CORES (%)", "PODS", "HEALTH")
 	for _, name := range c.NodeNames() {
 		n := c.Node(name)
-		var slots, usedSlots int32
-		var mem, usedMem, cores, usedCores int64
-		for _, g := range n.GPUs {
-			slots += g.Slots
-			usedSlots += g.UsedSlots
-			mem += g.TotalMem
-			usedMem += g.UsedMem
-			cores += g.TotalCores
-			usedCores += g.UsedCores
-		}
+		s := query.SumNode(n)
 		if !n.Registered {
 			t.Row(name, "0", "-", "-", "-", fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 			continue
 		}
-		t.Row(name, DeviceCount(c, n), fmt.Sprintf("%d/%d", usedSlots, slots), Ratio(usedMem, mem, ""), Ratio(usedCores, cores, ""),
+		t.Row(name, DeviceCount(c, n), fmt.Sprintf("%d/%d", s.UsedSlots, s.Slots), Ratio(s.UsedMem, s.Mem, ""), Ratio(s.UsedCores, s.Cores, ""),
 			fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
 	}
 	return t.Flush()

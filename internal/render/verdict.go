@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // VerdictInput is everything the why-pending and what-if explanation shows besides the verdict itself.
@@ -86,13 +87,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	for _, name := range in.Nodes {
 		gpuTable(p, v, name)
 	}
-	if len(v.Problems) > 0 {
-		p.blank()
-		p.line("Problems with this pod:")
-		for _, pr := range v.Problems {
-			p.line("  - %s: %s", pr.Field, pr.Message)
-		}
-	}
+	problems(p, v)
 	events(p, in.Events, in.Now)
 	return p.err
 }
@@ -243,7 +238,7 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 	if len(shown) == 0 {
 		return
 	}
-	sort.SliceStable(shown, func(i, j int) bool { return last(shown[i]).Before(last(shown[j])) })
+	sort.SliceStable(shown, func(i, j int) bool { return query.EventTime(shown[i]).Before(query.EventTime(shown[j])) })
 	if len(shown) > 5 {
 		shown = shown[len(shown)-5:]
 	}
@@ -252,8 +247,8 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 	t := NewTable(p, "  LAST SEEN", "REASON", "FROM", "COUNT", "MESSAGE")
 	for _, e := range shown {
 		age := "-"
-		if !now.IsZero() && !last(e).IsZero() {
-			age = Age(now.Sub(last(e)))
+		if t := query.EventTime(e); !now.IsZero() && !t.IsZero() {
+			age = Age(now.Sub(t))
 		}
 		from := e.Source.Component
 		if from == "" {
@@ -262,16 +257,6 @@ func events(p *printer, evs []*corev1.Event, now time.Time) {
 		t.Row("  "+age, e.Reason, orDash(from), fmt.Sprint(max(e.Count, 1)), strings.ReplaceAll(e.Message, "\n", " "))
 	}
 	p.flush(t)
-}
-
-func last(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.CreationTimestamp.Time
 }
 
 // Age is kubectl's short duration: 45s, 12m, 3h, 2d.
@@ -331,6 +316,17 @@ func otherScheduler(p *printer, in VerdictInput) error {
 	}
 	why(p, v)
 	cardQuota(p, v)
+	hints(p, v)
+	if in.Wide {
+		nodeTable(p, v, in.Kube)
+	}
+	problems(p, v)
+	events(p, in.Events, in.Now)
+	return p.err
+}
+
+// hints writes the verdict's hints as "What would make it fit", for verdicts without proven fixes.
+func hints(p *printer, v *engine.Verdict) {
 	if len(v.Hints) > 0 {
 		p.blank()
 		p.line("What would make it fit:")
@@ -338,9 +334,10 @@ func otherScheduler(p *printer, in VerdictInput) error {
 			p.line("  - %s", h)
 		}
 	}
-	if in.Wide {
-		nodeTable(p, v, in.Kube)
-	}
+}
+
+// problems writes the input problems of the pod itself (field and message).
+func problems(p *printer, v *engine.Verdict) {
 	if len(v.Problems) > 0 {
 		p.blank()
 		p.line("Problems with this pod:")
@@ -348,8 +345,6 @@ func otherScheduler(p *printer, in VerdictInput) error {
 			p.line("  - %s: %s", pr.Field, pr.Message)
 		}
 	}
-	events(p, in.Events, in.Now)
-	return p.err
 }
 
 // fixes writes "What would make it fit": the changes the engine proved first (each evaluated on a copy of the

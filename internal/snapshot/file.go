@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	jsoniter "github.com/json-iterator/go"
 
@@ -426,14 +425,4 @@ func (w withKind) MarshalJSON() ([]byte, error) {
 	m["apiVersion"] = json.RawMessage(`"v1"`)
 	m["kind"] = json.RawMessage(`"` + w.kind + `"`)
 	return json.Marshal(m)
-}
-
-func eventTime(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.CreationTimestamp.Time
 }

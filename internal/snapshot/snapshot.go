@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // Snapshot is the HAMi-relevant state of a cluster at one moment.
@@ -63,13 +64,7 @@ func (s *Snapshot) Pod(namespace, name string) *corev1.Pod {
 
 // PodsByNode groups bound pods by spec.nodeName.
 func (s *Snapshot) PodsByNode() map[string][]*corev1.Pod {
-	out := map[string][]*corev1.Pod{}
-	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
-			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
-		}
-	}
-	return out
+	return query.PodsByNode(s.Pods)
 }
 
 // EventsFor lists the events about one pod, oldest first.
@@ -80,7 +75,7 @@ func (s *Snapshot) EventsFor(namespace, name string) []*corev1.Event {
 			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return eventTime(out[i]).Before(eventTime(out[j])) })
+	sort.SliceStable(out, func(i, j int) bool { return query.EventTime(out[i]).Before(query.EventTime(out[j])) })
 	return out
 }
 

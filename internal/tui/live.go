@@ -23,7 +23,7 @@ import (
 type queue struct {
 	mu      sync.Mutex
 	changes map[string]change // kind/key -> latest
-	resync  *resync
+	resync  resync
 	wake    chan struct{}
 }
 
@@ -39,15 +39,11 @@ func (q *queue) put(c change) {
 }
 
 // putResync queues a resync; one not yet drained is merged with it (each informer group sends its own).
-func (q *queue) putResync(rs *resync) {
+func (q *queue) putResync(rs resync) {
 	q.mu.Lock()
-	if old := q.resync; old != nil {
-		for _, m := range []struct{ dst, src *map[string]bool }{
-			{&rs.nodes, &old.nodes}, {&rs.pods, &old.pods}, {&rs.quotas, &old.quotas}, {&rs.queues, &old.queues}, {&rs.podGroups, &old.podGroups},
-		} {
-			if *m.dst == nil {
-				*m.dst = *m.src
-			}
+	for kind, held := range q.resync {
+		if _, ok := rs[kind]; !ok {
+			rs[kind] = held
 		}
 	}
 	q.resync = rs
@@ -64,7 +60,7 @@ func (q *queue) notify() {
 }
 
 // drain takes every queued change.
-func (q *queue) drain() ([]change, *resync) {
+func (q *queue) drain() ([]change, resync) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := make([]change, 0, len(q.changes))
@@ -126,7 +122,7 @@ func watch(ctx context.Context, cs kubernetes.Interface, cmName string, q *queue
 		}
 		// Objects of the first snapshot that were deleted before the informers started never produce an
 		// event: drop whatever the informers do not hold.
-		q.putResync(&resync{nodes: storeKeys(nodes), pods: storeKeys(pods), quotas: storeKeys(quotas)})
+		q.putResync(resync{kindNode: storeKeys(nodes), kindPod: storeKeys(pods), kindQuota: storeKeys(quotas)})
 	}()
 	return nil
 }
@@ -206,7 +202,7 @@ func watchVolcano(ctx context.Context, dyn dynamic.Interface, q *queue, errc cha
 				return
 			}
 		}
-		q.putResync(&resync{queues: storeKeys(queues), podGroups: storeKeys(groups)})
+		q.putResync(resync{kindQueue: storeKeys(queues), kindPodGroup: storeKeys(groups)})
 	}()
 	return nil
 }

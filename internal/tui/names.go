@@ -3,11 +3,11 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 )
 
@@ -25,39 +25,17 @@ func (w *world) nameWarningsLocked(p *corev1.Pod) []string {
 			out = append(out, fmt.Sprintf("%s %q is not in the cluster; %s", what, typed, resolve.DidYouMean(sugg)))
 		}
 	}
-	var namespaces []string
-	for _, q := range w.pods {
-		namespaces = append(namespaces, q.Namespace)
-	}
-	for _, q := range w.quotas {
-		namespaces = append(namespaces, q.Namespace)
-	}
-	check("namespace", p.Namespace, unique(namespaces))
+	check("namespace", p.Namespace, query.Namespaces(values(w.pods), values(w.quotas)))
 	var queues []string
 	for _, q := range w.c.Queues() {
 		queues = append(queues, q.Name)
 	}
 	check("queue", p.Annotations[codec.QueueNameAnnotation], queues)
 	if alts, err := codec.ParseCardName(p.Annotations[codec.CardNameAnnotation]); err == nil {
-		var cards []string
-		for _, name := range w.c.NodeNames() {
-			for _, k := range w.c.Node(name).Cards {
-				cards = append(cards, k.Name)
-			}
-		}
-		for _, q := range w.c.QueueUsages() {
-			for _, k := range q.Cards {
-				cards = append(cards, k.Card)
-			}
-		}
+		cards := query.CardNames(w.c)
 		for _, alt := range alts {
-			check("card", alt, unique(cards))
+			check("card", alt, cards)
 		}
 	}
 	return out
-}
-
-func unique(names []string) []string {
-	sort.Strings(names)
-	return slices.Compact(names)
 }

@@ -11,12 +11,10 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
@@ -111,41 +109,22 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 	if err != nil || gpus < 1 {
 		return nil, fmt.Errorf("GPUs %q: want a whole number, at least 1", v[fieldGPUs])
 	}
-	// The device type picks the resource names, as what-if --device does (kind 0 is NVIDIA, from cfg).
-	kinds := cfg.Kinds()
-	k, err := device.Find(kinds, v[fieldDevice])
-	if err != nil {
-		return nil, err
-	}
-	kind := kinds[k]
-	res := func(field, name string) (corev1.ResourceName, error) {
-		if name == "" {
-			return "", fmt.Errorf("%s: %s devices have no such resource", field, kind.Name)
-		}
-		return corev1.ResourceName(name), nil
-	}
-	limits := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(gpus, resource.DecimalSI)}
+	// The hypothetical pod is what-if's (query.WhatIfPod): the device type picks the resource names, kind 0
+	// (NVIDIA) with the cluster's names.
+	spec := query.WhatIfPod{Name: "what-if", Device: v[fieldDevice], Count: gpus, Cores: -1}
 	if mem := v[fieldMemory]; mem != "" {
 		if p, ok := strings.CutSuffix(mem, "%"); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 			if err != nil || n < 1 || n > 100 {
 				return nil, fmt.Errorf("memory %q: want a percentage from 1%% to 100%%", mem)
 			}
-			r, err := res("memory", kind.MemoryPercent)
-			if err != nil {
-				return nil, err
-			}
-			limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
+			spec.MemoryPercent = n
 		} else {
 			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(mem, "MiB")), " "), 10, 64)
 			if err != nil || n < 1 {
 				return nil, fmt.Errorf("memory %q: want MiB above 0, or a percentage such as 50%%", mem)
 			}
-			r, err := res("memory", kind.Memory)
-			if err != nil {
-				return nil, err
-			}
-			limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
+			spec.Memory = n
 		}
 	}
 	if c := strings.TrimSuffix(v[fieldCores], "%"); c != "" {
@@ -153,11 +132,7 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 		if err != nil || n < 0 || n > 100 {
 			return nil, fmt.Errorf("cores %q: want a percentage from 0 to 100", v[fieldCores])
 		}
-		r, err := res("cores", kind.Cores)
-		if err != nil {
-			return nil, err
-		}
-		limits[r] = *resource.NewQuantity(n, resource.DecimalSI)
+		spec.Cores = n
 	}
 	ns := v[fieldNamespace]
 	if ns == "" {
@@ -185,14 +160,20 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 	if q := v[fieldQueue]; q != "" {
 		annos[codec.QueueNameAnnotation] = q
 	}
-	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "what-if"},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: limits}}}}}
-	if len(annos) > 0 {
-		pod.Annotations = annos
+	spec.Namespace, spec.Annotations = ns, annos
+	pod, err := spec.Pod(cfg.Kinds())
+	var fe *query.FieldError
+	if errors.As(err, &fe) {
+		if fe.Field == query.FieldDevice {
+			return nil, fe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", formFields[fe.Field], fe.Err)
 	}
-	return pod, nil
+	return pod, err
 }
+
+// formFields name query.WhatIfPod's fields in the form's words.
+var formFields = map[string]string{query.FieldMemory: "memory", query.FieldMemoryPercent: "memory", query.FieldCores: "cores"}
 
 // formKey handles a key while the form is being edited.
 func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {

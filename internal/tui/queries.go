@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// The questions the UI asks of the world: verdicts, the why-pending explanation, what-if. Each answers as the
+// commands do, through the same queries (internal/query).
+
+// verdicts evaluates the pending pods (those still there) against the current model. The lock is taken
+// pod by pod, so that many pending pods never hold an update back.
+func (w *world) verdicts(pending []*PendingView) map[string]*engine.Verdict {
+	out := make(map[string]*engine.Verdict, len(pending))
+	for _, p := range pending {
+		w.mu.Lock()
+		if pod := w.pods[p.Key()]; pod != nil {
+			out[p.Key()] = w.c.Evaluate(pod, engine.EvalOptions{Now: w.now()})
+		}
+		w.mu.Unlock()
+	}
+	return out
+}
+
+// explain is everything the why-pending explanation of one pod shows, as the CLI computes it.
+func (w *world) explain(ns, name string) (render.VerdictInput, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pod := w.pods[ns+"/"+name]
+	if pod == nil {
+		return render.VerdictInput{}, false
+	}
+	now := w.now()
+	v := w.c.Evaluate(pod, engine.EvalOptions{Now: now})
+	w.c.ProveFixes(pod, v, engine.EvalOptions{Now: now})
+	in := render.VerdictInput{Verdict: v, Kube: w.kubeChecksLocked(pod), KubeQuotaUsed: w.kubeUsedLocked(ns), Now: now}
+	if !w.live {
+		s := snapshot.Snapshot{Events: w.events}
+		in.Events = s.EventsFor(ns, name)
+	}
+	return in, true
+}
+
+// kubeChecksLocked runs the standard node constraints kube-scheduler applies before HAMi (query.KubeChecks).
+// The nodes and the pods bound to them are gathered again only after a change.
+func (w *world) kubeChecksLocked(pod *corev1.Pod) []kubefit.NodeResult {
+	if w.kubeDirty {
+		w.kubeNodes = w.kubeNodes[:0]
+		for _, n := range w.nodes {
+			w.kubeNodes = append(w.kubeNodes, n)
+		}
+		sort.Slice(w.kubeNodes, func(i, j int) bool { return w.kubeNodes[i].Name < w.kubeNodes[j].Name })
+		pods := make([]*corev1.Pod, 0, len(w.pods))
+		for _, p := range w.pods {
+			pods = append(pods, p)
+		}
+		w.kubeByNode = query.PodsByNode(pods)
+		w.kubeDirty = false
+	}
+	return query.KubeChecks(pod, w.kubeNodes, w.kubeByNode, w.cfg)
+}
+
+// kubeUsedLocked is Kubernetes' ResourceQuota status.used of a namespace, as the commands show it.
+func (w *world) kubeUsedLocked(ns string) map[string]string {
+	return query.KubeQuotaUsed(w.quotaList(ns))[ns]
+}
+
+// whatIfAnswer is the what-if command's answer for a hypothetical pod: webhook changes, verdict, copies that fit.
+type whatIfAnswer struct {
+	Pod      *corev1.Pod
+	Changes  []string
+	Refusal  *engine.WebhookRefusal // HAMi's webhook would not create the pod
+	Verdict  *engine.Verdict
+	Capacity engine.Capacity
+	Input    render.VerdictInput
+	// Warnings name the pod's namespace, queue or card models that the cluster does not know while a close one
+	// is known (names.go).
+	Warnings []string
+}
+
+func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	p, changes := engine.Admit(pod, w.cfg)
+	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
+	w.c.ProveFixes(p, v, engine.EvalOptions{Now: now})
+	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v, Warnings: w.nameWarningsLocked(p)}
+	if !v.NoGPURequest {
+		a.Capacity = w.c.Capacity(p, query.MaxCopies)
+	}
+	a.Input = render.VerdictInput{Verdict: v, Kube: w.kubeChecksLocked(p), KubeQuotaUsed: w.kubeUsedLocked(p.Namespace), Now: now}
+	return a
+}
+
+// config is the engine configuration in use.
+func (w *world) config() engine.Config {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cfg
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// TestWorldMirror: the handler table follows every kind through apply and a resync, and the Data it builds
+// agrees with the shared queries on a cluster built from scratch.
+func TestWorldMirror(t *testing.T) {
+	s, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+	d := w.data()
+	if want := query.ClusterTotals(w.c); d.Totals.Totals != want {
+		t.Fatalf("header totals %+v, want query.ClusterTotals %+v", d.Totals.Totals, want)
+	}
+	if len(d.Pending) == 0 || len(d.Nodes) < 2 || len(d.Quotas) == 0 {
+		t.Fatalf("the demo lacks pending pods, nodes or quotas: %d %d %d", len(d.Pending), len(d.Nodes), len(d.Quotas))
+	}
+	gone := d.Nodes[0].Name
+	waiting := d.Pending[0].Key()
+	cases := []struct {
+		name  string
+		ch    []change
+		rs    resync
+		check func(d *Data) string
+	}{
+		{"a pending pod is deleted", []change{{kind: kindPod, key: waiting}}, nil, func(d *Data) string {
+			for _, p := range d.Pending {
+				if p.Key() == waiting {
+					return "still pending"
+				}
+			}
+			return ""
+		}},
+		{"a resync drops the node the informers do not hold", nil, resync{kindNode: heldBut(w.kinds[kindNode].keys(), gone)}, func(d *Data) string {
+			for _, n := range d.Nodes {
+				if n.Name == gone {
+					return "node still shown"
+				}
+			}
+			if d.Totals.Nodes != len(d.Nodes) {
+				return "totals count the dropped node"
+			}
+			return ""
+		}},
+		{"an object of the wrong type is ignored", []change{{kind: kindNode, key: "x", obj: 42}, {kind: 99, key: "y"}}, nil, func(d *Data) string {
+			if _, ok := w.nodes["x"]; ok {
+				return "stored"
+			}
+			return ""
+		}},
+		{"the ConfigMap going rebuilds the model", []change{{kind: kindConfigMap, key: snapshot.DefaultDeviceConfigMap}}, nil, func(d *Data) string {
+			if want := query.ClusterTotals(w.c); d.Totals.Totals != want {
+				return "totals differ after the rebuild"
+			}
+			return ""
+		}},
+	}
+	for _, c := range cases {
+		if msg := c.check(w.apply(c.ch, c.rs)); msg != "" {
+			t.Errorf("%s: %s", c.name, msg)
+		}
+	}
+}
+
+func heldBut(keys []string, drop string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range keys {
+		if k != drop {
+			out[k] = true
+		}
+	}
+	return out
+}

@@ -309,7 +309,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
 		selCores += r.Cores
-		if !topology && kind.Pair == 0 && len(sel) == r.Count {
+		if !topology && kind.Pair == 0 && kind.Select == nil && len(sel) == r.Count {
 			break
 		}
 	}
@@ -327,6 +327,15 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			for _, s := range sel {
 				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but only " + itoa(len(chosen)) + " in whole modules of " + itoa(kind.Pair)}
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if kind.Select != nil {
+		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
+			for _, s := range sel {
+				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
+					Detail: itoa(len(sel)) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
 			}
 			return ContainerPlacement{}, 0, 0, false
 		}
@@ -489,6 +498,13 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		c := Check{Gate: "compute", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
 			return c
+		}
+	}
+	if g.Kind != 0 {
+		if c, ok := f.vendorRule(n, gi, usedSlots, usedMem, memNeed); !ok || want && c.Gate != "" {
+			if stop(c) {
+				return c
+			}
 		}
 	}
 	if g.Mode == ModeMIG && g.Kind == 0 {

@@ -263,7 +263,14 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 					}
 				}
 			}
-			for key, v := range kind.BindExtra(kind, placed, p.podAnnos, now.Unix()) {
+			annos := make(map[string]string, len(p.podAnnos)+len(a))
+			for key, v := range p.podAnnos {
+				annos[key] = v
+			}
+			for key, v := range a {
+				annos[key] = v
+			}
+			for key, v := range kind.BindExtra(kind, placed, annos, now.Unix()) {
 				a[key] = v
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metax"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/mthreads"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 )
 
@@ -26,6 +27,7 @@ var Vendors = []device.Vendor{
 	iluvatar.Vendor{},
 	metax.Vendor{},
 	metaxsgpu.Vendor{},
+	mthreads.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

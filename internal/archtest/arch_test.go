@@ -52,6 +52,7 @@ var notes = map[string]string{
 	"internal/device/iluvatar":           "Iluvatar CoreX GPUs",
 	"internal/device/metax":              "MetaX GPUs, taken whole",
 	"internal/device/metaxsgpu":          "MetaX shared GPUs (sGPU) with their QoS policies",
+	"internal/device/kunlun":             "Kunlunxin XPUs, whole and vXPU, with the interconnect rule",
 	"internal/device/mthreads":           "Moore Threads GPUs: devices from the node's capacity, one GPU per pod",
 	"internal/volcano":                   "Volcano's Queue and PodGroup resources and their conversion into the engine's types",
 	"internal/archtest":                  "this table and the layering rules",

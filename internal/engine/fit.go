@@ -334,7 +334,8 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	if kind.Select != nil {
 		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
 			for _, s := range sel {
-				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
+				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
+				statuses[s].Result = Check{Gate: "set", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
 			}
 			return ContainerPlacement{}, 0, 0, false

@@ -161,3 +161,61 @@ func TestMthreadsQuota(t *testing.T) {
 		t.Fatalf("no quota line for %s: %+v", mtMem, q)
 	}
 }
+
+const (
+	klNum, xpuNum, xpuMem = "kunlunxin.com/xpu", "kunlunxin.com/vxpu", "kunlunxin.com/vxpu-memory"
+	klAlloc, xpuAlloc     = "hami.io/kunlun-allocated", "hami.io/xpu-devices-allocated"
+	xpuReg                = "hami.io/node-register-xpu"
+)
+
+// TestKunlunGates are HAMi v2.10's Kunlun cases (pkg/device/kunlun/device_test.go, vdevice_test.go and the
+// topology cases of topo_test.go) as whole-pod evaluations: k1 has 8 whole XPUs from its capacity, x1 8
+// registered vXPUs.
+func TestKunlunGates(t *testing.T) {
+	k1 := func() *corev1.Node { return capNode("k1", klNum, 8) }
+	x1 := func(n int) *corev1.Node { return vendorNode("x1", xpuReg, vdevs("x1", "xpu", "XPU", n, 98304, 100, 4)) }
+	used := func(idx ...int) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, i := range idx {
+			out = append(out, counted(mkPod("ns", "u"+itoa(i), vctr("c", klNum, 1)), "k1", klAlloc, "k1-kunlun-"+itoa(i)+",kunlun,98304,100:;"))
+		}
+		return out
+	}
+	runVendorCases(t, []vendorCase{
+		{name: "two whole XPUs from a free wing", nodes: []*corev1.Node{k1()},
+			pod:  mkPod("ns", "p", vctr("c", klNum, 2)),
+			fits: true, annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-1,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "0,1"},
+			absent: []string{"hami.io/kunlun-devices-to-allocate", codec.PodAllocatedAnnotation}},
+		{name: "one XPU goes where a wing has one free", nodes: []*corev1.Node{k1()}, pods: used(0, 1, 2, 4),
+			pod:  mkPod("ns", "p", vctr("c", klNum, 1)),
+			fits: true, annos: map[string]string{klAlloc: "k1-kunlun-3,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "3"}},
+		{name: "two XPUs across the wings take a cross-linked pair", nodes: []*corev1.Node{k1()}, pods: used(1, 2, 3, 5, 6, 7),
+			pod:  mkPod("ns", "p", vctr("c", klNum, 2)),
+			fits: true, annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
+		// HAMi's node reason is NumaNotFit; kubectl-hami names each XPU's own: the six used ones are full, the
+		// two free ones are NumaNotFit.
+		{name: "two XPUs that are not linked", nodes: []*corev1.Node{k1()}, pods: used(1, 2, 3, 4, 6, 7),
+			pod: mkPod("ns", "p", vctr("c", klNum, 2)), code: CardInsufficientMemory, gpuDetail: "2 fit, but no 2 of them are interconnected"},
+		{name: "three XPUs is not a count Kunlun places", nodes: []*corev1.Node{k1()},
+			pod: mkPod("ns", "p", vctr("c", klNum, 3)), code: NumaNotFit},
+		{name: "a used XPU is not shared", nodes: []*corev1.Node{capNode("k1", klNum, 1)}, pods: used(0),
+			pod: mkPod("ns", "p", vctr("c", klNum, 1)), code: CardInsufficientMemory},
+		{name: "vXPU memory rounds up to a quarter XPU, cores in proportion", nodes: []*corev1.Node{x1(8)},
+			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 20000)),
+			fits: true, annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;", "hami.io/xpu-devices-to-allocate": "x1-xpu0,XPU,24576,25:;"}},
+		{name: "vXPU without memory takes the whole XPU", nodes: []*corev1.Node{x1(8)},
+			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1)),
+			fits: true, annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,98304,100:;"}},
+		{name: "FitVXPU: an XPU cut in quarters takes only quarters", nodes: []*corev1.Node{x1(1)},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 40000)), code: CardNotFoundCustomFilterRule,
+			gpuDetail: "cut in 24576 MiB slices"},
+		{name: "FitVXPU: a second quarter fits", nodes: []*corev1.Node{x1(1)},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 1000)),
+			fits: true, annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;"}},
+		{name: "vXPU UUID selector", nodes: []*corev1.Node{x1(2)},
+			pod:  withAnno(mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 20000)), "hami.io/no-use-xpu-uuid", "x1-xpu0,x1-xpu1"),
+			code: CardUUIDMismatch},
+	})
+}

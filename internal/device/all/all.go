@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/kunlun"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metax"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/mthreads"
@@ -28,6 +29,7 @@ var Vendors = []device.Vendor{
 	metax.Vendor{},
 	metaxsgpu.Vendor{},
 	mthreads.Vendor{},
+	kunlun.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

@@ -48,6 +48,7 @@ var notes = map[string]string{
 	"internal/device/nvidia":             "NVIDIA GPUs (the engine's own rules stay in the engine)",
 	"internal/device/ascend":             "Huawei Ascend NPUs: vNPU templates, the 910C module rule",
 	"internal/device/cambricon":          "Cambricon MLUs",
+	"internal/device/enflame":            "Enflame GCUs, taken whole",
 	"internal/device/hygon":              "Hygon DCUs",
 	"internal/device/iluvatar":           "Iluvatar CoreX GPUs",
 	"internal/device/metax":              "MetaX GPUs, taken whole",

@@ -219,3 +219,30 @@ func TestKunlunGates(t *testing.T) {
 			code: CardUUIDMismatch},
 	})
 }
+
+// TestEnflameGCUGates are HAMi v2.10's whole-GCU cases (pkg/device/enflame/gcu.go Fit; device_cordon_test.go
+// TestGCUFit_DeviceCordon): an unused GCU is taken whole, a used one never, a cordoned one is skipped.
+func TestEnflameGCUGates(t *testing.T) {
+	const gcu, gcuAlloc = "enflame.com/gcu", "hami.io/enflame-gcu-devices-allocated"
+	e1 := func(annos ...string) *corev1.Node {
+		n := capNode("e1", gcu, 2)
+		for i := 0; i+1 < len(annos); i += 2 {
+			n.Annotations[annos[i]] = annos[i+1]
+		}
+		return n
+	}
+	runVendorCases(t, []vendorCase{
+		{name: "a GCU is taken whole", nodes: []*corev1.Node{e1()},
+			pod:  mkPod("ns", "p", vctr("c", gcu, 1)),
+			fits: true, annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;", "hami.io/enflame-gcu-devices-to-allocate": "e1-GCU-1,GCU,100,100:;"}},
+		{name: "cordoned device is skipped, healthy sibling still fits", nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-1, ")},
+			pod:  mkPod("ns", "p", vctr("c", gcu, 1)),
+			fits: true, annos: map[string]string{gcuAlloc: "e1-GCU-0,GCU,100,100:;"}},
+		{name: "all devices cordoned fails with CardCordoned", nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1")},
+			pod: mkPod("ns", "p", vctr("c", gcu, 1)), code: CardCordoned},
+		// HAMi: ExclusiveDeviceAllocateConflict (Used > 0); kubectl-hami's slot gate comes first.
+		{name: "a used GCU is not shared", nodes: []*corev1.Node{e1()},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", gcu, 2)), "e1", gcuAlloc, "e1-GCU-0,GCU,100,100:e1-GCU-1,GCU,100,100:;")},
+			pod:  mkPod("ns", "p", vctr("c", gcu, 1)), code: CardTimeSlicingExhausted},
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/kunlun"
@@ -30,6 +31,7 @@ var Vendors = []device.Vendor{
 	metaxsgpu.Vendor{},
 	mthreads.Vendor{},
 	kunlun.Vendor{},
+	enflame.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

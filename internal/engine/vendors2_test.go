@@ -246,3 +246,48 @@ func TestEnflameGCUGates(t *testing.T) {
 			pod:  mkPod("ns", "p", vctr("c", gcu, 1)), code: CardTimeSlicingExhausted},
 	})
 }
+
+// FuzzVendors2Annotations: whatever a node registers for vXPUs and whatever a counted pod's Mthreads, Kunlun
+// and vXPU device lists say, nothing panics, usage never goes negative after the pods are removed, and a
+// fitting placement's annotations read back as the same usage.
+func FuzzVendors2Annotations(f *testing.F) {
+	f.Add(codec.FormatNodeRegister(vdevs("n", "xpu", "XPU", 2, 98304, 100, 4)), "n-mthreads-0,Mthreads,1024,4:;", "n-kunlun-1,kunlun,98304,100:;", "n-xpu0,XPU,24576,25:;", int64(20000), int64(1))
+	f.Add("[", ";;;", ",,,:", "x", int64(-1), int64(3))
+	f.Add(`[{"id":"n-xpu0","count":1,"devmem":10,"health":true}]`, "n-mthreads-9,Mthreads,1,1:", "n-kunlun-0,kunlun,1,1:n-kunlun-0,kunlun,1,1:", "n-xpu0,XPU,99999,100:", int64(70000), int64(2))
+	f.Fuzz(func(t *testing.T, xpuRegV, mtPod, klPod, xpuPod string, mem, count int64) {
+		c := NewCluster(DefaultConfig())
+		n := capNode("n", mtCores, 32, mtMem, 16, klNum, 8)
+		n.Annotations[xpuReg] = xpuRegV
+		c.SetNode(n)
+		p := mkPod("ns", "a", vctr("c", mtNum, 1), vctr("d", klNum, 1), vctr("e", xpuNum, 1))
+		p.Annotations[codec.PodNodeAnnotation] = "n"
+		p.Annotations[mtAlloc] = mtPod
+		p.Annotations[klAlloc] = klPod
+		p.Annotations[xpuAlloc] = xpuPod
+		c.SetPod(p)
+		q := mkPod("ns", "b", vctr("c", mtNum, int(count%3), mtMem, int(mem%100)), vctr("d", klNum, int(count%9)), vctr("e", xpuNum, int(count%3), xpuMem, int(mem%200000)))
+		v := c.Evaluate(q, EvalOptions{DetailAll: true})
+		c.Capacity(q, 3)
+		if v.Fits && v.Placement != nil {
+			q.Spec.NodeName = "n"
+			for k, val := range v.Placement.Annotations(testTime) {
+				q.Annotations[k] = val
+			}
+			c.SetPod(q)
+			c.RemovePod("ns", "b")
+		}
+		c.RemovePod("ns", "a")
+		for _, g := range c.Node("n").GPUs {
+			if g.UsedMem != 0 || g.UsedCores != 0 || g.UsedSlots != 0 {
+				t.Fatalf("usage left after removing every pod: %+v", g)
+			}
+		}
+		if u := c.nsUsed["ns"]; u != nil {
+			for r, v := range u.dev {
+				if v != 0 {
+					t.Fatalf("quota %s left at %d", r, v)
+				}
+			}
+		}
+	})
+}

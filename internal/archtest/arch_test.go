@@ -46,6 +46,7 @@ var notes = map[string]string{
 	"internal/device":                    "the device seam: a family's `Kind` (annotations, resources, units, hooks) and the `Vendor` interface; pure",
 	"internal/device/all":                "the registry of device families: one line per family",
 	"internal/device/nvidia":             "NVIDIA GPUs (the engine's own rules stay in the engine)",
+	"internal/device/amd":                "AMD GPUs: cores as a share of each GPU's compute units",
 	"internal/device/ascend":             "Huawei Ascend NPUs: vNPU templates, the 910C module rule",
 	"internal/device/cambricon":          "Cambricon MLUs",
 	"internal/device/enflame":            "Enflame GCUs, taken whole",

@@ -121,6 +121,12 @@ type Kind struct {
 	// rule for explanations. nil Select takes the first count devices of the walk.
 	Select     func(fit []int, count int) []int `json:"-"`
 	SelectRule string                           `json:"selectRule,omitempty"`
+	// CoresPercentOfDevice means the cores resource is a percentage of each device's own cores, which the
+	// device registers in another unit (AMD's compute units): a device gives max(1, cores x percent / 100).
+	CoresPercentOfDevice bool `json:"coresPercentOfDevice,omitempty"`
+	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
+	// Name, Name when it registers none (AMD's allocType).
+	ListDeviceType bool `json:"listDeviceType,omitempty"`
 }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and

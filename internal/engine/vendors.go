@@ -206,7 +206,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
 		cores = 100
 	}
-	cr.Cores = cores
+	cr.Cores, cr.CoresOfDevice = cores, k.CoresPercentOfDevice
 	return cr, true
 }
 

@@ -291,3 +291,52 @@ func FuzzVendors2Annotations(f *testing.F) {
 		}
 	})
 }
+
+// TestAMDGates are HAMi v2.10's AMD cases (pkg/device/amd/device.go Fit; device_test.go, device_alloctype_test.go,
+// device_cordon_test.go): a1 has two MI300X GPUs of 196,608 MiB and 304 compute units. gpucores is a
+// percentage of each GPU's compute units (at least one); absent, the whole GPU; the device list names the model.
+func TestAMDGates(t *testing.T) {
+	const amdNum, amdMem, amdCores, amdAlloc = "amd.com/gpu", "amd.com/gpumem", "amd.com/gpucores", "hami.io/amd-devices-allocated"
+	a1 := func(typ string) *corev1.Node {
+		return vendorNode("a1", "hami.io/node-amd-register", vdevs("a1", "gpu", typ, 2, 196608, 304, 10))
+	}
+	runVendorCases(t, []vendorCase{
+		{name: "memory only: the whole GPU's compute units", nodes: []*corev1.Node{a1("MI300X")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 8000)),
+			fits: true, annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,304:;", "hami.io/amd-devices-to-allocate": "a1-gpu1,MI300X,8000,304:;"}},
+		{name: "half the compute units", nodes: []*corev1.Node{a1("MI300X")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 8000, amdCores, 50)),
+			fits: true, annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,152:;"}},
+		{name: "1 % is at least one compute unit", nodes: []*corev1.Node{a1("MI300X")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 8000, amdCores, 1)),
+			fits: true, annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,3:;"}},
+		{name: "no memory: the whole GPU", nodes: []*corev1.Node{a1("MI300X")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 2)),
+			fits: true, annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,196608,304:a1-gpu0,MI300X,196608,304:;"}},
+		{name: "alloc type: a GPU that registers no type is listed as AMD", nodes: []*corev1.Node{a1("")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 8000, amdCores, 50)),
+			fits: true, annos: map[string]string{amdAlloc: "a1-gpu1,AMD,8000,152:;"}},
+		{name: "compute units used up", nodes: []*corev1.Node{a1("MI300X")},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", amdNum, 2, amdMem, 1000)), "a1", amdAlloc, "a1-gpu0,MI300X,1000,304:a1-gpu1,MI300X,1000,304:;")},
+			pod:  mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 1000, amdCores, 10)), code: CardInsufficientCore},
+		{name: "type selector", nodes: []*corev1.Node{a1("MI300X")},
+			pod:  withAnno(mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 1000)), "amd.com/use-gputype", "MI250"),
+			code: CardTypeMismatch},
+		{name: "cordoned GPUs", nodes: []*corev1.Node{func() *corev1.Node {
+			n := a1("MI300X")
+			n.Annotations[codec.NodeCordonAnnotation] = "a1-gpu0,a1-gpu1"
+			return n
+		}()},
+			pod: mkPod("ns", "p", vctr("c", amdNum, 1, amdMem, 1000)), code: CardCordoned},
+	})
+	for cores, refused := range map[int]bool{0: true, 101: true, 1: false, 100: false} {
+		_, probs := ParseRequest(mkPod("ns", "p", vctr("c", amdNum, 1, amdCores, cores)), DefaultConfig())
+		got := false
+		for _, p := range probs {
+			got = got || strings.Contains(p.Message, "not an integer percentage between 1 and 100")
+		}
+		if got != refused {
+			t.Errorf("gpucores %d: refused %v, want %v (%v)", cores, got, refused, probs)
+		}
+	}
+}

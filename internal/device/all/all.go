@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/amd"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
@@ -32,6 +33,7 @@ var Vendors = []device.Vendor{
 	mthreads.Vendor{},
 	kunlun.Vendor{},
 	enflame.Vendor{},
+	amd.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

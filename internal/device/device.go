@@ -124,6 +124,10 @@ type Kind struct {
 	// CoresPercentOfDevice means the cores resource is a percentage of each device's own cores, which the
 	// device registers in another unit (AMD's compute units): a device gives max(1, cores x percent / 100).
 	CoresPercentOfDevice bool `json:"coresPercentOfDevice,omitempty"`
+	// SlotsOnly means a device is shared by its slots alone: a container takes no memory and no cores, and
+	// the type has no memory or cores resource (Biren, Vastai: GenerateResourceRequests asks for none and Fit
+	// checks none).
+	SlotsOnly bool `json:"slotsOnly,omitempty"`
 	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
 	// Name, Name when it registers none (AMD's allocType).
 	ListDeviceType bool `json:"listDeviceType,omitempty"`

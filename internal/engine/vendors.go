@@ -146,6 +146,9 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cr.MemoryPercent, cr.Cores = 100, 100
 		return cr, true
 	}
+	if k.SlotsOnly {
+		return cr, true // a slot, no memory, no cores
+	}
 	mem, hasMem := get(k.Memory)
 	pct, hasPct := get(k.MemoryPercent)
 	cores, hasCores := get(k.Cores)

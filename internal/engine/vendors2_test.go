@@ -340,3 +340,41 @@ func TestAMDGates(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotsOnlyGates are HAMi v2.10's Biren and Vastai cases (pkg/device/biren/device.go and
+// pkg/device/vastai/device.go Fit; device_test.go, device_cordon_test.go): a container takes one slot of each
+// device, no memory and no cores, so a device is shared until its slots are used.
+func TestSlotsOnlyGates(t *testing.T) {
+	const brNum, brAlloc, vaNum, vaAlloc = "birentech.com/gpu", "hami.io/Biren-devices-allocated", "vastaitech.com/va", "hami.io/Vastai-devices-allocated"
+	b1 := func() *corev1.Node {
+		return vendorNode("b1", "hami.io/node-biren-register", vdevs("b1", "gpu", "BR104", 2, 32768, 100, 2))
+	}
+	v1 := func() *corev1.Node {
+		return vendorNode("v1", "hami.io/node-va-register", vdevs("v1", "va", "VA1", 1, 16384, 100, 2))
+	}
+	runVendorCases(t, []vendorCase{
+		{name: "Biren: a slot, no memory, no cores", nodes: []*corev1.Node{b1()},
+			pod:  mkPod("ns", "p", vctr("c", brNum, 2)),
+			fits: true, annos: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;", "hami.io/Biren-devices-to-allocate": "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;"}},
+		{name: "Biren: a used GPU is shared while it has slots", nodes: []*corev1.Node{b1()},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
+			pod:  mkPod("ns", "p", vctr("c", brNum, 1)),
+			fits: true, annos: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:;"}},
+		{name: "Biren: slots used up", nodes: []*corev1.Node{b1()},
+			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;"),
+				counted(mkPod("ns", "b", vctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
+			pod: mkPod("ns", "p", vctr("c", brNum, 1)), code: CardTimeSlicingExhausted},
+		{name: "Biren: UUID selector", nodes: []*corev1.Node{b1()},
+			pod:  withAnno(mkPod("ns", "p", vctr("c", brNum, 1)), "birentech.com/use-gpuuuid", "b1-gpu0"),
+			fits: true, annos: map[string]string{brAlloc: "b1-gpu0,Biren,0,0:;"}},
+		{name: "Vastai: whole-card mode, a slot", nodes: []*corev1.Node{v1()},
+			pod:  mkPod("ns", "p", vctr("c", vaNum, 1)),
+			fits: true, annos: map[string]string{vaAlloc: "v1-va0,Vastai,0,0:;"}},
+		{name: "Vastai: cordoned", nodes: []*corev1.Node{func() *corev1.Node {
+			n := v1()
+			n.Annotations[codec.NodeCordonAnnotation] = "v1-va0"
+			return n
+		}()},
+			pod: mkPod("ns", "p", vctr("c", vaNum, 1)), code: CardCordoned},
+	})
+}

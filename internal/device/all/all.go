@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/amd"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/biren"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/mthreads"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/vastai"
 )
 
 // Vendors lists every family kubectl-hami schedules.
@@ -34,6 +36,8 @@ var Vendors = []device.Vendor{
 	kunlun.Vendor{},
 	enflame.Vendor{},
 	amd.Vendor{},
+	biren.Vendor{},
+	vastai.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

@@ -41,7 +41,7 @@ type ContainerRequest struct {
 	// MemoryDefaulted is set when the container named no memory and got HAMi's default.
 	MemoryDefaulted bool  `json:"memoryDefaulted,omitempty"`
 	Cores           int64 `json:"cores"`
-	// CoresOfDevice: Cores is a percentage of each device's own cores (CoresOn).
+	// CoresOfDevice is set when Cores is a percentage of each device's own cores (AMD: compute units).
 	CoresOfDevice bool `json:"coresOfDevice,omitempty"`
 	// Device is the device type asked for when it is not an NVIDIA GPU (HAMi's CommonWord: "DCU",
 	// "Ascend910B3"); Kind is its index in Config.Kinds (0: NVIDIA). Template is the vNPU template the

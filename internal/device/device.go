@@ -90,7 +90,8 @@ type Kind struct {
 
 	// BindExtra returns the family's own pod annotations for its devices at bind, beside ToAllocate and
 	// Allocated; containers are in the pod device list's order, now is the bind's unix time. nil when the
-	// family writes none.
+	// family writes none. podAnnos are the pod's annotations with the bind's own (hami.io/vgpu-node ...)
+	// written over them, as HAMi's PatchAnnotations sees them.
 	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
 	// QosAnnotation is the pod annotation naming the pod's QoS policy, one of QosPolicies (QosPolicies[0] when
 	// unset: the webhook's default). A used device takes a pod that does not take it whole only when the pods
@@ -100,6 +101,44 @@ type Kind struct {
 
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
+
+	// Mutate is the family's admission webhook on one container's request (MutateAdmission), in the
+	// resources' own units before MemoryFactor: it may rewrite memory and cores (Mthreads' whole-GPU defaults,
+	// Kunlun's vXPU memory steps). A non-empty result is why the webhook refuses the pod. nil leaves the
+	// request as written.
+	Mutate func(r *Request) string `json:"-"`
+	// SplitAcrossDevices means the memory and cores resources are the container's total over its devices:
+	// each device takes a count-th of them (Mthreads' GenerateResourceRequests).
+	SplitAcrossDevices bool `json:"splitAcrossDevices,omitempty"`
+	// OneDevicePerPod refuses a device to a container when an earlier container of the pod took another
+	// device of the type (Mthreads' customFilterRule: "needs all devices on a device").
+	OneDevicePerPod bool `json:"oneDevicePerPod,omitempty"`
+	// EqualShares lets a used device take only a request of the memory its users hold on average (Kunlun
+	// vXPU's FitVXPU: a device is cut in equal slices).
+	EqualShares bool `json:"equalShares,omitempty"`
+	// Select chooses count devices among those that passed every gate, given by their Index in ascending
+	// order (Kunlun's interconnect rule, graghSelect); nil when no set satisfies the rule. SelectRule names the
+	// rule for explanations. nil Select takes the first count devices of the walk.
+	Select     func(fit []int, count int) []int `json:"-"`
+	SelectRule string                           `json:"selectRule,omitempty"`
+	// CoresPercentOfDevice means the cores resource is a percentage of each device's own cores, which the
+	// device registers in another unit (AMD's compute units): a device gives max(1, cores x percent / 100).
+	CoresPercentOfDevice bool `json:"coresPercentOfDevice,omitempty"`
+	// SlotsOnly means a device is shared by its slots alone: a container takes no memory and no cores, and
+	// the type has no memory or cores resource (Biren, Vastai: GenerateResourceRequests asks for none and Fit
+	// checks none).
+	SlotsOnly bool `json:"slotsOnly,omitempty"`
+	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
+	// Name, Name when it registers none (AMD's allocType).
+	ListDeviceType bool `json:"listDeviceType,omitempty"`
+}
+
+// Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and
+// cores in the resources' own units, with whether the container names them.
+type Request struct {
+	Count               int64
+	Memory, Cores       int64
+	HasMemory, HasCores bool
 }
 
 // Template is one fixed slice of a device.

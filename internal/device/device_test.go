@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
@@ -88,5 +89,41 @@ func TestSections(t *testing.T) {
 	}
 	if _, err := all.Kinds(map[string]json.RawMessage{"hygon": json.RawMessage(`{"memoryFactor":"x"}`)}); err == nil {
 		t.Fatal("bad section accepted")
+	}
+}
+
+// TestNewFamilySections: each family added with the seam reads its section of HAMi's device-config.yaml
+// (the chart's keys: charts/hami/templates/scheduler/device-configmap.yaml) and keeps its defaults otherwise.
+func TestNewFamilySections(t *testing.T) {
+	ks, err := all.Kinds(map[string]json.RawMessage{
+		"mthreads": json.RawMessage(`{"resourceCountName":"x/vgpu","resourceMemoryName":"x/mem","resourceCoreName":"x/core"}`),
+		"kunlun":   json.RawMessage(`{"resourceCountName":"x/xpu","resourceVCountName":"x/vxpu","resourceVMemoryName":"x/vxpu-mem"}`),
+		"enflame":  json.RawMessage(`{"resourceNameGCU":"x/gcu","resourceNameDRSGCU":"enflame.com/drs-gcu"}`),
+		"amd":      json.RawMessage(`{"resourceCountName":"x/amd"}`),
+		"biren":    json.RawMessage(`{"resourceCountName":"x/br"}`),
+		"vastai":   json.RawMessage(`{"resourceCountName":"x/va"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Mthreads": "x/vgpu x/mem x/core", "kunlun": "x/xpu", "XPU": "x/vxpu x/vxpu-mem", "GCU": "x/gcu",
+		"AMD": "x/amd amd.com/gpumem amd.com/gpucores", "Biren": "x/br", "Vastai": "x/va",
+	}
+	for i := range ks {
+		if w, ok := want[ks[i].Name]; ok {
+			if got := strings.Join(ks[i].Resources(), " "); got != w {
+				t.Errorf("%s resources %q, want %q", ks[i].Name, got, w)
+			}
+			delete(want, ks[i].Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("kinds missing: %v", want)
+	}
+	for _, sec := range []string{"mthreads", "kunlun", "enflame", "amd", "biren", "vastai"} {
+		if _, err := all.Kinds(map[string]json.RawMessage{sec: json.RawMessage(`[`)}); err == nil || !strings.Contains(err.Error(), sec) {
+			t.Errorf("bad %s section: %v", sec, err)
+		}
 	}
 }

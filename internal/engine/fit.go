@@ -322,8 +322,8 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
-		selCores += r.Cores
-		if !topology && kind.Pair == 0 && len(sel) == r.Count {
+		selCores += r.CoresOn(g.TotalCores)
+		if !topology && kind.Pair == 0 && kind.Select == nil && len(sel) == r.Count {
 			break
 		}
 	}
@@ -341,6 +341,16 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			for _, s := range sel {
 				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but only " + itoa(len(chosen)) + " in whole modules of " + itoa(kind.Pair)}
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if kind.Select != nil {
+		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
+			for _, s := range sel {
+				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
+				statuses[s].Result = Check{Gate: "set", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
+					Detail: itoa(len(sel)) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
 			}
 			return ContainerPlacement{}, 0, 0, false
 		}
@@ -366,7 +376,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.Cores, Device: g.Device, Kind: int(g.Kind)}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind)}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -465,17 +475,17 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	memNeed := r.MemoryOn(g.TotalMem)
+	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	// NVIDIA's and Cambricon's Fit check the namespace quota (pkg/device/nvidia/device.go,
 	// pkg/device/cambricon/device.go fitQuota); the other types' do not.
 	if g.Kind == 0 {
-		if c, ok := f.quotaCheck(podMem+memNeed, podCores+r.Cores); !ok || want {
+		if c, ok := f.quotaCheck(podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
 			}
 		}
 	} else if k := &f.c.kinds[g.Kind]; k.QuotaInFit {
-		if c, ok := f.vendorQuotaCheck(k, podMem+memNeed, podCores+r.Cores); !ok || want {
+		if c, ok := f.vendorQuotaCheck(k, podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
 			}
@@ -487,22 +497,29 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := g.TotalCores-usedCores < r.Cores; failed || want {
-		c := Check{Gate: "cores", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	if failed := g.TotalCores-usedCores < coresNeed; failed || want {
+		c := Check{Gate: "cores", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardInsufficientCore, "")) {
 			return c
 		}
 	}
-	if failed := g.TotalCores == 100 && r.Cores == 100 && usedSlots > 0; failed || want {
-		c := Check{Gate: "exclusive", Need: r.Cores, Have: int64(usedSlots), Unit: "slots used"}
+	if failed := g.TotalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
+		c := Check{Gate: "exclusive", Need: coresNeed, Have: int64(usedSlots), Unit: "slots used"}
 		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU")) {
 			return c
 		}
 	}
-	if failed := r.Cores == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores; failed || want {
-		c := Check{Gate: "compute", Need: r.Cores, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	if failed := coresNeed == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores; failed || want {
+		c := Check{Gate: "compute", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
 			return c
+		}
+	}
+	if g.Kind != 0 {
+		if c, ok := f.vendorRule(n, gi, usedSlots, usedMem, memNeed); !ok || want && c.Gate != "" {
+			if stop(c) {
+				return c
+			}
 		}
 	}
 	if g.Mode == ModeMIG && g.Kind == 0 {

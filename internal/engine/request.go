@@ -41,6 +41,8 @@ type ContainerRequest struct {
 	// MemoryDefaulted is set when the container named no memory and got HAMi's default.
 	MemoryDefaulted bool  `json:"memoryDefaulted,omitempty"`
 	Cores           int64 `json:"cores"`
+	// CoresOfDevice is set when Cores is a percentage of each device's own cores (AMD: compute units).
+	CoresOfDevice bool `json:"coresOfDevice,omitempty"`
 	// Device is the device type asked for when it is not an NVIDIA GPU (HAMi's CommonWord: "DCU",
 	// "Ascend910B3"); Kind is its index in Config.Kinds (0: NVIDIA). Template is the vNPU template the
 	// memory was rounded up to.
@@ -69,6 +71,16 @@ func (r *PodRequest) DeviceWord() string {
 }
 
 // MemoryOn is the MiB this request needs on a GPU of totalMiB.
+// CoresOn is the cores the request takes on a device of totalCores: the request itself, or for a type whose
+// cores resource is a percentage of the device's cores (AMD: compute units), that share of them, at least 1
+// and at most all.
+func (r ContainerRequest) CoresOn(totalCores int64) int64 {
+	if !r.CoresOfDevice || totalCores <= 0 || r.Cores <= 0 {
+		return r.Cores
+	}
+	return min(max(totalCores*r.Cores/100, 1), totalCores)
+}
+
 func (r ContainerRequest) MemoryOn(totalMiB int64) int64 {
 	if r.MemoryMiB > 0 {
 		return r.MemoryMiB

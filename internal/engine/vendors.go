@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -134,8 +136,22 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cr.MemoryPercent, cr.Cores = 100, 100
 		return cr, true
 	}
+	if k.SlotsOnly {
+		return cr, true // a slot, no memory, no cores
+	}
 	mem, hasMem := get(k.Memory)
 	pct, hasPct := get(k.MemoryPercent)
+	cores, hasCores := get(k.Cores)
+	if k.Mutate != nil {
+		in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores}
+		if why := k.Mutate(&in); why != "" {
+			bad(field(k.Count), "%s: HAMi's webhook refuses the pod", why)
+		}
+		mem, cores, hasMem, hasCores = min(in.Memory, maxRequestValue), min(in.Cores, maxRequestValue), in.HasMemory, in.HasCores
+	}
+	if k.SplitAcrossDevices && count > 1 {
+		mem, cores = mem/count, cores/count // HAMi divides the container's total over its devices
+	}
 	switch {
 	case hasMem && mem > 0 && k.MemoryBareFactor && hasUnit(c, k.Memory):
 		cr.MemoryMiB = mem / (1 << 20) // bytes, as HAMi's MetaX sGPU reads a quantity with a unit
@@ -169,7 +185,6 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 			}
 		}
 	}
-	cores, hasCores := get(k.Cores)
 	if !hasCores {
 		cores = k.DefaultCores
 	}
@@ -184,7 +199,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
 		cores = 100
 	}
-	cr.Cores = cores
+	cr.Cores, cr.CoresOfDevice = cores, k.CoresPercentOfDevice
 	return cr, true
 }
 
@@ -496,6 +511,59 @@ func pluralWords(kinds []device.Kind) []string {
 	out := make([]string, len(kinds))
 	for i := range kinds {
 		out[i] = kinds[i].Word + "s"
+	}
+	return out
+}
+
+// vendorRule is a device type's own gate after the common ones: OneDevicePerPod (Mthreads' customFilterRule)
+// and EqualShares (Kunlun vXPU's FitVXPU). It returns a Check with no Gate when the type has no such rule.
+func (f *fitter) vendorRule(n *Node, gi int, usedSlots int32, usedMem, memNeed int64) (Check, bool) {
+	g := &n.GPUs[gi]
+	k := &f.c.kinds[g.Kind]
+	switch {
+	case k.OneDevicePerPod:
+		c := Check{Gate: "one-device"}
+		for j := range n.GPUs {
+			if j != gi && n.GPUs[j].Kind == g.Kind && f.extra[j].slots > 0 {
+				c.Code, c.Detail = CardNotFoundCustomFilterRule, "an earlier container of the pod took "+n.GPUs[j].UUID+"; HAMi gives a pod's "+k.Name+" containers one device"
+				return c, false
+			}
+		}
+		return c, true
+	case k.EqualShares:
+		c := Check{Gate: "equal-share", Need: memNeed, Unit: "MiB"}
+		if usedSlots > 0 {
+			c.Have = usedMem / int64(usedSlots)
+			if c.Have != memNeed {
+				c.Code, c.Detail = CardNotFoundCustomFilterRule, "the "+k.Word+" is cut in "+strconv.FormatInt(c.Have, 10)+" MiB slices; it takes only requests of that size"
+				return c, false
+			}
+		}
+		return c, true
+	}
+	return Check{}, true
+}
+
+// selectChoice applies a type's Select rule (Kunlun's interconnect) to the devices that passed every gate:
+// it hands Select their Indexes in ascending order and maps its answer back to the node's devices. Devices
+// Select names that did not pass are ignored, so a bad rule cannot place on a failing device.
+func selectChoice(n *Node, sel []int, count int, choose func([]int, int) []int) []int {
+	byIndex := make(map[int]int, len(sel))
+	idx := make([]int, 0, len(sel))
+	for _, gi := range sel {
+		i := n.GPUs[gi].Index
+		if _, dup := byIndex[i]; !dup {
+			byIndex[i] = gi
+			idx = append(idx, i)
+		}
+	}
+	sort.Ints(idx)
+	var out []int
+	for _, i := range choose(idx, count) {
+		if gi, ok := byIndex[i]; ok && len(out) < count {
+			out = append(out, gi)
+			delete(byIndex, i)
+		}
 	}
 	return out
 }

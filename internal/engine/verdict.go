@@ -149,9 +149,9 @@ func (p *Placement) PodDevices() codec.PodDevices { return p.PodDevicesOf(0) }
 // PodDevicesOf is PodDevices for the devices of one type (an index in Config.Kinds), each device carrying
 // the type's word ("NVIDIA", "DCU", "Ascend910B3") as HAMi writes it.
 func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
-	word := "NVIDIA"
+	word, model := "NVIDIA", false
 	if kind > 0 && kind < len(p.kinds) {
-		word = p.kinds[kind].Name
+		word, model = p.kinds[kind].Name, p.kinds[kind].ListDeviceType
 	}
 	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
 	for _, c := range p.Containers {
@@ -164,7 +164,11 @@ func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
 		}
 		for _, d := range c.Devices {
 			if d.Kind == kind {
-				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: word, UsedMem: d.MemMiB, UsedCores: d.Cores})
+				t := word
+				if model && d.Type != "" {
+					t = d.Type
+				}
+				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores})
 			}
 		}
 	}
@@ -263,7 +267,14 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 					}
 				}
 			}
-			for key, v := range kind.BindExtra(kind, placed, p.podAnnos, now.Unix()) {
+			annos := make(map[string]string, len(p.podAnnos)+len(a))
+			for key, v := range p.podAnnos {
+				annos[key] = v
+			}
+			for key, v := range a {
+				annos[key] = v
+			}
+			for key, v := range kind.BindExtra(kind, placed, annos, now.Unix()) {
 				a[key] = v
 			}
 		}

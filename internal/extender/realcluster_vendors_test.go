@@ -53,7 +53,8 @@ func xtVendorPod(ns, name string, res ...any) *corev1.Pod {
 }
 
 // TestRealMixedCluster: on a real kube-apiserver and kube-scheduler, a cluster of NVIDIA, Hygon DCU, Ascend
-// 910B3 and 910C, Cambricon MLU, MetaX (whole and sGPU) and Iluvatar nodes: serve-extender places a pod of every type on the node of
+// 910B3 and 910C, Cambricon MLU, MetaX (whole and sGPU), Iluvatar, Moore Threads, Kunlunxin (whole and
+// vXPU), Enflame GCU, AMD, Biren and Vastai nodes: serve-extender places a pod of every type on the node of
 // its type with HAMi's annotations for that type (the engine's prediction for the node), and a pod asking
 // for more NPUs than any node has stays Pending with HAMi's reason and numbers.
 func TestRealMixedCluster(t *testing.T) {
@@ -74,8 +75,16 @@ func TestRealMixedCluster(t *testing.T) {
 	sg.Annotations[metaxsgpu.RegisterAnnotation] = metaxsgpu.FormatRegister(xtVendorDevs("sg-1", "Metax-SGPU", 2, 32768, 100, 16))
 	xtCreateNode(t, c, sg)
 	xtCreateNode(t, c, xtVendorNode("ilu-1", "hami.io/node-MR-V100-register", "iluvatar.ai/MR-V100-vgpu", xtVendorDevs("ilu-1", "MR-V100", 2, 32768, 100, 8), nil))
+	xtCreateNode(t, c, xtVendorNode("mt-1", "", "mthreads.com/vgpu", nil, corev1.ResourceList{
+		"mthreads.com/sgpu-core": resource.MustParse("32"), "mthreads.com/sgpu-memory": resource.MustParse("192")}))
+	xtCreateNode(t, c, xtVendorNode("kl-1", "", "kunlunxin.com/xpu", nil, corev1.ResourceList{"kunlunxin.com/xpu": resource.MustParse("8")}))
+	xtCreateNode(t, c, xtVendorNode("xpu-1", "hami.io/node-register-xpu", "kunlunxin.com/vxpu", xtVendorDevs("xpu-1", "XPU", 8, 98304, 100, 4), nil))
+	xtCreateNode(t, c, xtVendorNode("gcu-1", "", "enflame.com/gcu", nil, corev1.ResourceList{"enflame.com/gcu": resource.MustParse("2")}))
+	xtCreateNode(t, c, xtVendorNode("amd-1", "hami.io/node-amd-register", "amd.com/gpu", xtVendorDevs("amd-1", "MI300X", 2, 196608, 304, 10), nil))
+	xtCreateNode(t, c, xtVendorNode("br-1", "hami.io/node-biren-register", "birentech.com/gpu", xtVendorDevs("br-1", "BR104", 2, 32768, 100, 4), nil))
+	xtCreateNode(t, c, xtVendorNode("va-1", "hami.io/node-va-register", "vastaitech.com/va", xtVendorDevs("va-1", "VA1", 2, 16384, 100, 4), nil))
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool {
-		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "sg-1", "ilu-1"} {
+		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "sg-1", "ilu-1", "mt-1", "kl-1", "xpu-1", "gcu-1", "amd-1", "br-1", "va-1"} {
 			if cl.Node(n) == nil || len(cl.Node(n).GPUs) == 0 {
 				return false
 			}
@@ -101,6 +110,16 @@ func TestRealMixedCluster(t *testing.T) {
 			[]string{"hami.io/metax-sgpu-devices-allocated", "hami.io/metax-sgpu-devices-to-allocate", metaxsgpu.AllocatedAnnotation}},
 		{xtVendorPod("default", "ilu", "iluvatar.ai/MR-V100-vgpu", 1, "iluvatar.ai/MR-V100.vMem", 8, "iluvatar.ai/MR-V100.vCore", 25), "ilu-1",
 			[]string{"hami.io/MR-V100-devices-allocated"}},
+		{xtVendorPod("default", "mthreads", "mthreads.com/vgpu", 1, "mthreads.com/sgpu-memory", 8, "mthreads.com/sgpu-core", 4), "mt-1",
+			[]string{"hami.io/mthreads-vgpu-devices-allocated", "mthreads.com/gpu-index", "mthreads.com/predicate-node"}},
+		{xtVendorPod("default", "kunlun", "kunlunxin.com/xpu", 2), "kl-1", []string{"hami.io/kunlun-allocated", "BAIDU_COM_DEVICE_IDX"}},
+		{xtVendorPod("default", "vxpu", "kunlunxin.com/vxpu", 1, "kunlunxin.com/vxpu-memory", 20000), "xpu-1",
+			[]string{"hami.io/xpu-devices-allocated", "hami.io/xpu-devices-to-allocate"}},
+		{xtVendorPod("default", "gcu", "enflame.com/gcu", 1), "gcu-1", []string{"hami.io/enflame-gcu-devices-allocated"}},
+		{xtVendorPod("default", "amd", "amd.com/gpu", 1, "amd.com/gpumem", 8000, "amd.com/gpucores", 50), "amd-1",
+			[]string{"hami.io/amd-devices-allocated", "hami.io/amd-devices-to-allocate"}},
+		{xtVendorPod("default", "biren", "birentech.com/gpu", 1), "br-1", []string{"hami.io/Biren-devices-allocated"}},
+		{xtVendorPod("default", "vastai", "vastaitech.com/va", 1), "va-1", []string{"hami.io/Vastai-devices-allocated"}},
 	}
 	for _, tc := range tests {
 		pred := xtPredictor(t, c)
@@ -149,6 +168,6 @@ func TestRealMixedCluster(t *testing.T) {
 	if _, err := c.CoreV1().Pods("default").Create(ctx, xtLivePod(big), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/8 nodes are available: 8 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
+	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/15 nodes are available: 15 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
 	xtWaitUnschedulable(t, c, "default", "npu-big", "NodeInsufficientDevice")
 }

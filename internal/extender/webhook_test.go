@@ -204,8 +204,8 @@ func TestWebhookLeavesOtherPodsUntouched(t *testing.T) {
 	cpu.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
 	bare := xtAsDefaulted(xtPod("default", "bare").Obj())
 	bare.Spec.Containers[0].Resources = corev1.ResourceRequirements{}
-	other := xtAsDefaulted(xtPod("default", "amd").Obj())
-	other.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"amd.com/gpu": resource.MustParse("1")}
+	other := xtAsDefaulted(xtPod("default", "fpga").Obj())
+	other.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/fpga": resource.MustParse("1")}
 	for _, p := range []*corev1.Pod{cpu, bare, other} {
 		resp, got := e.review(p, admissionv1.Create)
 		if !resp.Allowed || len(resp.Patch) != 0 || resp.PatchType != nil {

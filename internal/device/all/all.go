@@ -8,13 +8,19 @@ import (
 	"sync"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/amd"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/biren"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/hygon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/iluvatar"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/kunlun"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metax"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/mthreads"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/vastai"
 )
 
 // Vendors lists every family kubectl-hami schedules.
@@ -26,6 +32,12 @@ var Vendors = []device.Vendor{
 	iluvatar.Vendor{},
 	metax.Vendor{},
 	metaxsgpu.Vendor{},
+	mthreads.Vendor{},
+	kunlun.Vendor{},
+	enflame.Vendor{},
+	amd.Vendor{},
+	biren.Vendor{},
+	vastai.Vendor{},
 }
 
 // Kinds returns the Kinds of every family but NVIDIA (whose Kind the engine builds from its own Config),

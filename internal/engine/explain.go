@@ -14,11 +14,13 @@ type example struct {
 	need, have int64
 	total      int64
 	set        bool
+	// gate and detail are the check's own, for a code that more than one gate reports.
+	gate, detail string
 }
 
 func (e *example) offer(node string, gpu int, c Check) {
 	if !e.set || c.Have > e.have {
-		*e = example{node: node, gpu: gpu, need: c.Need, have: c.Have, total: c.Total, set: true}
+		*e = example{node: node, gpu: gpu, need: c.Need, have: c.Have, total: c.Total, set: true, gate: c.Gate, detail: c.Detail}
 	}
 }
 

@@ -349,7 +349,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
 			for _, s := range sel {
 				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
-				statuses[s].Result = Check{Gate: "set", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
+				statuses[s].Result = Check{Gate: "interconnect", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
 			}
 			return ContainerPlacement{}, 0, 0, false

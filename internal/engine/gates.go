@@ -133,9 +133,18 @@ var Gates = []Gate{
 	{Number: "13a", Name: "mig-profile", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
 		Meaning: "on a MIG GPU, some profile has enough memory", Numbers: "MiB needed",
 		Hint: "ask for no more memory than the largest MIG profile", say: sayMigProfile},
+	{Number: "13b", Name: "one-device", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
+		Meaning: "Moore Threads: a pod's containers share one GPU, so a GPU other than the one an earlier container took fails", Numbers: "the GPU taken",
+		Hint: "put the containers' requests into one container, or fit them on one GPU"},
+	{Number: "13c", Name: "equal-share", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
+		Meaning: "Kunlun vXPU: a used XPU takes only requests of the slice size it is already cut in", Numbers: "MiB asked, the XPU's slice",
+		Hint: "ask for the slice size of the used XPUs (24, 48 or 96 GiB), or wait for an unused XPU"},
 	{Number: "14", Name: "set", Code: AllocatedCardsInsufficientRequest, Level: LevelGPU,
 		Meaning: "enough GPUs passed to fill the count", Numbers: "GPUs found, GPUs asked",
 		Hint: "ask for fewer GPUs, or less of each", say: saySet},
+	{Number: "14a", Name: "interconnect", Code: NumaNotFit, Level: LevelGPU,
+		Meaning: "Kunlun: the XPUs that passed hold a set of the count asked for (1, 2, 4 or 8) that HAMi's interconnect rule accepts: within one wing, a cross-linked pair, a group of four spanning both wings, all eight", Numbers: "XPUs that passed, XPUs asked",
+		Hint: "ask for 1, 2, 4 or 8 XPUs, or wait for a connected set to free"},
 }
 
 // numCodes sizes the per-code arrays of an aggregate: room for every code of the table and one slot for
@@ -282,10 +291,17 @@ func sayMigTopology(_ *aggregate, s saying) string {
 }
 
 func sayMigProfile(_ *aggregate, s saying) string {
+	switch s.e.gate {
+	case "one-device", "equal-share":
+		return fmt.Sprintf("%d device(s): %s (%s)", s.gpus, s.e.detail, s.where)
+	}
 	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where)
 }
 
 func sayNuma(_ *aggregate, s saying) string {
+	if s.e.gate == "interconnect" {
+		return fmt.Sprintf("%s (node %s)", s.e.detail, s.e.node)
+	}
 	return fmt.Sprintf("numa-bind needs %d GPUs on one NUMA node; at most %d fit together (node %s)", s.e.need, s.e.have, s.e.node)
 }
 

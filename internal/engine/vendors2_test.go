@@ -40,6 +40,8 @@ type vendorCase struct {
 	absent []string
 	// gpuDetail is wanted in some device's result on the first node.
 	gpuDetail string
+	// explains is wanted in the explanation of a pod that does not fit.
+	explains string
 }
 
 func runVendorCases(t *testing.T, tests []vendorCase) {
@@ -76,6 +78,13 @@ func runVendorCases(t *testing.T, tests []vendorCase) {
 			if !tc.fits {
 				if len(v.Reasons) != 1 || v.Reasons[0].Code != tc.code {
 					t.Fatalf("reasons %v, want %s: %s", v.Reasons, tc.code, v.Summary)
+				}
+				why := strings.Join(v.Explanation, "\n")
+				if tc.explains != "" && !strings.Contains(why, tc.explains) {
+					t.Errorf("explanation lacks %q:\n%s", tc.explains, why)
+				}
+				if strings.Contains(why, "MIG") || strings.Contains(why, "numa-bind") {
+					t.Errorf("explanation of a %s pod speaks of NVIDIA's MIG or numa-bind:\n%s", tc.nodes[0].Name, why)
 				}
 				return
 			}
@@ -197,7 +206,7 @@ func TestKunlunGates(t *testing.T) {
 		{name: "two XPUs that are not linked", nodes: []*corev1.Node{k1()}, pods: used(1, 2, 3, 4, 6, 7),
 			pod: mkPod("ns", "p", vctr("c", klNum, 2)), code: CardInsufficientMemory, gpuDetail: "2 fit, but no 2 of them are interconnected"},
 		{name: "three XPUs is not a count Kunlun places", nodes: []*corev1.Node{k1()},
-			pod: mkPod("ns", "p", vctr("c", klNum, 3)), code: NumaNotFit},
+			pod: mkPod("ns", "p", vctr("c", klNum, 3)), code: NumaNotFit, explains: "no 3 of them"},
 		{name: "a used XPU is not shared", nodes: []*corev1.Node{capNode("k1", klNum, 1)}, pods: used(0),
 			pod: mkPod("ns", "p", vctr("c", klNum, 1)), code: CardInsufficientMemory},
 		{name: "vXPU memory rounds up to a quarter XPU, cores in proportion", nodes: []*corev1.Node{x1(8)},
@@ -209,7 +218,7 @@ func TestKunlunGates(t *testing.T) {
 		{name: "FitVXPU: an XPU cut in quarters takes only quarters", nodes: []*corev1.Node{x1(1)},
 			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
 			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 40000)), code: CardNotFoundCustomFilterRule,
-			gpuDetail: "cut in 24576 MiB slices"},
+			gpuDetail: "cut in 24576 MiB slices", explains: "1 device(s): the XPU is cut in 24576 MiB slices"},
 		{name: "FitVXPU: a second quarter fits", nodes: []*corev1.Node{x1(1)},
 			pods: []*corev1.Pod{counted(mkPod("ns", "a", vctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
 			pod:  mkPod("ns", "p", vctr("c", xpuNum, 1, xpuMem, 1000)),

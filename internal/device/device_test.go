@@ -5,9 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // TestTrim is HAMi's trimMemory (pkg/device/ascend/device.go) on the 910B3 and 310P chart templates.
@@ -125,5 +129,27 @@ func TestNewFamilySections(t *testing.T) {
 		if _, err := all.Kinds(map[string]json.RawMessage{sec: json.RawMessage(`[`)}); err == nil || !strings.Contains(err.Error(), sec) {
 			t.Errorf("bad %s section: %v", sec, err)
 		}
+	}
+}
+
+func TestCapacityDevices(t *testing.T) {
+	node := func(v string) *corev1.Node {
+		n := &corev1.Node{}
+		n.Name = "n1"
+		if v != "" {
+			n.Status.Capacity = corev1.ResourceList{"x.com/gpu": resource.MustParse(v)}
+		}
+		return n
+	}
+	tmpl := codec.DeviceInfo{Count: 1, Devmem: 100, Devcore: 100, Type: "X", Health: true}
+	for v, want := range map[string]int{"": 0, "0": 0, "-2": 0, "1500m": 0, "1025": 0, "3": 3, "1024": 1024} {
+		got := device.CapacityDevices(node(v), "x.com/gpu", "x", tmpl)
+		if len(got) != want {
+			t.Errorf("capacity %q: %d devices, want %d", v, len(got), want)
+		}
+	}
+	got := device.CapacityDevices(node("2"), "x.com/gpu", "x", tmpl)
+	if got[1].ID != "n1-x-1" || got[1].Index != 1 || got[1].Type != "X" || got[0].ID != "n1-x-0" {
+		t.Errorf("devices %+v", got)
 	}
 }

@@ -60,20 +60,11 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 // each with 100 slots, 100 % cores and an equal share of capacity[memory] x 256 MiB, typed by the Model label
 // when it names an MLU.
 func nodeDevices(n *corev1.Node, memRes, coreRes string) []codec.DeviceInfo {
-	q, ok := n.Status.Capacity[corev1.ResourceName(coreRes)]
+	cards, ok := device.CapacityCount(n, coreRes, 100*device.MaxCapacityDevices)
 	if !ok {
 		return nil
 	}
-	cards, ok := q.AsInt64()
-	if !ok || cards <= 0 || cards > 100*1024 {
-		return nil
-	}
-	var memTotal int64
-	if m, ok := n.Status.Capacity[corev1.ResourceName(memRes)]; ok {
-		if v, ok := m.AsInt64(); ok && v > 0 && v < 1<<40 {
-			memTotal = v
-		}
-	}
+	memTotal, _ := device.CapacityCount(n, memRes, 1<<40-1)
 	typ := strings.TrimSpace(n.Labels["Model"])
 	if !strings.Contains(strings.ToUpper(typ), "MLU") {
 		typ = "MLU"

@@ -9,7 +9,6 @@ package enflame
 
 import (
 	"encoding/json"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -45,17 +44,5 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 // NodeDevices is HAMi's GetNodeDevices for GCUs: capacity[count] devices <node>-GCU-<i>, one slot, memory
 // and cores 100 (percentages: a GCU is never shared).
 func NodeDevices(n *corev1.Node, countRes string) []codec.DeviceInfo {
-	q, ok := n.Status.Capacity[corev1.ResourceName(countRes)]
-	if !ok {
-		return nil
-	}
-	count, ok := q.AsInt64()
-	if !ok || count <= 0 || count > 1024 {
-		return nil
-	}
-	out := make([]codec.DeviceInfo, count)
-	for i := range out {
-		out[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-GCU-%d", n.Name, i), Index: i, Count: 1, Devmem: 100, Devcore: 100, Type: "GCU", Health: true}
-	}
-	return out
+	return device.CapacityDevices(n, countRes, "GCU", codec.DeviceInfo{Count: 1, Devmem: 100, Devcore: 100, Type: "GCU", Health: true})
 }

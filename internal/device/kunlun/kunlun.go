@@ -11,7 +11,6 @@ package kunlun
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -86,19 +85,9 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 // NodeDevices is HAMi's GetNodeDevices for whole XPUs: capacity[count] devices <node>-kunlun-<i>, 100 slots,
 // 98,304 MiB, 100 % cores, the upper half on NUMA node 1.
 func NodeDevices(n *corev1.Node, countRes string) []codec.DeviceInfo {
-	q, ok := n.Status.Capacity[corev1.ResourceName(countRes)]
-	if !ok {
-		return nil
-	}
-	cards, ok := q.AsInt64()
-	if !ok || cards <= 0 || cards > 1024 {
-		return nil
-	}
-	out := make([]codec.DeviceInfo, cards)
+	out := device.CapacityDevices(n, countRes, "kunlun", codec.DeviceInfo{Count: 100, Devmem: MaxMemory, Devcore: 100, Type: "kunlun", Health: true})
 	for i := range out {
-		out[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-kunlun-%d", n.Name, i), Index: i, Count: 100, Devmem: MaxMemory, Devcore: 100,
-			Type: "kunlun", Health: true}
-		if int64(i) >= cards/2 {
+		if i >= len(out)/2 {
 			out[i].Numa = 1
 		}
 	}

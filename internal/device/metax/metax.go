@@ -5,7 +5,6 @@ package metax
 
 import (
 	"encoding/json"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -40,18 +39,5 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 
 // nodeDevices is HAMi's GetNodeDevices for MetaX GPUs: one 64 GiB, 100 % device per unit of capacity.
 func nodeDevices(n *corev1.Node, countRes string) []codec.DeviceInfo {
-	q, ok := n.Status.Capacity[corev1.ResourceName(countRes)]
-	if !ok {
-		return nil
-	}
-	count, ok := q.AsInt64()
-	if !ok || count <= 0 || count > 1024 {
-		return nil
-	}
-	out := make([]codec.DeviceInfo, count)
-	for i := range out {
-		out[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-metax-%d", n.Name, i), Index: i, Count: 1, Devmem: 65536, Devcore: 100,
-			Type: "Metax-GPU", Health: true}
-	}
-	return out
+	return device.CapacityDevices(n, countRes, "metax", codec.DeviceInfo{Count: 1, Devmem: 65536, Devcore: 100, Type: "Metax-GPU", Health: true})
 }

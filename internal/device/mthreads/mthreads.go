@@ -79,20 +79,11 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 // NodeDevices is HAMi's GetNodeDevices for Mthreads: capacity[cores]/16 GPUs (rounded up) named
 // <node>-mthreads-<i>, each with 100 slots, 16 cores and an equal share of capacity[memory] x 512 MiB.
 func NodeDevices(n *corev1.Node, memRes, coreRes string) []codec.DeviceInfo {
-	q, ok := n.Status.Capacity[corev1.ResourceName(coreRes)]
+	cores, ok := device.CapacityCount(n, coreRes, CoresPerGPU*device.MaxCapacityDevices)
 	if !ok {
 		return nil
 	}
-	cores, ok := q.AsInt64()
-	if !ok || cores <= 0 || cores > CoresPerGPU*1024 {
-		return nil
-	}
-	var memTotal int64
-	if m, ok := n.Status.Capacity[corev1.ResourceName(memRes)]; ok {
-		if v, ok := m.AsInt64(); ok && v > 0 && v < 1<<30 {
-			memTotal = v
-		}
-	}
+	memTotal, _ := device.CapacityCount(n, memRes, 1<<30-1)
 	var out []codec.DeviceInfo
 	for i := int64(0); i*CoresPerGPU < cores; i++ {
 		out = append(out, codec.DeviceInfo{ID: fmt.Sprintf("%s-mthreads-%d", n.Name, i), Index: int(i), Count: 100,

@@ -73,7 +73,7 @@ var Gates = []Gate{
 		Hint: "ask for less, or free the node"},
 
 	{Number: "n1", Name: "registered", Code: NodeUnregistered, Level: LevelNode, Unresolvable: true,
-		Meaning: "`hami.io/node-nvidia-register` is present and readable", Numbers: "the parse error, naming the key and position",
+		Meaning: "the node registers devices: `hami.io/node-nvidia-register`, or another family's register annotation or capacity, is present and readable", Numbers: "the parse error, naming the key and position",
 		Hint: "run HAMi's device plugin (or kubectl hami agent) on the node", say: sayUnregistered},
 	{Number: "n2", Name: "devices-ready", Code: NodeDevicesNotReady, Level: LevelNode, Unresolvable: true,
 		Meaning: "allocatable `nvidia.com/gpu` > 0, or within 60 s of the scheduler's first `Requesting_` handshake; with no handshake yet the detail adds \"HAMi still places pods here until <now + 60 s>\"", Numbers: "allocatable count",

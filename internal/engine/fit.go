@@ -371,17 +371,20 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	}
 	var cp ContainerPlacement
 	if f.build {
-		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen))}
+		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen)), byCores: r.ByCores}
 	}
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind)}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
 			}
+		}
+		if kind.CoresMask {
+			d.CoreMask = coreMask(g.UsedCores+f.extra[gi].cores, d.Cores)
 		}
 		f.extra[gi].slots++
 		f.extra[gi].mem += d.MemMiB
@@ -655,3 +658,12 @@ func contains(list []string, s string) bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// coreMask is the bit mask of n cores after the used ones, for a type whose device list records cores as a
+// mask (AWS Neuron): cores are given in order, the used ones first. Out-of-range values give 0.
+func coreMask(used, n int64) int64 {
+	if used < 0 || n <= 0 || used+n > 62 {
+		return 0
+	}
+	return (int64(1)<<n - 1) << used
+}

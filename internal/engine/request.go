@@ -50,7 +50,9 @@ type ContainerRequest struct {
 	Template string `json:"template,omitempty"`
 	// Word is what people call one such device (DCU, NPU, MLU); empty for NVIDIA GPUs.
 	Word string `json:"word,omitempty"`
-	Kind int    `json:"-"`
+	// ByCores is set when the container asked by its type's cores resource alone (AWS Neuron's neuroncore).
+	ByCores bool `json:"byCores,omitempty"`
+	Kind    int  `json:"-"`
 }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks

@@ -421,7 +421,8 @@ func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 		if kind.CoresMask {
 			for _, e := range entries {
 				for j := range e {
-					e[j].UsedCores = int64(bits.OnesCount64(uint64(max(e[j].UsedCores, 0))))
+					e[j].CoreMask = max(e[j].UsedCores, 0)
+					e[j].UsedCores = int64(bits.OnesCount64(uint64(e[j].CoreMask)))
 				}
 			}
 		}

@@ -275,6 +275,9 @@ func sayMemory(_ *aggregate, s saying) string {
 }
 
 func sayCores(_ *aggregate, s saying) string {
+	if u := coresUnitOf(s.req); u != "" {
+		return fmt.Sprintf("needs %d %s on one GPU; the most free is %d of %d (%s)", s.e.need, u, s.e.have, s.e.total, s.where)
+	}
 	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where)
 }
 

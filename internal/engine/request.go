@@ -52,7 +52,9 @@ type ContainerRequest struct {
 	Word string `json:"word,omitempty"`
 	// ByCores is set when the container asked by its type's cores resource alone (AWS Neuron's neuroncore).
 	ByCores bool `json:"byCores,omitempty"`
-	Kind    int  `json:"-"`
+	// coresUnit is the unit of Cores when it is not a percentage (device.Kind.CoresUnit: "NeuronCores").
+	coresUnit string
+	Kind      int `json:"-"`
 }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks

@@ -162,6 +162,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		if why := k.Mutate(&in); why != "" {
 			bad(field(k.Count), "%s: HAMi's webhook refuses the pod", why)
 		}
+		cr.coresUnit = k.CoresUnit
 		if in.Whole {
 			cr.Cores, cr.CoresOfDevice = 100, true // every core of each device
 			return cr, true
@@ -183,6 +184,8 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cr.MemoryMiB = mem
 	case hasPct && pct > 0:
 		cr.MemoryPercent = min(pct, 100)
+	case k.Memory == "" && k.MemoryPercent == "":
+		// the type has no memory resource (AWS Neuron): the container asks for none
 	case len(k.Templates) > 0:
 		// HAMi's Ascend webhook writes the whole device's allocatable memory into an unset memory limit.
 		cr.MemoryMiB, cr.MemoryDefaulted = k.MemoryAllocatable, true
@@ -597,4 +600,27 @@ func selectChoice(n *Node, sel []int, count int, choose func([]int, int, string)
 		}
 	}
 	return out
+}
+
+// coresText says a container's cores per device: "30% cores", or "1 NeuronCores" for a type whose cores
+// resource counts cores (device.Kind.CoresUnit); a whole-device request is "100% cores".
+func coresText(r *ContainerRequest) string {
+	if r.coresUnit != "" && !r.CoresOfDevice {
+		return strconv.FormatInt(r.Cores, 10) + " " + r.coresUnit
+	}
+	return strconv.FormatInt(r.Cores, 10) + "% cores"
+}
+
+// coresUnitOf is the unit the pod's containers ask cores in when every one of them counts cores
+// (device.Kind.CoresUnit: "NeuronCores"); "" when any asks a percentage.
+func coresUnitOf(req *PodRequest) string {
+	unit := ""
+	for i := range req.Containers {
+		u := req.Containers[i].coresUnit
+		if u == "" || unit != "" && u != unit {
+			return ""
+		}
+		unit = u
+	}
+	return unit
 }

@@ -202,3 +202,17 @@ func TestBindExtra(t *testing.T) {
 		t.Errorf("no devices: %v", got)
 	}
 }
+
+// TestKinds: the awsneuron section of device-config.yaml renames both resources (HAMi's AWSNeuronConfig).
+func TestKinds(t *testing.T) {
+	ks, err := Vendor{}.Kinds([]byte(`{"resourceCountName":"example.com/neuron","resourceCoreName":"example.com/core"}`))
+	if err != nil || len(ks) != 1 || ks[0].Count != "example.com/neuron" || ks[0].Cores != "example.com/core" {
+		t.Fatalf("Kinds = %+v, %v", ks, err)
+	}
+	if err := ks[0].Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Vendor{}).Kinds([]byte(`{"resourceCountName":`)); err == nil {
+		t.Error("a broken section is accepted")
+	}
+}

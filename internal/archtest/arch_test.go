@@ -49,6 +49,7 @@ var notes = map[string]string{
 	"internal/device/all":                "the registry of device families: one line per family",
 	"internal/device/nvidia":             "NVIDIA GPUs (the engine's own rules stay in the engine)",
 	"internal/device/vastai":             "Vastaitech accelerators, whole-card mode: a slot each",
+	"internal/device/awsneuron":          "AWS Inferentia and Trainium: devices from the node's capacity, NeuronCores as a bit mask, contiguous runs",
 	"internal/device/amd":                "AMD GPUs: cores as a share of each GPU's compute units",
 	"internal/device/ascend":             "Huawei Ascend NPUs: vNPU templates, the 910C module rule",
 	"internal/device/biren":              "Biren GPUs: a slot each, no memory or cores",

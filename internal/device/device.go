@@ -117,10 +117,20 @@ type Kind struct {
 	// vXPU's FitVXPU: a device is cut in equal slices).
 	EqualShares bool `json:"equalShares,omitempty"`
 	// Select chooses count devices among those that passed every gate, given by their Index in ascending
-	// order (Kunlun's interconnect rule, graghSelect); nil when no set satisfies the rule. SelectRule names the
-	// rule for explanations. nil Select takes the first count devices of the walk.
-	Select     func(fit []int, count int) []int `json:"-"`
-	SelectRule string                           `json:"selectRule,omitempty"`
+	// order (Kunlun's interconnect rule, graghSelect); nil when no set satisfies the rule. model is the
+	// registered type of the node's devices (AWS Neuron: the instance type, whose family decides the rule).
+	// SelectRule names the rule for explanations. nil Select takes the first count devices of the walk.
+	Select     func(fit []int, count int, model string) []int `json:"-"`
+	SelectRule string                                         `json:"selectRule,omitempty"`
+	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
+	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
+	CountFromCores bool `json:"countFromCores,omitempty"`
+	// CoresMask means the cores field of a device-list entry is a bit mask of the device's cores rather than
+	// an amount (AWS Neuron's NeuronCores): the engine counts its bits when reading a counted pod's list and
+	// writes the mask of the cores it gives at bind. The device's cores are then a count of cores.
+	CoresMask bool `json:"coresMask,omitempty"`
+	// CoresUnit is the unit of the Cores resource in quota lines; "" is "%".
+	CoresUnit string `json:"coresUnit,omitempty"`
 	// CoresPercentOfDevice means the cores resource is a percentage of each device's own cores, which the
 	// device registers in another unit (AMD's compute units): a device gives max(1, cores x percent / 100).
 	CoresPercentOfDevice bool `json:"coresPercentOfDevice,omitempty"`
@@ -139,6 +149,9 @@ type Request struct {
 	Count               int64
 	Memory, Cores       int64
 	HasMemory, HasCores bool
+	// Whole is set by Mutate when the container takes each of its devices whole (every core), whatever
+	// Cores says.
+	Whole bool
 }
 
 // Template is one fixed slice of a device.
@@ -154,6 +167,12 @@ type Placed struct {
 	Index int
 	Mem   int64
 	Cores int64
+	// Mask is the bit mask of the device's cores given, for a Kind with CoresMask; 0 otherwise.
+	Mask int64
+	// ByCores is set when the container asked by the Cores resource alone (Kind.CountFromCores).
+	ByCores bool
+	// DeviceCores are the device's cores as registered.
+	DeviceCores int64
 }
 
 // Trim rounds a memory request (MiB) up to the Kind's templates: the template's memory and name, or the

@@ -16,6 +16,9 @@ type extraUse struct {
 	mem   int64
 	cores int64
 	mig   []codec.MigPlacement
+	// taken are the core bits given to the pod's containers so far, released those the pod itself held
+	// when it is evaluated again (device.Kind.CoresMask).
+	taken, released int64
 }
 
 // fitter evaluates one pod against nodes. It owns scratch buffers so that a whole evaluation allocates
@@ -137,6 +140,7 @@ func (f *fitter) resetExtra(n *Node) {
 				f.extra[i].slots -= u.Slots
 				f.extra[i].mem -= u.Mem
 				f.extra[i].cores -= u.Cores
+				f.extra[i].released |= u.mask
 			}
 		}
 	}
@@ -371,17 +375,22 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	}
 	var cp ContainerPlacement
 	if f.build {
-		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen))}
+		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen)), byCores: r.ByCores}
 	}
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind)}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
 			}
+		}
+		if kind.CoresMask {
+			e := &f.extra[gi]
+			d.CoreMask = coreMask(g.coreBits&^e.released|e.taken, g.TotalCores, d.Cores)
+			e.taken |= d.CoreMask
 		}
 		f.extra[gi].slots++
 		f.extra[gi].mem += d.MemMiB
@@ -655,3 +664,24 @@ func contains(list []string, s string) bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// coreMask chooses n of a device's total cores for a type whose device list records cores as a bit mask
+// (AWS Neuron): the lowest bits not in held, as HAMi's addCoreUsage does. When held leaves fewer than n (masks
+// of counted pods that overlap), the lowest held bits make up the rest. 0 when the device has more cores than
+// a mask holds.
+func coreMask(held, total, n int64) int64 {
+	if total <= 0 || total > 62 || n <= 0 {
+		return 0
+	}
+	var out int64
+	for pass := 0; pass < 2; pass++ {
+		for bit := int64(0); bit < total && n > 0; bit++ {
+			b := int64(1) << bit
+			if out&b == 0 && (pass == 1 || held&b == 0) {
+				out |= b
+				n--
+			}
+		}
+	}
+	return out
+}

@@ -143,8 +143,8 @@ var Gates = []Gate{
 		Meaning: "enough GPUs passed to fill the count", Numbers: "GPUs found, GPUs asked",
 		Hint: "ask for fewer GPUs, or less of each", say: saySet},
 	{Number: "14a", Name: "interconnect", Code: NumaNotFit, Level: LevelGPU,
-		Meaning: "Kunlun: the XPUs that passed hold a set of the count asked for (1, 2, 4 or 8) that HAMi's interconnect rule accepts: within one wing, a cross-linked pair, a group of four spanning both wings, all eight", Numbers: "XPUs that passed, XPUs asked",
-		Hint: "ask for 1, 2, 4 or 8 XPUs, or wait for a connected set to free"},
+		Meaning: "Kunlun: the XPUs that passed hold a set of the count asked for (1, 2, 4 or 8) that HAMi's interconnect rule accepts: within one wing, a cross-linked pair, a group of four spanning both wings, all eight. AWS Neuron: several devices are one contiguous run of unused devices, from any device on Inferentia (inf*), on other instances only 4, 8 or 16 from a multiple of the count", Numbers: "devices that passed, devices asked",
+		Hint: "ask for a count the rule places (Kunlun: 1, 2, 4 or 8; Trainium: 1, 4, 8 or 16), or wait for a connected set or run to free"},
 }
 
 // numCodes sizes the per-code arrays of an aggregate: room for every code of the table and one slot for
@@ -275,6 +275,9 @@ func sayMemory(_ *aggregate, s saying) string {
 }
 
 func sayCores(_ *aggregate, s saying) string {
+	if u := coresUnitOf(s.req); u != "" {
+		return fmt.Sprintf("needs %d %s on one GPU; the most free is %d of %d (%s)", s.e.need, u, s.e.have, s.e.total, s.where)
+	}
 	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where)
 }
 

@@ -50,7 +50,11 @@ type ContainerRequest struct {
 	Template string `json:"template,omitempty"`
 	// Word is what people call one such device (DCU, NPU, MLU); empty for NVIDIA GPUs.
 	Word string `json:"word,omitempty"`
-	Kind int    `json:"-"`
+	// ByCores is set when the container asked by its type's cores resource alone (AWS Neuron's neuroncore).
+	ByCores bool `json:"byCores,omitempty"`
+	// coresUnit is the unit of Cores when it is not a percentage (device.Kind.CoresUnit: "NeuronCores").
+	coresUnit string
+	Kind      int `json:"-"`
 }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks

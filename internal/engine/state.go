@@ -37,6 +37,9 @@ type GPU struct {
 	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
 	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
 	qos [maxQosPolicies]int32
+	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
+	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
+	coreBits int64
 
 	// reg is the GPU's position in hami.io/node-nvidia-register: HAMi's device list starts in this order,
 	// and its stable sort keeps it among equal GPUs.
@@ -103,6 +106,8 @@ type GPUUse struct {
 	Slots int32  `json:"slots"`
 	Mem   int64  `json:"memMiB"`
 	Cores int64  `json:"cores"`
+	// mask is the bit mask of the device's cores held, for a type whose device list records one (AWS Neuron).
+	mask int64
 }
 
 // ContainerAllocation is the GPUs one container was given.
@@ -501,6 +506,11 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 		}
 		if q, ok := p.qos[int(g.Kind)]; ok && u.Cores < 100 {
 			g.qos[q] += int32(sign)
+		}
+		if sign > 0 {
+			g.coreBits |= u.mask
+		} else {
+			g.coreBits &^= u.mask
 		}
 		g.UsedSlots += int32(sign) * u.Slots
 		g.UsedMem += int64(sign) * u.Mem

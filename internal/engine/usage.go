@@ -176,6 +176,7 @@ func collapse(containers []ContainerAllocation) []GPUUse {
 			}
 			p := &peak[k]
 			p.Slots, p.Mem, p.Cores = max(p.Slots, u.Slots), max(p.Mem, u.Mem), max(p.Cores, u.Cores)
+			p.mask |= u.mask
 		}
 	}
 	if len(peak) == 0 {
@@ -195,6 +196,7 @@ func collapse(containers []ContainerAllocation) []GPUUse {
 			if k := findUse(peak, d.UUID); k >= 0 {
 				p := peak[k]
 				u.Slots, u.Mem, u.Cores = max(u.Slots, p.Slots), max(u.Mem, p.Mem), max(u.Cores, p.Cores)
+				u.mask |= p.mask
 			}
 			merged = append(merged, u)
 		}
@@ -211,6 +213,7 @@ func addUse(list []GPUUse, d codec.ContainerDevice) []GPUUse {
 	list[k].Slots++
 	list[k].Mem += d.UsedMem
 	list[k].Cores += d.UsedCores
+	list[k].mask |= d.CoreMask
 	return list
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func anyRequest(c *corev1.Container, cfg Config, path string, bad reportFunc, an
 	cr, ok := containerRequest(c, cfg, path, bad)
 	for i := range cfg.Vendors {
 		k := &cfg.Vendors[i]
-		if !names(c, k.Count) {
+		if byCount, byCores := names(c, k.Count), k.CountFromCores && names(c, k.Cores); !byCount && !byCores {
 			continue
 		}
 		if ok {
@@ -112,6 +113,17 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		return v, ok
 	}
 	count, _ := get(k.Count)
+	byCores := false
+	if count <= 0 && k.CountFromCores && !names(c, k.Count) && k.Mutate != nil {
+		// The container asks by cores alone (AWS Neuron's neuroncore): the webhook turns them into devices.
+		cores, _ := get(k.Cores)
+		in := device.Request{Cores: cores, HasCores: true}
+		if why := k.Mutate(&in); why != "" {
+			bad(field(k.Cores), "%s: HAMi's webhook refuses the pod", why)
+			return ContainerRequest{}, false
+		}
+		count, byCores = in.Count, true
+	}
 	if count <= 0 {
 		if count < 0 {
 			bad(field(k.Count), "negative %s count %d is ignored", k.Word, count)
@@ -131,7 +143,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	if v, ok := annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && qosIndex(k, annos) < 0 {
 		bad("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
 	}
-	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word}
+	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word, ByCores: byCores}
 	if k.WholeDevice {
 		cr.MemoryPercent, cr.Cores = 100, 100
 		return cr, true
@@ -144,8 +156,16 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	cores, hasCores := get(k.Cores)
 	if k.Mutate != nil {
 		in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores}
+		if byCores {
+			in.Count, in.HasCores = 0, true
+		}
 		if why := k.Mutate(&in); why != "" {
 			bad(field(k.Count), "%s: HAMi's webhook refuses the pod", why)
+		}
+		cr.coresUnit = k.CoresUnit
+		if in.Whole {
+			cr.Cores, cr.CoresOfDevice = 100, true // every core of each device
+			return cr, true
 		}
 		mem, cores, hasMem, hasCores = min(in.Memory, maxRequestValue), min(in.Cores, maxRequestValue), in.HasMemory, in.HasCores
 	}
@@ -164,6 +184,8 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cr.MemoryMiB = mem
 	case hasPct && pct > 0:
 		cr.MemoryPercent = min(pct, 100)
+	case k.Memory == "" && k.MemoryPercent == "":
+		// the type has no memory resource (AWS Neuron): the container asks for none
 	case len(k.Templates) > 0:
 		// HAMi's Ascend webhook writes the whole device's allocatable memory into an unset memory limit.
 		cr.MemoryMiB, cr.MemoryDefaulted = k.MemoryAllocatable, true
@@ -399,6 +421,14 @@ func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 			bad("metadata.annotations["+key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
 			continue
 		}
+		if kind.CoresMask {
+			for _, e := range entries {
+				for j := range e {
+					e[j].CoreMask = max(e[j].UsedCores, 0)
+					e[j].UsedCores = int64(bits.OnesCount64(uint64(e[j].CoreMask)))
+				}
+			}
+		}
 		for _, ca := range mapEntries(pod, entries, cfg) {
 			ca.Kind, ca.Device = k, kind.Name
 			alloc.Containers = append(alloc.Containers, ca)
@@ -467,7 +497,7 @@ func vendorQuotaKeys(kinds []device.Kind) []vendorKey {
 		for _, r := range []struct {
 			name, unit string
 			factor     int64
-		}{{kind.Memory, "MiB", max(kind.MemoryFactor, 1)}, {kind.Cores, "%", 1}} {
+		}{{kind.Memory, "MiB", max(kind.MemoryFactor, 1)}, {kind.Cores, device.Or(kind.CoresUnit, "%"), 1}} {
 			if r.name != "" && !seen[r.name] {
 				seen[r.name] = true
 				out = append(out, vendorKey{resource: r.name, unit: r.unit, factor: r.factor, word: kind.Word})
@@ -547,7 +577,7 @@ func (f *fitter) vendorRule(n *Node, gi int, usedSlots int32, usedMem, memNeed i
 // selectChoice applies a type's Select rule (Kunlun's interconnect) to the devices that passed every gate:
 // it hands Select their Indexes in ascending order and maps its answer back to the node's devices. Devices
 // Select names that did not pass are ignored, so a bad rule cannot place on a failing device.
-func selectChoice(n *Node, sel []int, count int, choose func([]int, int) []int) []int {
+func selectChoice(n *Node, sel []int, count int, choose func([]int, int, string) []int) []int {
 	byIndex := make(map[int]int, len(sel))
 	idx := make([]int, 0, len(sel))
 	for _, gi := range sel {
@@ -559,11 +589,38 @@ func selectChoice(n *Node, sel []int, count int, choose func([]int, int) []int) 
 	}
 	sort.Ints(idx)
 	var out []int
-	for _, i := range choose(idx, count) {
+	model := ""
+	if len(sel) > 0 {
+		model = n.GPUs[sel[0]].Type
+	}
+	for _, i := range choose(idx, count, model) {
 		if gi, ok := byIndex[i]; ok && len(out) < count {
 			out = append(out, gi)
 			delete(byIndex, i)
 		}
 	}
 	return out
+}
+
+// coresText says a container's cores per device: "30% cores", or "1 NeuronCores" for a type whose cores
+// resource counts cores (device.Kind.CoresUnit); a whole-device request is "100% cores".
+func coresText(r *ContainerRequest) string {
+	if r.coresUnit != "" && !r.CoresOfDevice {
+		return strconv.FormatInt(r.Cores, 10) + " " + r.coresUnit
+	}
+	return strconv.FormatInt(r.Cores, 10) + "% cores"
+}
+
+// coresUnitOf is the unit the pod's containers ask cores in when every one of them counts cores
+// (device.Kind.CoresUnit: "NeuronCores"); "" when any asks a percentage.
+func coresUnitOf(req *PodRequest) string {
+	unit := ""
+	for i := range req.Containers {
+		u := req.Containers[i].coresUnit
+		if u == "" || unit != "" && u != unit {
+			return ""
+		}
+		unit = u
+	}
+	return unit
 }

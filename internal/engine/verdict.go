@@ -71,6 +71,11 @@ type PlacedDevice struct {
 	// Device is the device type when it is not an NVIDIA GPU ("DCU"); Kind its index in Config.Kinds.
 	Device string `json:"device,omitempty"`
 	Kind   int    `json:"-"`
+	// CoreMask is the bit mask of the device's cores given, for a type whose device list records cores as a
+	// mask (device.Kind.CoresMask); 0 otherwise.
+	CoreMask int64 `json:"coreMask,omitempty"`
+	// deviceCores are the device's registered cores, for the bind's own annotations.
+	deviceCores int64
 }
 
 // ContainerPlacement is the GPUs chosen for one container.
@@ -79,6 +84,8 @@ type ContainerPlacement struct {
 	Init    bool           `json:"init,omitempty"`
 	Index   int            `json:"index"`
 	Devices []PlacedDevice `json:"devices"`
+	// byCores: the container asked by its type's cores resource alone (ContainerRequest.ByCores).
+	byCores bool
 }
 
 // Placement is where a pod goes.
@@ -149,9 +156,9 @@ func (p *Placement) PodDevices() codec.PodDevices { return p.PodDevicesOf(0) }
 // PodDevicesOf is PodDevices for the devices of one type (an index in Config.Kinds), each device carrying
 // the type's word ("NVIDIA", "DCU", "Ascend910B3") as HAMi writes it.
 func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
-	word, model := "NVIDIA", false
+	word, model, mask := "NVIDIA", false, false
 	if kind > 0 && kind < len(p.kinds) {
-		word, model = p.kinds[kind].Name, p.kinds[kind].ListDeviceType
+		word, model, mask = p.kinds[kind].Name, p.kinds[kind].ListDeviceType, p.kinds[kind].CoresMask
 	}
 	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
 	for _, c := range p.Containers {
@@ -168,7 +175,11 @@ func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
 				if model && d.Type != "" {
 					t = d.Type
 				}
-				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores})
+				cores := d.Cores
+				if mask {
+					cores = d.CoreMask
+				}
+				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: cores})
 			}
 		}
 	}
@@ -263,7 +274,7 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 				}
 				for _, d := range c.Devices {
 					if d.Kind == k && i < len(placed) {
-						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores})
+						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores, Mask: d.CoreMask, ByCores: c.byCores, DeviceCores: d.deviceCores})
 					}
 				}
 			}

@@ -54,7 +54,7 @@ func xtVendorPod(ns, name string, res ...any) *corev1.Pod {
 
 // TestRealMixedCluster: on a real kube-apiserver and kube-scheduler, a cluster of NVIDIA, Hygon DCU, Ascend
 // 910B3 and 910C, Cambricon MLU, MetaX (whole and sGPU), Iluvatar, Moore Threads, Kunlunxin (whole and
-// vXPU), Enflame GCU, AMD, Biren and Vastai nodes: serve-extender places a pod of every type on the node of
+// vXPU), Enflame GCU, AMD, Biren, Vastai and AWS Neuron (inf2) nodes: serve-extender places a pod of every type on the node of
 // its type with HAMi's annotations for that type (the engine's prediction for the node), and a pod asking
 // for more NPUs than any node has stays Pending with HAMi's reason and numbers.
 func TestRealMixedCluster(t *testing.T) {
@@ -82,9 +82,16 @@ func TestRealMixedCluster(t *testing.T) {
 	xtCreateNode(t, c, xtVendorNode("gcu-1", "", "enflame.com/gcu", nil, corev1.ResourceList{"enflame.com/gcu": resource.MustParse("2")}))
 	xtCreateNode(t, c, xtVendorNode("amd-1", "hami.io/node-amd-register", "amd.com/gpu", xtVendorDevs("amd-1", "MI300X", 2, 196608, 304, 10), nil))
 	xtCreateNode(t, c, xtVendorNode("br-1", "hami.io/node-biren-register", "birentech.com/gpu", xtVendorDevs("br-1", "BR104", 2, 32768, 100, 4), nil))
+	inf := xtVendorNode("inf-1", "", "aws.amazon.com/neuron", nil, corev1.ResourceList{
+		"aws.amazon.com/neuron": resource.MustParse("2"), "aws.amazon.com/neuroncore": resource.MustParse("4")})
+	if inf.Labels == nil {
+		inf.Labels = map[string]string{}
+	}
+	inf.Labels["node.kubernetes.io/instance-type"] = "inf2.8xlarge"
+	xtCreateNode(t, c, inf)
 	xtCreateNode(t, c, xtVendorNode("va-1", "hami.io/node-va-register", "vastaitech.com/va", xtVendorDevs("va-1", "VA1", 2, 16384, 100, 4), nil))
 	xtWaitSynced(t, x, func(cl *engine.Cluster) bool {
-		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "sg-1", "ilu-1", "mt-1", "kl-1", "xpu-1", "gcu-1", "amd-1", "br-1", "va-1"} {
+		for _, n := range []string{"nv-1", "dcu-1", "npu-1", "c910-1", "mlu-1", "mx-1", "sg-1", "ilu-1", "mt-1", "kl-1", "xpu-1", "gcu-1", "amd-1", "br-1", "va-1", "inf-1"} {
 			if cl.Node(n) == nil || len(cl.Node(n).GPUs) == 0 {
 				return false
 			}
@@ -120,6 +127,8 @@ func TestRealMixedCluster(t *testing.T) {
 			[]string{"hami.io/amd-devices-allocated", "hami.io/amd-devices-to-allocate"}},
 		{xtVendorPod("default", "biren", "birentech.com/gpu", 1), "br-1", []string{"hami.io/Biren-devices-allocated"}},
 		{xtVendorPod("default", "vastai", "vastaitech.com/va", 1), "va-1", []string{"hami.io/Vastai-devices-allocated"}},
+		{xtVendorPod("default", "neuroncore", "aws.amazon.com/neuroncore", 1), "inf-1",
+			[]string{"hami.io/aws-neuron-devices-allocated", "AWS_NEURON_IDS", "NEURON_RESOURCE_TYPE", "aws.amazon.com/predicate-node"}},
 	}
 	for _, tc := range tests {
 		pred := xtPredictor(t, c)
@@ -168,6 +177,6 @@ func TestRealMixedCluster(t *testing.T) {
 	if _, err := c.CoreV1().Pods("default").Create(ctx, xtLivePod(big), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/15 nodes are available: 15 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
+	xtWaitEvent(t, c, "default", "npu-big", extender.EventReason, []string{"0/16 nodes are available: 16 NodeInsufficientDevice.", "8 NPUs"}, 20*time.Second)
 	xtWaitUnschedulable(t, c, "default", "npu-big", "NodeInsufficientDevice")
 }

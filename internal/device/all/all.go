@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/amd"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/awsneuron"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/biren"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/cambricon"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
@@ -34,6 +35,7 @@ var Vendors = []device.Vendor{
 	metaxsgpu.Vendor{},
 	mthreads.Vendor{},
 	kunlun.Vendor{},
+	awsneuron.Vendor{},
 	enflame.Vendor{},
 	amd.Vendor{},
 	biren.Vendor{},

@@ -47,7 +47,7 @@ func TestSelect(t *testing.T) {
 		{"four XPUs of six, no rest linked: the last group that fits", []int{0, 1, 2, 4, 5, 7}, 4, []int{0, 1, 4, 5}},
 	}
 	for _, tc := range tests {
-		if got := Select(tc.fit, tc.count); !reflect.DeepEqual(got, tc.want) {
+		if got := Select(tc.fit, tc.count, ""); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Select(%v, %d) = %v, want %v", tc.name, tc.fit, tc.count, got, tc.want)
 		}
 	}
@@ -75,7 +75,7 @@ func FuzzSelect(f *testing.F) {
 				fit = append(fit, i)
 			}
 		}
-		got := Select(fit, count)
+		got := Select(fit, count, "")
 		if got == nil {
 			return
 		}

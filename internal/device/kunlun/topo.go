@@ -21,7 +21,7 @@ var (
 //
 // HAMi reads wings from positions in its score-sorted slice; kubectl-hami reads them from device indices,
 // which is what HAMi's later fix (topo_order_test.go) does.
-func Select(fit []int, count int) []int {
+func Select(fit []int, count int, _ string) []int {
 	left, right := 0, 0
 	for _, i := range fit {
 		if i < 4 {

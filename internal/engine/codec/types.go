@@ -65,6 +65,9 @@ type ContainerDevice struct {
 	Type      string `json:"type"`      // the vendor word, "NVIDIA"
 	UsedMem   int64  `json:"usedMem"`   // MiB
 	UsedCores int64  `json:"usedCores"` // percent
+	// CoreMask is the entry's cores field as written, for a type that records a bit mask of the device's
+	// cores there (AWS Neuron); UsedCores is then its number of bits. 0 for other types.
+	CoreMask int64 `json:"coreMask,omitempty"`
 }
 
 // ContainerDevices is the devices of one container; empty for a container without GPUs.

@@ -1,0 +1,193 @@
+// Package awsneuron describes AWS Inferentia and Trainium devices as HAMi v2.10 schedules them
+// (pkg/device/awsneuron/device.go): no register annotation (the devices are derived from the node's capacity
+// of aws.amazon.com/neuron, each with capacity[neuroncore] / capacity[neuron] NeuronCores, 2 when the node
+// lists no cores); a container asks for whole devices (aws.amazon.com/neuron) or for NeuronCores
+// (aws.amazon.com/neuroncore: up to one device's cores on one device, more only in whole devices); a device
+// list entry records the cores given as a bit mask; several devices are taken as one contiguous run of
+// unused devices (Inferentia: anywhere; Trainium: 4, 8 or 16 from a multiple of the count); the bind writes
+// the device or core indices, node and time the Neuron device plugin reads.
+package awsneuron
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+)
+
+// Name is HAMi's CommonWord and device type for Neuron devices.
+const Name = "AWSNeuron"
+
+// DefaultCoresPerDevice are the NeuronCores of a device when the node lists none (and the cores per device
+// the webhook splits a neuroncore request by: HAMi's defaultCoresPerNeuronDevice).
+const DefaultCoresPerDevice = 2
+
+// InstanceTypeLabel is the node label whose value (inf2.xlarge, trn1.32xlarge ...) is a device's type here:
+// its family decides how several devices are chosen.
+const InstanceTypeLabel = "node.kubernetes.io/instance-type"
+
+// Annotations the bind writes.
+const (
+	// Allocated is both the to-allocate and the allocated list: HAMi writes only this one.
+	Allocated = "hami.io/aws-neuron-devices-allocated"
+	// IDsAnnotation lists the device indices (a count request) or the node-wide NeuronCore indices (a cores
+	// request) of every container with devices.
+	IDsAnnotation           = "AWS_NEURON_IDS"
+	ResourceTypeAnnotation  = "NEURON_RESOURCE_TYPE"
+	AllocTimeAnnotation     = "NEURON_ALLOC_TIME"
+	AllocatedFlagAnnotation = "NEURON_ALLOCATED"
+	PredicateNodeAnnotation = "aws.amazon.com/predicate-node"
+)
+
+// Vendor is AWS Neuron.
+type Vendor struct{}
+
+func (Vendor) Name() string    { return "awsneuron" }
+func (Vendor) Section() string { return "awsneuron" }
+
+// Kinds returns the Neuron Kind.
+func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+	var s struct {
+		ResourceCountName string `json:"resourceCountName"`
+		ResourceCoreName  string `json:"resourceCoreName"`
+	}
+	if err := device.Decode("awsneuron", section, &s); err != nil {
+		return nil, err
+	}
+	count := device.Or(s.ResourceCountName, "aws.amazon.com/neuron")
+	cores := device.Or(s.ResourceCoreName, "aws.amazon.com/neuroncore")
+	return []device.Kind{{
+		Vendor: "awsneuron", Name: Name, Word: "Neuron device",
+		NodeDevices:    func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count, cores) },
+		ToAllocate:     Allocated,
+		Allocated:      Allocated,
+		UseUUID:        "aws.amazon.com/use-neuron-uuid",
+		NoUseUUID:      "aws.amazon.com/nouse-neuron-uuid",
+		Count:          count,
+		Cores:          cores,
+		CoresUnit:      "NeuronCores",
+		CountFromCores: true,
+		CoresMask:      true,
+		Mutate:         Mutate,
+		Select:         Select,
+		SelectRule:     "are a contiguous run (Inferentia: any start; Trainium: 4, 8 or 16 from a multiple of the count)",
+		BindExtra:      bindExtra,
+		ExtraKeys:      []string{IDsAnnotation, ResourceTypeAnnotation, AllocTimeAnnotation, AllocatedFlagAnnotation, PredicateNodeAnnotation},
+	}}, nil
+}
+
+// NodeDevices is HAMi's GetNodeDevices for Neuron: capacity[count] devices named <node>-AWSNeuron-<i>, each
+// with as many slots and cores as it has NeuronCores (capacity[cores] / capacity[count], else 2), no memory,
+// and the node's instance type as its type.
+func NodeDevices(n *corev1.Node, countRes, coreRes string) []codec.DeviceInfo {
+	count, ok := device.CapacityCount(n, countRes, device.MaxCapacityDevices)
+	if !ok {
+		return nil
+	}
+	per := int64(DefaultCoresPerDevice)
+	if total, ok := device.CapacityCount(n, coreRes, 62*device.MaxCapacityDevices); ok && total/count > 0 {
+		per = min(total/count, 62) // a core mask must fit the device list's number
+	}
+	typ := n.Labels[InstanceTypeLabel]
+	if typ == "" {
+		typ = Name
+	}
+	return device.CapacityDevices(n, countRes, Name, codec.DeviceInfo{Count: int32(per), Devcore: per, Type: typ, Health: true})
+}
+
+// Mutate is HAMi's MutateAdmission and GenerateResourceRequests for Neuron. A count request takes its
+// devices whole. A cores request alone (Count 0) takes one device for up to DefaultCoresPerDevice cores,
+// else cores / DefaultCoresPerDevice whole devices; another number of cores is refused.
+func Mutate(r *device.Request) string {
+	if r.Count > 0 {
+		r.Whole = true
+		return ""
+	}
+	switch c := r.Cores; {
+	case c <= 0:
+		return "neuroncore must be greater than 0"
+	case c <= DefaultCoresPerDevice:
+		r.Count = 1
+	case c%DefaultCoresPerDevice != 0:
+		return fmt.Sprintf("neuroncore must be 1 or a multiple of %d, got %d", DefaultCoresPerDevice, c)
+	default:
+		r.Count, r.Whole = c/DefaultCoresPerDevice, true
+	}
+	return ""
+}
+
+// Select is HAMi's choice of Neuron devices among those that passed every gate (fit, device indices in
+// ascending order): one device is the highest index (HAMi walks the devices backwards); several are the
+// first contiguous run, on Inferentia (a model naming "inf") from any index, on other instances only 4, 8 or
+// 16 from a multiple of the count (graphSelect); nil when none.
+func Select(fit []int, count int, model string) []int {
+	if count <= 0 || len(fit) < count {
+		return nil
+	}
+	if count == 1 {
+		return []int{fit[len(fit)-1]}
+	}
+	ok := make(map[int]bool, len(fit))
+	for _, i := range fit {
+		ok[i] = true
+	}
+	step := 1
+	if !strings.Contains(strings.ToLower(model), "inf") {
+		switch count {
+		case 4, 8, 16:
+			step = count
+		default:
+			return nil
+		}
+	}
+	last := fit[len(fit)-1]
+	for start := 0; start+count-1 <= last; start += step {
+		run := true
+		for i := start; i < start+count && run; i++ {
+			run = ok[i]
+		}
+		if run {
+			out := make([]int, count)
+			for i := range out {
+				out[i] = start + i
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// bindExtra is HAMi's PatchAnnotations for Neuron: the indices of every container's devices (a count
+// request) or NeuronCores (a cores request: device index x cores per device + the core's bit), the resource
+// type for cores, the node, the bind time in nanoseconds and the plugin's not-yet-allocated flag.
+func bindExtra(k *device.Kind, containers [][]device.Placed, annos map[string]string, now int64) map[string]string {
+	var ids []string
+	out := map[string]string{}
+	for _, c := range containers {
+		for _, d := range c {
+			if !d.ByCores {
+				ids = append(ids, strconv.Itoa(d.Index))
+				continue
+			}
+			for bit := 0; bit < 62; bit++ {
+				if d.Mask&(1<<bit) != 0 {
+					ids = append(ids, strconv.FormatInt(int64(d.Index)*d.DeviceCores+int64(bit), 10))
+					out[ResourceTypeAnnotation] = k.Cores
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	out[IDsAnnotation] = strings.Join(ids, ",")
+	out[AllocTimeAnnotation] = strconv.FormatInt(now*1e9, 10)
+	out[AllocatedFlagAnnotation] = "false"
+	out[PredicateNodeAnnotation] = annos[codec.PodNodeAnnotation]
+	return out
+}

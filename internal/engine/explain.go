@@ -174,7 +174,7 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 		if r.Init {
 			kind = "init container"
 		}
-		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s)%s, each with %s and %s", kind, r.Name, r.Count, deviceSuffix(&r), r.MemoryString(), coresText(&r)))
+		out = append(out, fmt.Sprintf("%s %s asks for %d GPU(s)%s, each with %s and %s", kind, r.Name, r.Count, deviceSuffix(&r), r.MemoryString(), r.CoresString()))
 	}
 	codes := a.counts()
 	seen := map[Code]bool{}

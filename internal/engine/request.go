@@ -94,11 +94,18 @@ func (r ContainerRequest) MemoryOn(totalMiB int64) int64 {
 
 // MemoryString says the request the way a user wrote it.
 func (r ContainerRequest) MemoryString() string {
-	if r.MemoryMiB > 0 {
+	switch {
+	case r.MemoryMiB > 0:
 		return fmt.Sprintf("%d MiB", r.MemoryMiB)
+	case r.MemoryPercent <= 0:
+		return "no memory" // a type whose devices have none to share (AWS Neuron, Biren)
 	}
 	return fmt.Sprintf("%d%% of the GPU's memory", r.MemoryPercent)
 }
+
+// CoresString is the request's cores as people read them: "30% cores", or in the type's own unit
+// ("2 NeuronCores").
+func (r ContainerRequest) CoresString() string { return coresText(&r) }
 
 // Weights are the device scoring weights (hami.io/device-scoring-weights).
 type Weights struct {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,5 +111,23 @@ func TestNeuronQuota(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no quota line for %s: %+v", nrCores, q)
+	}
+}
+
+// TestNeuronRequestLine: a NeuronCore request reads as cores in their unit and no memory, in the
+// explanation and in the request's strings the commands print.
+func TestNeuronRequestLine(t *testing.T) {
+	c := NewCluster(DefaultConfig())
+	c.SetNode(mkNode("cpu", nil))
+	v := c.Evaluate(mkPod("ns", "p", vctr("c", nrCores, 2)), EvalOptions{Now: testTime})
+	if len(v.Request.Containers) != 1 {
+		t.Fatalf("request %+v", v.Request)
+	}
+	r := v.Request.Containers[0]
+	if r.MemoryString() != "no memory" || !strings.Contains(r.CoresString(), "NeuronCores") {
+		t.Errorf("request reads %q, %q; want no memory and NeuronCores", r.MemoryString(), r.CoresString())
+	}
+	if why := strings.Join(v.Explanation, "\n"); !strings.Contains(why, "each with no memory and") || strings.Contains(why, "% of the") {
+		t.Errorf("explanation:\n%s", why)
 	}
 }

@@ -54,7 +54,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 		if c.Init {
 			kind = "init container"
 		}
-		p.line("  %s %s: %d %s(s)%s, each %s, %d%% cores", kind, c.Name, c.Count, wordOf(c.Word), deviceOf(c), c.MemoryString(), c.Cores)
+		p.line("  %s %s: %d %s(s)%s, each %s, %s", kind, c.Name, c.Count, wordOf(c.Word), deviceOf(c), c.MemoryString(), c.CoresString())
 	}
 	switch {
 	case v.Fits && v.Placement == nil:

@@ -201,8 +201,7 @@ func explain(req *PodRequest, a *aggregate, q QuotaStatus) []string {
 func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) string {
 	k := codeIndex(c)
 	e := &a.best[k]
-	s := saying{nodes: nodes, gpus: a.gpus[k], e: e, where: fmt.Sprintf("node %s, GPU %d", e.node, e.gpu),
-		names: strings.Join(a.nodes[k], ", "), req: req, q: q}
+	s := saying{nodes: nodes, gpus: a.gpus[k], e: e, few: a.nodes[k], req: req, q: q}
 	prefix := fmt.Sprintf("%s (%d GPU(s)): ", c, s.gpus)
 	if nodes > 0 {
 		prefix = fmt.Sprintf("%s (%d node(s)): ", c, nodes)

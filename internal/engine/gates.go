@@ -44,11 +44,16 @@ type saying struct {
 	nodes int // nodes this code decided; 0 for a GPU-level reason that decided none
 	gpus  int // GPUs that failed with this code
 	e     *example
-	where string // "node N, GPU i" of the example
-	names string // a few nodes with this node-level code
+	few   []string // a few nodes with this node-level code
 	req   *PodRequest
 	q     QuotaStatus
 }
+
+// where is "node N, GPU i" of the example.
+func (s saying) where() string { return fmt.Sprintf("node %s, GPU %d", s.e.node, s.e.gpu) }
+
+// names lists a few nodes with this node-level code.
+func (s saying) names() string { return strings.Join(s.few, ", ") }
 
 // Gates is the gate table in evaluation order: the routing check, kube-scheduler's checks (another
 // scheduler's pods), the node gates, then the GPU gates in HAMi v2.10's order.
@@ -201,13 +206,13 @@ func GateRank(c Code) int {
 
 func sayUnregistered(_ *aggregate, s saying) string {
 	if s.req.DeviceWord() != "GPU" {
-		return "no device plugin registered any devices on " + s.names
+		return "no device plugin registered any devices on " + s.names()
 	}
-	return "no GPUs registered in hami.io/node-nvidia-register on " + s.names
+	return "no GPUs registered in hami.io/node-nvidia-register on " + s.names()
 }
 
 func sayDevicesNotReady(_ *aggregate, s saying) string {
-	return "allocatable GPUs are 0 (the device plugin is not serving) on " + s.names
+	return "allocatable GPUs are 0 (the device plugin is not serving) on " + s.names()
 }
 
 func sayInsufficientDevice(_ *aggregate, s saying) string {
@@ -225,7 +230,7 @@ func sayCardModel(a *aggregate, s saying) string {
 			alts = append(alts, x.Card)
 		}
 	}
-	return fmt.Sprintf("the pod names %s in volcano.sh/card.name; these nodes have other cards: %s", strings.Join(alts, "|"), s.names)
+	return fmt.Sprintf("the pod names %s in volcano.sh/card.name; these nodes have other cards: %s", strings.Join(alts, "|"), s.names())
 }
 
 func sayCardQuota(a *aggregate, _ saying) string { return strings.Join(a.card.Lines(), "; ") }
@@ -247,7 +252,7 @@ func sayUUIDMismatch(_ *aggregate, s saying) string {
 }
 
 func saySlots(_ *aggregate, s saying) string {
-	return fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", s.gpus, s.e.total, s.e.total, s.where)
+	return fmt.Sprintf("%d GPU(s) have every vGPU slot taken (%d of %d on %s)", s.gpus, s.e.total, s.e.total, s.where())
 }
 
 func sayExclusive(_ *aggregate, s saying) string {
@@ -271,14 +276,14 @@ func sayQuota(a *aggregate, s saying) string {
 
 func sayMemory(_ *aggregate, s saying) string {
 	return fmt.Sprintf("needs %d MiB on one GPU; the most free on any GPU that passes the earlier gates is %d MiB of %d (%s)",
-		s.e.need, s.e.have, s.e.total, s.where)
+		s.e.need, s.e.have, s.e.total, s.where())
 }
 
 func sayCores(_ *aggregate, s saying) string {
 	if u := coresUnitOf(s.req); u != "" {
-		return fmt.Sprintf("needs %d %s on one GPU; the most free is %d of %d (%s)", s.e.need, u, s.e.have, s.e.total, s.where)
+		return fmt.Sprintf("needs %d %s on one GPU; the most free is %d of %d (%s)", s.e.need, u, s.e.have, s.e.total, s.where())
 	}
-	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where)
+	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where())
 }
 
 func sayQos(_ *aggregate, s saying) string {
@@ -290,15 +295,15 @@ func sayCompute(_ *aggregate, s saying) string {
 }
 
 func sayMigTopology(_ *aggregate, s saying) string {
-	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where)
+	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where())
 }
 
 func sayMigProfile(_ *aggregate, s saying) string {
 	switch s.e.gate {
 	case "one-device", "equal-share":
-		return fmt.Sprintf("%d device(s): %s (%s)", s.gpus, s.e.detail, s.where)
+		return fmt.Sprintf("%d device(s): %s (%s)", s.gpus, s.e.detail, s.where())
 	}
-	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where)
+	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where())
 }
 
 func sayNuma(_ *aggregate, s saying) string {

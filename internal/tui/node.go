@@ -116,7 +116,10 @@ func (v *nodeView) render(m *Model, height int) []string {
 	s := m.styles
 	n := m.nodeByName(v.detail)
 	if n == nil {
-		msg := "  no node selected: pick one in the Nodes view (1) and press enter"
+		msg := "  no node selected: pick one in the Nodes view and press enter"
+		if k := m.tabKey("Nodes"); k != "" {
+			msg = "  no node selected: pick one in the Nodes view (" + k + ") and press enter"
+		}
 		if v.detail != "" {
 			msg = fmt.Sprintf("  node %s is gone", v.detail)
 		}

@@ -200,6 +200,16 @@ func tabInfos(views []view) []viewInfo {
 // tabInfos are the model's tabs, in the order of their number keys.
 func (m *Model) tabInfos() []viewInfo { return tabInfos(m.views) }
 
+// tabKey is the number key of the tab named name ("1" for Nodes); "" when it has none.
+func (m *Model) tabKey(name string) string {
+	for i, t := range m.tabInfos() {
+		if t.name == name && i < 9 {
+			return fmt.Sprint(i + 1)
+		}
+	}
+	return ""
+}
+
 // ViewKeys is the number keys of the views, "1-6", for the command's help.
 func ViewKeys() string { return viewsKey(tabInfos(newViews(Options{}))).Help().Key }
 

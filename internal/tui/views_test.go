@@ -5,9 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
 // probeView is a view that exists only in this test: one type, added to the registry by one line, to show
@@ -158,5 +161,19 @@ func TestEveryViewRenders(t *testing.T) {
 				checkScreen(t, m, screen(m))
 			})
 		}
+	}
+}
+
+// TestEmptyNodeViewNamesTheNodesKey: the Node view with no node chosen points at the Nodes tab by its key,
+// taken from the registry.
+func TestEmptyNodeViewNamesTheNodesKey(t *testing.T) {
+	m, err := New(Options{Snapshot: &snapshot.Snapshot{}, DeviceConfigMap: snapshot.DefaultDeviceConfigMap, Now: func() time.Time { return fixedNow }, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press(m, "2")
+	if got := screen(m); !strings.Contains(got, "no node selected: pick one in the Nodes view (1) and press enter") {
+		t.Errorf("the empty Node view does not name the Nodes key:\n%s", got)
 	}
 }

@@ -275,29 +275,7 @@ func FuzzVendors2Annotations(f *testing.F) {
 		p.Annotations[xpuAlloc] = xpuPod
 		c.SetPod(p)
 		q := mkPod("ns", "b", vctr("c", mtNum, int(count%3), mtMem, int(mem%100)), vctr("d", klNum, int(count%9)), vctr("e", xpuNum, int(count%3), xpuMem, int(mem%200000)))
-		v := c.Evaluate(q, EvalOptions{DetailAll: true})
-		c.Capacity(q, 3)
-		if v.Fits && v.Placement != nil {
-			q.Spec.NodeName = "n"
-			for k, val := range v.Placement.Annotations(testTime) {
-				q.Annotations[k] = val
-			}
-			c.SetPod(q)
-			c.RemovePod("ns", "b")
-		}
-		c.RemovePod("ns", "a")
-		for _, g := range c.Node("n").GPUs {
-			if g.UsedMem != 0 || g.UsedCores != 0 || g.UsedSlots != 0 {
-				t.Fatalf("usage left after removing every pod: %+v", g)
-			}
-		}
-		if u := c.nsUsed["ns"]; u != nil {
-			for r, v := range u.dev {
-				if v != 0 {
-					t.Fatalf("quota %s left at %d", r, v)
-				}
-			}
-		}
+		placeAndRemove(t, c, q)
 	})
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -27,28 +29,35 @@ func FuzzVendorAnnotations(f *testing.F) {
 		c.SetPod(p)
 		q := mkPod("ns", "b", vctr("c", dcuNum, int(count%5), dcuMem, int(mem%100000)), vctr("d", b3, int(count%3), b3Mem, int(mem%100000)))
 		q.Spec.Containers[1].Name = "d"
-		v := c.Evaluate(q, EvalOptions{DetailAll: true})
-		c.Capacity(q, 3)
-		if v.Fits && v.Placement != nil {
-			q.Spec.NodeName = "n"
-			for k, val := range v.Placement.Annotations(testTime) {
-				q.Annotations[k] = val
-			}
-			c.SetPod(q)
-			c.RemovePod("ns", "b")
-		}
-		c.RemovePod("ns", "a")
-		for _, g := range c.Node("n").GPUs {
-			if g.UsedMem != 0 || g.UsedCores != 0 || g.UsedSlots != 0 {
-				t.Fatalf("usage left after removing every pod: %+v", g)
-			}
-		}
-		if u := c.nsUsed["ns"]; u != nil {
-			for r, v := range u.dev {
-				if v != 0 {
-					t.Fatalf("quota %s left at %d", r, v)
-				}
-			}
-		}
+		placeAndRemove(t, c, q)
 	})
+}
+
+// placeAndRemove evaluates pod b on node n (and its capacity), counts it where it fits, then removes it and
+// pod a: nothing may be left on any device or in the namespace's quota use.
+func placeAndRemove(t *testing.T, c *Cluster, q *corev1.Pod) {
+	t.Helper()
+	v := c.Evaluate(q, EvalOptions{DetailAll: true})
+	c.Capacity(q, 3)
+	if v.Fits && v.Placement != nil {
+		q.Spec.NodeName = "n"
+		for k, val := range v.Placement.Annotations(testTime) {
+			q.Annotations[k] = val
+		}
+		c.SetPod(q)
+		c.RemovePod("ns", "b")
+	}
+	c.RemovePod("ns", "a")
+	for _, g := range c.Node("n").GPUs {
+		if g.UsedMem != 0 || g.UsedCores != 0 || g.UsedSlots != 0 {
+			t.Fatalf("usage left after removing every pod: %+v", g)
+		}
+	}
+	if u := c.nsUsed["ns"]; u != nil {
+		for r, v := range u.dev {
+			if v != 0 {
+				t.Fatalf("quota %s left at %d", r, v)
+			}
+		}
+	}
 }

@@ -82,19 +82,7 @@ func TestVendorGates(t *testing.T) {
 		return n
 	}
 	const mluNum, mluMem = "cambricon.com/mlu", "cambricon.com/mlu.smlu.vmemory"
-	tests := []struct {
-		name   string
-		quota  corev1.ResourceList
-		nodes  []*corev1.Node
-		pods   []*corev1.Pod
-		pod    *corev1.Pod
-		fits   bool
-		code   Code
-		annos  map[string]string // wanted placement annotations (subset)
-		absent []string
-		// gpuDetail is wanted in some device's result on the first node.
-		gpuDetail string
-	}{
+	tests := []vendorCase{
 		{name: "DCU fits with HAMi's default 100% cores", nodes: []*corev1.Node{dcu()},
 			pod:  mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 2000)),
 			fits: true, annos: map[string]string{dcuAlloc: "d1-dcu1,DCU,2000,100:;", "hami.io/dcu-devices-to-allocate": "d1-dcu1,DCU,2000,100:;"},
@@ -144,18 +132,7 @@ func TestVendorGates(t *testing.T) {
 			pod:  mkPod("ns", "p", vctr("c", c910, 2)),
 			fits: true, annos: map[string]string{c910Alloc: "c1-npu1,Ascend910C,65536,0:c1-npu0,Ascend910C,65536,0:;"}},
 	}
-	tests = append(tests, []struct {
-		name      string
-		quota     corev1.ResourceList
-		nodes     []*corev1.Node
-		pods      []*corev1.Pod
-		pod       *corev1.Pod
-		fits      bool
-		code      Code
-		annos     map[string]string
-		absent    []string
-		gpuDetail string
-	}{
+	tests = append(tests, []vendorCase{
 		{name: "MLUs from the node's capacity, memory in 256 MiB units", nodes: []*corev1.Node{mlu("MLU370-X8")},
 			pod:  mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16)),
 			fits: true, annos: map[string]string{"hami.io/cambricon-mlu-devices-allocated": "m1-cambricon-mlu-1,MLU,4096,100:;",
@@ -186,54 +163,7 @@ func TestVendorGates(t *testing.T) {
 			pod:  mkPod("ns", "p", vctr("c", "metax-tech.com/gpu", 1)),
 			fits: true, annos: map[string]string{"hami.io/metax-gpu-devices-allocated": "x1-metax-0,Metax-GPU,65536,100:;"}},
 	}...)
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := NewCluster(DefaultConfig())
-			if tc.quota != nil {
-				c.SetQuota(&corev1.ResourceQuota{ObjectMeta: mkPod("ns", "q").ObjectMeta, Spec: corev1.ResourceQuotaSpec{Hard: tc.quota}})
-			}
-			for _, n := range tc.nodes {
-				if probs := c.SetNode(n); len(probs) > 0 {
-					t.Fatalf("node problems: %v", probs)
-				}
-			}
-			for _, p := range tc.pods {
-				if probs := c.SetPod(p); len(probs) > 0 {
-					t.Fatalf("pod problems: %v", probs)
-				}
-			}
-			v := c.Evaluate(tc.pod, EvalOptions{DetailAll: true})
-			if tc.gpuDetail != "" {
-				found := false
-				for _, g := range v.Nodes[0].GPUs {
-					found = found || g.Result.Detail == tc.gpuDetail
-				}
-				if !found {
-					t.Errorf("no device says %q: %+v", tc.gpuDetail, v.Nodes[0].GPUs)
-				}
-			}
-			if v.Fits != tc.fits {
-				t.Fatalf("fits = %v, want %v: %s %v", v.Fits, tc.fits, v.Summary, v.Reasons)
-			}
-			if !tc.fits {
-				if len(v.Reasons) != 1 || v.Reasons[0].Code != tc.code {
-					t.Fatalf("reasons %v, want %s: %s", v.Reasons, tc.code, v.Summary)
-				}
-				return
-			}
-			got := v.Placement.Annotations(testTime)
-			for k, want := range tc.annos {
-				if got[k] != want {
-					t.Errorf("%s = %q, want %q", k, got[k], want)
-				}
-			}
-			for _, k := range tc.absent {
-				if _, ok := got[k]; ok {
-					t.Errorf("%s is written for a pod without NVIDIA GPUs", k)
-				}
-			}
-		})
-	}
+	runVendorCases(t, tests)
 }
 
 // TestVendorRequest reads the requests HAMi's webhooks and GenerateResourceRequests give.

@@ -230,7 +230,8 @@ func (f *fitter) unregistered(n *Node) string {
 	if k.Register != "" {
 		return "no " + k.Register + " annotation: the device plugin has not registered " + k.Word + "s"
 	}
-	return "no " + k.Count + " in the node's capacity: the device plugin has not registered " + k.Word + "s"
+	// Such a family's devices come from the node's capacity of its own resources (not always the count).
+	return "the node's capacity shows no " + k.Word + "s: the device plugin has not registered any"
 }
 
 // nodeGate is the checks made before any GPU; nil means the node passes.

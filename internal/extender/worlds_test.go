@@ -12,7 +12,6 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
@@ -118,9 +117,12 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 			continue
 		}
 		binds++
-		// The GPUs the extender wrote are the ones what-if and why-pending show.
-		if got, want := e.livePod(p.Namespace, p.Name).Annotations[codec.PodAllocatedAnnotation], codec.FormatPodDevices(v.Placement.PodDevices()); got != want {
-			t.Errorf("seed %d: pod %s/%s bound with GPUs %q, what-if says %q", seed, p.Namespace, p.Name, got, want)
+		// The devices the extender wrote, of every family, are the ones what-if and why-pending show.
+		live := e.livePod(p.Namespace, p.Name).Annotations
+		for k, want := range v.Placement.Annotations(e.clock.Now()) {
+			if got := live[k]; got != want {
+				t.Errorf("seed %d: pod %s/%s bound with %s=%q, what-if says %q", seed, p.Namespace, p.Name, k, got, want)
+			}
 		}
 		// The reference follows: the pod as bound, with the placement's annotations.
 		placed := p.DeepCopy()

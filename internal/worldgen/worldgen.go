@@ -87,6 +87,7 @@ func World(seed uint64, opts Options) *snapshot.Snapshot {
 	for i := 0; i < g.r.IntN(opts.MaxPods+1); i++ {
 		g.pod(i)
 	}
+	g.vendors(seed)
 	return g.s
 }
 

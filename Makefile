@@ -9,7 +9,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit vet lint bench fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds
+.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds
 .PHONY: dist krew-manifest test-release completion
 
 all: build
@@ -61,7 +61,13 @@ bin/golangci-lint:
 
 # bench: the engine benchmarks of docs/benchmarks.md. BENCHCOUNT=10 for benchstat input.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./internal/engine/... ./internal/tui/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./internal/engine/... ./internal/snapshot/ ./internal/tui/
+
+# bench-compare: the regression gate. BASE's and the working tree's benchmark binaries run interleaved on one
+# core (engine, read path, extender round trip, TUI first frame); benchstat's table goes to stdout and
+# bin/bench-compare/. make bench-compare BASE=<commit> [COUNT=6] [SETS=regex]; see docs/benchmarks.md.
+bench-compare:
+	BASE='$(BASE)' GO='$(GO)' bash hack/bench-compare.sh
 
 # fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
 FUZZTIME ?= 20s

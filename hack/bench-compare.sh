@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench-compare.sh: the regression gate. Builds the benchmark binaries of a base commit and of the working
+# tree, runs them interleaved on one core (base and head alternate, the order flipping every round, so a
+# machine that gets busier or quieter affects both alike), and prints benchstat's comparison.
+#
+#   make bench-compare BASE=00cc5cd              # every set below, COUNT rounds
+#   make bench-compare BASE=HEAD~3 SETS=engine   # only the sets whose name matches SETS (a regex)
+#
+# Environment:
+#   BASE     commit to compare against (default: HEAD when the tree has changes, else HEAD~1)
+#   COUNT    rounds; each runs every benchmark once per side (default 6, benchstat's minimum for a p-value)
+#   SETS     regex on the set names below (default: all)
+#   CPU      -test.cpu (default 1)
+#   OUT      folder for base.txt, head.txt and benchstat.txt (default bin/bench-compare)
+#   BENCHSTAT  an installed benchstat; without it bin/benchstat is installed once from its Go module
+#
+# A benchmark file (bench*_test.go) that the base lacks is copied into the base's tree when it compiles
+# there, so a benchmark added with a change is still measured on both sides; when it does not compile, the
+# base runs without it and benchstat lists that benchmark for head only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+COUNT=${COUNT:-6}
+SETS=${SETS:-.}
+CPU=${CPU:-1}
+OUT=${OUT:-bin/bench-compare}
+BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
+
+# The sets: name, package, benchmark regex, -test.benchtime. The engine runs at least 200 iterations so a
+# first-call cost is neither averaged in nor out; the slower end-to-end benchmarks run a few iterations.
+SET_TABLE=(
+	"engine        ./internal/engine    ^Benchmark(Evaluate(Pending|Fits)|Place)5000Nodes100kPods$  200x"
+	"engine-mixed  ./internal/engine    ^BenchmarkEvaluateMixed(Pending|Fits)5000Nodes100kPods$    200x"
+	"read-setpod   ./internal/engine    ^BenchmarkSetPod5000Nodes100kPods$                         20000x"
+	"read-file     ./internal/snapshot  ^BenchmarkRead(JSON500Nodes5k|YAML200Nodes2k)Pods$          5x"
+	"extender      ./internal/extender  ^BenchmarkFilterPrioritizeHTTP5000Nodes$                   200x"
+	"tui           ./internal/tui       ^BenchmarkFirstFrame$                                      5x"
+)
+
+log() { printf '[bench-compare %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+if [[ -z ${BASE:-} ]]; then
+	if [[ -n $(git status --porcelain --untracked-files=no) ]]; then BASE=HEAD; else BASE=HEAD~1; fi
+fi
+base_rev=$(git rev-parse --short "$BASE^{commit}") || { echo "bench-compare: BASE=$BASE is not a commit" >&2; exit 2; }
+head_desc="$(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo +changes)"
+
+BENCHSTAT=${BENCHSTAT:-}
+if [[ -z $BENCHSTAT ]]; then
+	BENCHSTAT=bin/benchstat
+	if [[ ! -x $BENCHSTAT ]]; then
+		log "installing benchstat ($BENCHSTAT_VERSION) into bin/"
+		GOBIN=$PWD/bin $GO install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
+	fi
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/base" "$work/bin" "$OUT"
+git archive "$base_rev" | tar -x -C "$work/base"
+
+# selected sets, and the packages they need
+selected=()
+for row in "${SET_TABLE[@]}"; do
+	read -r name _ _ _ <<<"$row"
+	[[ $name =~ $SETS ]] && selected+=("$row")
+done
+((${#selected[@]})) || { echo "bench-compare: SETS=$SETS matches no set" >&2; exit 2; }
+
+# test binary name of a package: ./internal/engine -> internal_engine
+binname() { local p=${1#./}; echo "${p//\//_}.test"; }
+
+build_pkg() { # side dir pkg
+	local side=$1 dir=$2 pkg=$3
+	local out="$work/bin/$side-$(binname "$pkg")"
+	[[ -x $out ]] && return 0
+	if [[ $side == base ]]; then
+		# head's benchmark files the base lacks, one at a time: keep each that compiles there
+		local f
+		for f in "$pkg"/bench*_test.go; do
+			[[ -e $f && ! -e $dir/$f ]] || continue
+			cp "$f" "$dir/$f"
+			if (cd "$dir" && $GO test -c -o "$out" "$pkg") >"$work/overlay.err" 2>&1; then
+				log "base $base_rev: measured with head's $(basename "$f")"
+			else
+				log "base $base_rev: head's $(basename "$f") does not compile there; its benchmarks run on head only"
+				rm -f "$dir/$f"
+			fi
+		done
+	fi
+	(cd "$dir" && $GO test -c -o "$out" "$pkg")
+}
+
+log "building $base_rev (base) and $head_desc (head)"
+for row in "${selected[@]}"; do
+	read -r _ pkg _ _ <<<"$row"
+	build_pkg base "$work/base" "$pkg"
+	build_pkg head "$PWD" "$pkg"
+done
+
+: >"$OUT/base.txt"
+: >"$OUT/head.txt"
+run_one() { # side pkg regex benchtime
+	local side=$1 pkg=$2
+	local bin="$work/bin/$side-$(binname "$pkg")"
+	# run in the package's own folder, as go test does (testdata paths are relative)
+	local dir=$PWD/$pkg
+	[[ $side == base ]] && dir=$work/base/$pkg
+	(cd "$dir" && "$bin" -test.run '^$' -test.bench "$3" -test.benchtime "$4" -test.count 1 -test.cpu "$CPU" \
+		-test.benchmem) >>"$OUT/$side.txt" 2>&1 || { log "$side $pkg failed: see $OUT/$side.txt"; exit 1; }
+}
+for round in $(seq 1 "$COUNT"); do
+	log "round $round/$COUNT"
+	sides=(base head)
+	((round % 2 == 0)) && sides=(head base)
+	for row in "${selected[@]}"; do
+		read -r _ pkg regex benchtime <<<"$row"
+		for side in "${sides[@]}"; do run_one "$side" "$pkg" "$regex" "$benchtime"; done
+	done
+done
+
+{
+	echo "# bench-compare: base $base_rev, head $head_desc, $COUNT interleaved rounds, -test.cpu $CPU, $(date -u +%Y-%m-%dT%H:%MZ)"
+	"$BENCHSTAT" base="$OUT/base.txt" head="$OUT/head.txt"
+} | tee "$OUT/benchstat.txt"

@@ -42,6 +42,8 @@ current-context: x
 		{"unknown output", []string{"top", "--demo", "-o", "xml"}, []string{`unknown output format "xml"`}},
 		{"demo and snapshot together", []string{"top", "--demo", "--snapshot", bad}, []string{"--demo and --snapshot are exclusive"}},
 		{"bad percentage", []string{"what-if", "--demo", "--gpumem-percentage", "150"}, []string{"--gpumem-percentage 150"}},
+		{"gpumem as a quantity names the MiB", []string{"what-if", "--demo", "--gpumem", "16Gi"}, []string{`"16Gi"`, "--gpumem 16384"}},
+		{"gpumem not a number", []string{"what-if", "--demo", "--gpumem", "lots"}, []string{`"lots"`, "whole number of MiB"}},
 		{"bad annotation", []string{"what-if", "--demo", "--annotation", "novalue"}, []string{`--annotation "novalue": want key=value`}},
 		{"unreachable cluster names the server", []string{"top", "--kubeconfig", kubeconfig, "--request-timeout", "2s"},
 			[]string{"cannot list nodes from the cluster at https://127.0.0.1:1"}},

@@ -73,7 +73,7 @@ func newWhatIfCommand(read *readFlags, streams genericiooptions.IOStreams, now f
 	f.StringVarP(&o.File, "filename", "f", "", "a manifest of Pods, Deployments, StatefulSets, Jobs or ReplicaSets, every document (their templates and replicas are used); - for standard input")
 	f.StringVar(&o.Name, "name", "what-if", "name of the hypothetical pod")
 	f.Int64Var(&o.GPUs, "gpus", 1, "GPUs per pod (nvidia.com/gpu)")
-	f.Int64Var(&o.GPUMem, "gpumem", 0, "GPU memory per GPU in MiB (nvidia.com/gpumem)")
+	f.Var(mibFlag{&o.GPUMem}, "gpumem", "GPU memory per GPU in MiB (nvidia.com/gpumem), a whole number")
 	f.Int64Var(&o.GPUMemPct, "gpumem-percentage", 0, "GPU memory per GPU in percent (nvidia.com/gpumem-percentage)")
 	f.Int64Var(&o.GPUCores, "gpucores", -1, "GPU cores per GPU in percent (nvidia.com/gpucores)")
 	f.StringVar(&o.Device, "device", "", "device type other than NVIDIA GPUs: a vendor (hygon, cambricon) or a type (ascend910b3, dcu, mlu, mr-v100); --gpus, --gpumem and --gpucores then set its count, memory (in its own unit) and cores")

@@ -22,7 +22,7 @@ build:
 # demo: the main job on the embedded demo cluster, no cluster needed.
 # (the terminal UI on a terminal; the tables when stdout is not one)
 demo:
-	@test -x $(BIN) || echo "building $(BIN) first (about a minute on a new machine; later runs reuse it)..."
+	@test -x $(BIN) || echo "building $(BIN) first (several minutes on a new machine: every dependency compiles once; later runs reuse the build)..."
 	@$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-hami
 	@$(BIN) top --demo
 

@@ -17,6 +17,10 @@ func TestErrorsNameWhatIsWrong(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n---\nkind: Pod\nmetadata:\n  name: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	manifest := filepath.Join(dir, "deployment.yaml")
+	if err := os.WriteFile(manifest, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
 kind: Config
@@ -38,6 +42,7 @@ current-context: x
 			[]string{"pod default/pretrain-2 not found", "ml-research/pretrain-2 (use -n)"}},
 		{"missing namespace", []string{"why-pending", "x", "-n", "nope", "--demo"}, []string{"namespace nope has no pods"}},
 		{"invalid snapshot names file and line", []string{"top", "--snapshot", bad}, []string{bad + ":9:"}},
+		{"a manifest passed as a snapshot", []string{"top", "--snapshot", manifest}, []string{manifest, "none of its 1 object(s)", "what-if -f"}},
 		{"missing snapshot file", []string{"top", "--snapshot", filepath.Join(dir, "none.yaml")}, []string{"none.yaml", "no such file"}},
 		{"unknown output", []string{"top", "--demo", "-o", "xml"}, []string{`unknown output format "xml"`}},
 		{"demo and snapshot together", []string{"top", "--demo", "--snapshot", bad}, []string{"--demo and --snapshot are exclusive"}},

@@ -84,7 +84,7 @@ func Parse(data []byte, name string) (*Snapshot, error) {
 		if err := s.addJSON(data, name, 1); err != nil {
 			return nil, err
 		}
-		return s, nil
+		return s, s.readSomething(name)
 	}
 	for _, doc := range splitYAML(data) {
 		if len(bytes.TrimSpace(stripComments(doc.data))) == 0 {
@@ -98,7 +98,19 @@ func Parse(data []byte, name string) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	return s, nil
+	return s, s.readSomething(name)
+}
+
+// readSomething refuses a file whose every object is of a kind a snapshot does not read (a Deployment manifest
+// passed as --snapshot): read on, it would be a cluster of no nodes that answers every question wrongly. An
+// empty List (a snapshot of an empty cluster) is still a snapshot.
+func (s *Snapshot) readSomething(name string) error {
+	read := len(s.Nodes) + len(s.Pods) + len(s.Quotas) + len(s.ConfigMaps) + len(s.Events) + len(s.Queues) + len(s.PodGroups)
+	if read == 0 && s.Skipped > 0 {
+		return fmt.Errorf("%s: none of its %d object(s) is a Node, Pod, ResourceQuota, ConfigMap, Event or Volcano Queue/PodGroup; "+
+			"a snapshot is `kubectl hami snapshot` output or `kubectl get nodes,pods,resourcequotas -A -o yaml` (for a pod manifest, use what-if -f)", name, s.Skipped)
+	}
+	return nil
 }
 
 type yamlDoc struct {

@@ -32,6 +32,12 @@ func Live(ctx context.Context, cs kubernetes.Interface, o LiveOptions) (*Snapsho
 		limit = 500
 	}
 	wrap := func(what string, err error) error {
+		if apierrors.IsForbidden(err) {
+			// A namespace-only role is the usual cause: the commands read the whole cluster's GPU state.
+			return fmt.Errorf("cannot list %s from the cluster at %s: %w; the read commands list nodes, pods and "+
+				"resourcequotas in all namespaces: bind the ClusterRole kubectl-hami-reader (docs/install.md, "+
+				"\"What the read commands need\") to your user or group", what, o.Server, err)
+		}
 		return fmt.Errorf("cannot list %s from the cluster at %s: %w", what, o.Server, err)
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})

@@ -30,11 +30,13 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
@@ -66,12 +68,29 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	dyn, mapper := newApplier(t, env.Config)
 	for _, m := range b.Manifests {
 		switch m.Obj.GetKind() {
-		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap":
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap",
+			// The admission policies: both containers must do their work under them.
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			if err := apply(t, dyn, mapper, m, false); err != nil {
 				t.Fatalf("%s: %v", m, err)
 			}
 		}
 	}
+
+	// The API server loads the policies asynchronously: wait until the placement policy refuses a forged pod
+	// (a dry run), so that the binds below happen under it.
+	forger := rest.CopyConfig(env.Config)
+	forger.Impersonate = rest.ImpersonationConfig{UserName: "forger", Groups: []string{"system:masters"}}
+	waitFor(t, 30*time.Second, "the placement policy refusing a forged pod", func() error {
+		_, err := kubernetes.NewForConfigOrDie(forger).CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "forged-", Namespace: ns, Annotations: map[string]string{"hami.io/vgpu-node": "gpu-1"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/pause"}}},
+		}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsForbidden(err) {
+			return nil
+		}
+		return fmt.Errorf("not refused yet: %v", err)
+	})
 
 	// RBAC as the apiserver evaluates it, built-in roles included.
 	sar := func(a access) bool {

@@ -168,3 +168,38 @@ func TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA(t *testing.T) {
 		t.Errorf("open-webhook builds %d objects, the base %d", len(open), len(base))
 	}
 }
+
+// TestWithoutAdmissionPoliciesOverlays: the overlays for API servers without ValidatingAdmissionPolicy are the
+// defaults less exactly their policies (and say so in their names), and the defaults carry every policy.
+func TestWithoutAdmissionPoliciesOverlays(t *testing.T) {
+	for _, c := range []struct{ def, without string }{
+		{baseDir, "extender-without-admission-policies"},
+		{filepath.Join("agent"), filepath.Join("agent", "without-admission-policies")},
+	} {
+		def := build(t, filesys.MakeFsOnDisk(), c.def)
+		without := build(t, filesys.MakeFsOnDisk(), c.without)
+		kept := map[string]bool{}
+		for _, u := range without {
+			kept[objectKey(u)] = true
+			if strings.HasPrefix(u.GetKind(), "ValidatingAdmissionPolicy") {
+				t.Errorf("%s keeps %s", c.without, objectKey(u))
+			}
+		}
+		policies := 0
+		for _, u := range def {
+			isPolicy := strings.HasPrefix(u.GetKind(), "ValidatingAdmissionPolicy")
+			if isPolicy {
+				policies++
+				if u.GetNamespace() != "" {
+					t.Errorf("%s: %s has namespace %q (cluster-scoped)", c.def, objectKey(u), u.GetNamespace())
+				}
+			}
+			if !isPolicy && !kept[objectKey(u)] {
+				t.Errorf("%s drops %s, which is no admission policy", c.without, objectKey(u))
+			}
+		}
+		if policies < 4 {
+			t.Errorf("%s carries %d admission policy objects, want its policies and bindings", c.def, policies)
+		}
+	}
+}

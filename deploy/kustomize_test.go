@@ -132,7 +132,8 @@ var allowedKubeSystem = map[string]string{
 }
 
 // TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA: deploy/extender-open-webhook is deploy/extender with the
-// one argument --webhook-client-ca-file removed, for control planes that cannot present a client certificate.
+// arguments --webhook-client-ca-file and --webhook-client-allowed-cn removed, for control planes that cannot
+// present a client certificate.
 func TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA(t *testing.T) {
 	base := build(t, filesys.MakeFsOnDisk(), baseDir)
 	open := build(t, filesys.MakeFsOnDisk(), filepath.Join(filepath.Dir(baseDir), "extender-open-webhook"))
@@ -154,12 +155,12 @@ func TestOpenWebhookOverlayDropsOnlyTheWebhookClientCA(t *testing.T) {
 	}
 	got, want := args(open), []string{}
 	for _, a := range args(base) {
-		if !strings.HasPrefix(a, "--webhook-client-ca-file=") {
+		if !strings.HasPrefix(a, "--webhook-client-ca-file=") && !strings.HasPrefix(a, "--webhook-client-allowed-cn=") {
 			want = append(want, a)
 		}
 	}
-	if len(want) == len(args(base)) {
-		t.Fatal("the base has no --webhook-client-ca-file to drop")
+	if len(want) != len(args(base))-2 {
+		t.Fatal("the base has no --webhook-client-ca-file and --webhook-client-allowed-cn to drop")
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("open-webhook extender args:\n got %q\nwant %q", got, want)

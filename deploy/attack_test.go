@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -257,6 +258,17 @@ func TestDefaultInstallRefusesForgery(t *testing.T) {
 			t.Errorf("%s: %s: %v, want Forbidden", p.probe, p.what, err)
 		default:
 			t.Logf("%s: %s: refused: %v", p.probe, p.what, err)
+		}
+	}
+
+	// Every HAMi key bind writes, of every device family, is one the placement policy guards.
+	for _, k := range engine.PlacementKeys(engine.DefaultConfig()) {
+		if !strings.HasPrefix(k, "hami.io/") {
+			continue // the other vendors' keys: their device plugins write some of them (docs/deploy.md, Security)
+		}
+		body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{k: "forged"}}})
+		if err := patchPod(alice, "team", "status-forge", string(body)); !apierrors.IsForbidden(err) {
+			t.Errorf("why1: alice sets %s on her pod: %v, want Forbidden", k, err)
 		}
 	}
 

@@ -348,3 +348,75 @@ func waitNamespaceExists(t *testing.T, c kubernetes.Interface, name string) {
 		return err
 	})
 }
+
+// TestNamespaceOverlayPoliciesFollowTheExtender: the policies name the extender through its ClusterRoleBinding, so
+// an overlay that moves the install to gpu-system moves them too: the extender's ServiceAccount there places pods
+// and takes node locks, a pod creator still cannot, and neither can a ServiceAccount of the old name in
+// kube-system.
+func TestNamespaceOverlayPoliciesFollowTheExtender(t *testing.T) {
+	t.Parallel()
+	const ns = "gpu-system"
+	env := testenv.Start(t)
+	ctx := t.Context()
+	dyn, mapper := newApplier(t, env.Config)
+	waitNamespaceExists(t, env.Client, defaultNamespace)
+	admin := env.Client
+	for _, name := range []string{ns, "team"} {
+		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, u := range namespaceOverlay(t, ns) {
+		if u.GetKind() == "MutatingWebhookConfiguration" {
+			continue
+		}
+		if clusterScoped[u.GetKind()] {
+			u.SetNamespace("") // kustomize's schema gives the policies the overlay's namespace; the API server drops it
+		}
+		if err := apply(t, dyn, mapper, manifest{Obj: u}, false); err != nil {
+			t.Fatalf("%s: %v", objectKey(u), err)
+		}
+	}
+	// An impostor: a ServiceAccount named like the extender, in the namespace the base names.
+	if _, err := admin.CoreV1().ServiceAccounts(defaultNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: serviceAccount}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "impostor"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: serviceAccount},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount, Namespace: defaultNamespace}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createGPUNode(t, admin, "gpu-00")
+	ext := tokenClient(t, env, ns, serviceAccount, nil)
+	impostor := tokenClient(t, env, defaultNamespace, serviceAccount, nil)
+	for _, name := range []string{"placed", "by-impostor"} {
+		if _, err := admin.CoreV1().Pods("team").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/cuda:12"}}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	try := 0
+	patch := func(c kubernetes.Interface, pod string) error {
+		try++ // a new value each time: a write that changes nothing is no write
+		placement := fmt.Sprintf(`{"metadata":{"annotations":{"hami.io/vgpu-node":"gpu-00","hami.io/vgpu-devices-allocated":"GPU-gpu-00-0,NVIDIA,%d,0:;"}}}`, 1000+try)
+		_, err := c.CoreV1().Pods("team").Patch(ctx, pod, types.MergePatchType, []byte(placement), metav1.PatchOptions{})
+		return err
+	}
+	// Wait until the placement policy is enforced: the impostor is refused.
+	waitFor(t, 30*time.Second, "the placement policy refusing the kube-system impostor", func() error {
+		if err := patch(impostor, "by-impostor"); !apierrors.IsForbidden(err) {
+			return fmt.Errorf("not refused: %v", err)
+		}
+		return nil
+	})
+	if err := patch(ext, "placed"); err != nil {
+		t.Errorf("the extender's ServiceAccount in %s may not place a pod: %v", ns, err)
+	}
+	if _, err := ext.CoreV1().Nodes().Patch(ctx, "gpu-00", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"hami.io/mutex.lock":"2026-11-26T22:00:00Z,team,placed"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("the extender's ServiceAccount in %s may not take a node lock: %v", ns, err)
+	}
+	if _, err := ext.CoreV1().Pods("team").Patch(ctx, "placed", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"x"}}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("the extender's ServiceAccount in %s changed another label: %v, want Forbidden", ns, err)
+	}
+}

@@ -72,25 +72,7 @@ func TestKustomizeBuildMatchesReader(t *testing.T) {
 // kube-system but what allowedKubeSystem lists.
 func TestKustomizeNamespaceOverlay(t *testing.T) {
 	const ns = "gpu-system"
-	fsys := filesys.MakeFsInMemory()
-	files, err := filepath.Glob(filepath.Join(baseDir, "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fsys.WriteFile(path.Join("/app/base", filepath.Base(f)), raw); err != nil { // the in-memory tree uses slashes
-			t.Fatal(err)
-		}
-	}
-	overlay := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: " + ns + "\nresources:\n- ../base\n"
-	if err := fsys.WriteFile("/app/overlay/kustomization.yaml", []byte(overlay)); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range build(t, fsys, "/app/overlay") {
+	for _, u := range namespaceOverlay(t, ns) {
 		k := objectKey(u)
 		if !clusterScoped[u.GetKind()] && u.GetNamespace() != ns {
 			t.Errorf("%s: namespace %q, want %q", k, u.GetNamespace(), ns)
@@ -123,6 +105,30 @@ func TestKustomizeNamespaceOverlay(t *testing.T) {
 			t.Errorf("%s still names kube-system after the overlay:\n%s", k, raw)
 		}
 	}
+}
+
+// namespaceOverlay builds an overlay of the base that only sets namespace ns, as a user would write it.
+func namespaceOverlay(t *testing.T, ns string) []*unstructured.Unstructured {
+	t.Helper()
+	fsys := filesys.MakeFsInMemory()
+	files, err := filepath.Glob(filepath.Join(baseDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fsys.WriteFile(path.Join("/app/base", filepath.Base(f)), raw); err != nil { // the in-memory tree uses slashes
+			t.Fatal(err)
+		}
+	}
+	overlay := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: " + ns + "\nresources:\n- ../base\n"
+	if err := fsys.WriteFile("/app/overlay/kustomization.yaml", []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	return build(t, fsys, "/app/overlay")
 }
 
 // allowedKubeSystem are the objects of the gpu-system overlay that may still name kube-system, and why.

@@ -210,3 +210,59 @@ func TestWithoutAdmissionPoliciesOverlays(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeAgentsOverlay: the overlay docs/deploy.md shows for another device plugin (a node agent more) patches the
+// nodeAgents variable of both policies that have one, and fails to build should the variable move.
+func TestNodeAgentsOverlay(t *testing.T) {
+	fsys := filesys.MakeFsInMemory()
+	for _, u := range build(t, filesys.MakeFsOnDisk(), baseDir) {
+		raw, err := u.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.ToLower(u.GetKind()) + "-" + u.GetName() + ".json"
+		if err := fsys.WriteFile(path.Join("/app/base", name), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := fsys.ReadDir("/app/base")
+	base := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+	for _, f := range files {
+		base += "- " + f + "\n"
+	}
+	if err := fsys.WriteFile("/app/base/kustomization.yaml", []byte(base)); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The overlay as docs/deploy.md prints it, pointed at this base.
+	_, rest, ok := strings.Cut(string(docs), "# overlays/prod/kustomization.yaml: HAMi's DCU device plugin")
+	overlay, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/deploy.md no longer shows the node agents overlay")
+	}
+	overlay = strings.Replace(overlay[strings.Index(overlay, "\n")+1:], "../../deploy/extender", "../base", 1)
+	if err := fsys.WriteFile("/app/overlay/kustomization.yaml", []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	patched := 0
+	for _, u := range build(t, fsys, "/app/overlay") {
+		if u.GetKind() != "ValidatingAdmissionPolicy" {
+			continue
+		}
+		vars, _, _ := unstructured.NestedSlice(u.Object, "spec", "variables")
+		for _, v := range vars {
+			if v := v.(map[string]any); v["name"] == "nodeAgents" {
+				if !strings.Contains(v["expression"].(string), "'hami-dcu-device-plugin'") {
+					t.Errorf("%s: nodeAgents not patched: %v", u.GetName(), v["expression"])
+				}
+				patched++
+			}
+		}
+	}
+	if patched != 2 {
+		t.Errorf("%d policies have a patched nodeAgents variable, want 2", patched)
+	}
+}

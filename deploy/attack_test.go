@@ -419,4 +419,24 @@ func TestNamespaceOverlayPoliciesFollowTheExtender(t *testing.T) {
 	if _, err := ext.CoreV1().Pods("team").Patch(ctx, "placed", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"x"}}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("the extender's ServiceAccount in %s changed another label: %v, want Forbidden", ns, err)
 	}
+
+	// A ClusterRoleBinding without subjects names nobody: the placement stays guarded against everyone, and
+	// other pod writes go on (no policy error refuses every pod write of the cluster).
+	crb, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, serviceAccount, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crb.Subjects = nil
+	if _, err := admin.RbacV1().ClusterRoleBindings().Update(ctx, crb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the extender no longer recognised", func() error {
+		if err := patch(ext, "placed"); !apierrors.IsForbidden(err) {
+			return fmt.Errorf("not refused: %v", err)
+		}
+		return nil
+	})
+	if _, err := admin.CoreV1().Pods("team").Patch(ctx, "placed", types.MergePatchType, []byte(`{"metadata":{"annotations":{"team/owner":"x"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("with an empty ClusterRoleBinding an ordinary pod write is refused: %v", err)
+	}
 }

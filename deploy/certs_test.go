@@ -55,7 +55,15 @@ func TestExtenderCertsScript(t *testing.T) {
 	if _, err := server.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
 		t.Error("the serving certificate also works as a client certificate")
 	}
+	if m := read("metrics-client.crt"); m.Subject.CommonName != "kubectl-hami-metrics" {
+		t.Errorf("metrics client certificate CN %q", m.Subject.CommonName)
+	} else if _, err := m.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("metrics client certificate: %v", err)
+	}
 	api := read("apiserver-webhook-client.crt")
+	if api.Subject.CommonName != "kube-apiserver" { // serve-extender's --webhook-client-allowed-cn default
+		t.Errorf("the API server's webhook client certificate has CN %q, want kube-apiserver", api.Subject.CommonName)
+	}
 	if _, err := api.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 		t.Errorf("the API server's webhook client certificate: %v", err)
 	}

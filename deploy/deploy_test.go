@@ -92,7 +92,9 @@ func (m manifest) String() string {
 // base is the kustomization and its documents in the order of its resources.
 type base struct {
 	Kustomization kustomization
-	Manifests     []manifest
+	// KustomizationNamespace is kustomization.yaml's own namespace field (Kustomization.Namespace is the objects').
+	KustomizationNamespace string
+	Manifests              []manifest
 }
 
 // readBase reads kustomization.yaml and every document of every resource it lists, in that order, the way
@@ -107,6 +109,10 @@ func readBase(t *testing.T, dir string) base {
 	var b base
 	if err := yaml.UnmarshalStrict(raw, &b.Kustomization); err != nil {
 		t.Fatalf("kustomization.yaml: %v (the tiny reader knows apiVersion, kind, namespace and resources only)", err)
+	}
+	b.KustomizationNamespace = b.Kustomization.Namespace
+	if b.Kustomization.Namespace == "" {
+		b.Kustomization.Namespace = defaultNamespace // the objects name it themselves (TestBaseFiles)
 	}
 	if len(b.Kustomization.Resources) == 0 {
 		t.Fatal("kustomization.yaml lists no resources")
@@ -179,7 +185,8 @@ func decodeManifest(doc []byte) (manifest, error) {
 }
 
 // clusterScoped are the cluster-wide kinds the base may hold.
-var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "MutatingWebhookConfiguration": true, "Namespace": true}
+var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "MutatingWebhookConfiguration": true, "Namespace": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
 
 // only returns the objects of type T, and fails unless there is at least one.
 func only[T runtime.Object](t *testing.T, b base) []T {
@@ -220,8 +227,10 @@ func TestBaseFiles(t *testing.T) {
 	if k.APIVersion != "kustomize.config.k8s.io/v1beta1" || k.Kind != "Kustomization" {
 		t.Errorf("kustomization.yaml is %s %s, want kustomize.config.k8s.io/v1beta1 Kustomization", k.APIVersion, k.Kind)
 	}
-	if k.Namespace != defaultNamespace {
-		t.Errorf("kustomization namespace = %q, want %q", k.Namespace, defaultNamespace)
+	// No namespace: kustomize's built-in schema does not know ValidatingAdmissionPolicy is cluster-scoped and would
+	// give it one; every namespaced object names defaultNamespace instead (checked below).
+	if b.KustomizationNamespace != "" {
+		t.Errorf("kustomization namespace = %q, want none (the objects name %s)", b.KustomizationNamespace, defaultNamespace)
 	}
 	files, err := filepath.Glob(filepath.Join(baseDir, "*.y*ml"))
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package deploy holds the Kubernetes manifests of kubectl-hami (deploy/extender: `kubectl apply -k
-// deploy/extender` runs serve-extender beside kube-scheduler in place of HAMi's scheduler; see docs/deploy.md).
+// deploy/extender` runs serve-extender beside kube-scheduler in place of HAMi's scheduler; deploy/agent: the node
+// agent; see docs/deploy.md and docs/agent.md).
 //
 // It has no code: its tests read every manifest, check how the objects fit together, apply them to a real
-// kube-apiserver (server-side apply, dry run), and run kube-scheduler and serve-extender with exactly the RBAC
-// the manifests grant until a GPU pod is bound.
+// kube-apiserver (server-side apply, dry run), run kube-scheduler and serve-extender with exactly the RBAC and
+// admission policies the manifests install until a GPU pod is bound, and apply the default kustomizations as a
+// user would to attack them with real identities (TestDefaultInstallRefusesForgery).
 package deploy

@@ -30,11 +30,13 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
@@ -66,12 +68,29 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	dyn, mapper := newApplier(t, env.Config)
 	for _, m := range b.Manifests {
 		switch m.Obj.GetKind() {
-		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap":
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap",
+			// The admission policies: both containers must do their work under them.
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			if err := apply(t, dyn, mapper, m, false); err != nil {
 				t.Fatalf("%s: %v", m, err)
 			}
 		}
 	}
+
+	// The API server loads the policies asynchronously: wait until the placement policy refuses a forged pod
+	// (a dry run), so that the binds below happen under it.
+	forger := rest.CopyConfig(env.Config)
+	forger.Impersonate = rest.ImpersonationConfig{UserName: "forger", Groups: []string{"system:masters"}}
+	waitFor(t, 30*time.Second, "the placement policy refusing a forged pod", func() error {
+		_, err := kubernetes.NewForConfigOrDie(forger).CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "forged-", Namespace: ns, Annotations: map[string]string{"hami.io/vgpu-node": "gpu-1"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/pause"}}},
+		}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsForbidden(err) {
+			return nil
+		}
+		return fmt.Errorf("not refused yet: %v", err)
+	})
 
 	// RBAC as the apiserver evaluates it, built-in roles included.
 	sar := func(a access) bool {
@@ -315,10 +334,24 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 
 	// kube-scheduler called every verb of the configuration and the extender answered each (a misspelt
 	// prioritizeVerb would otherwise go unnoticed: kube-scheduler ignores prioritize errors).
-	metrics, err := httpsGet(fmt.Sprintf("https://127.0.0.1:%d/metrics", extPort))
+	// /metrics answers a certificate of the client CA (Prometheus's; here kube-scheduler's), and nobody without one.
+	schedulerClient := certClient(t, pki.clientCert, pki.clientKey)
+	metricsURL := fmt.Sprintf("https://127.0.0.1:%d/metrics", extPort)
+	if resp, err := insecureClient.Get(metricsURL); err != nil {
+		t.Errorf("GET /metrics: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without a client certificate: %s, want 401", resp.Status)
+	}
+	resp, err := schedulerClient.Get(metricsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics with a client certificate: %s, %v", resp.Status, err)
+	}
+	metrics := string(raw)
 	for _, verb := range []string{"filter", "prioritize", "bind"} {
 		if n := metricValue(metrics, `kubectl_hami_extender_request_duration_seconds_count{verb="`+verb+`"}`); n < 1 {
 			t.Errorf("serve-extender answered %v %s calls, want at least 1", n, verb)
@@ -349,12 +382,23 @@ func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	if p, err := env.Client.CoreV1().Pods("team-a").Get(ctx, tooBig.Name, metav1.GetOptions{}); err != nil || p.Spec.NodeName != "" {
 		t.Errorf("pod team-a/too-big after the unauthenticated binds: node %q, %v; want it pending", p.Spec.NodeName, err)
 	}
-	// The webhook listener serves only the API server's client certificate.
-	resp, err := insecureClient.Post(fmt.Sprintf("https://127.0.0.1:%d/webhook", webhookPort), "application/json", strings.NewReader(`{}`))
+	// The webhook listener serves only the API server's client certificate: not none, and not another
+	// certificate of the same CA (issue 26, Why 4: kube-scheduler's was accepted).
+	resp, err = insecureClient.Post(fmt.Sprintf("https://127.0.0.1:%d/webhook", webhookPort), "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Errorf("webhook listener: %v", err)
 	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("webhook listener answered a review without a client certificate with %s, want 401", resp.Status)
+	}
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"","version":"v1","kind":"Pod"},` +
+		`"resource":{"group":"","version":"v1","resource":"pods"},"operation":"CREATE","namespace":"team-a","object":` +
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","namespace":"team-a"},"spec":{"containers":[{"name":"c","image":"i",` +
+		`"resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}}`
+	resp, err = schedulerClient.Post(fmt.Sprintf("https://127.0.0.1:%d/webhook", webhookPort), "application/json", strings.NewReader(review))
+	if err != nil {
+		t.Errorf("webhook listener: %v", err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("why4: the webhook answered a review from kube-scheduler's client certificate (same CA, not the API server) with %s, want 403", resp.Status)
 	}
 	checkWebhookThroughAPIServer(t, env, b, pki, webhookPort)
 
@@ -484,6 +528,17 @@ func waitFor(t *testing.T, timeout time.Duration, what string, check func() erro
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// certClient presents the client certificate (and does not check the server's, a test certificate).
+func certClient(t *testing.T, certFile, keyFile string) *http.Client {
+	t.Helper()
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		InsecureSkipVerify: true, Certificates: []tls.Certificate{cert}}}} //nolint:gosec // self-signed test certificates
 }
 
 var insecureClient = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{

@@ -3,7 +3,10 @@
 #   - a CA (ca.crt/ca.key), kept by you: it signs both certificates below and nothing else;
 #   - the extender's serving certificate for its Service names and 127.0.0.1 (kube-scheduler calls it in the pod);
 #   - kube-scheduler's client certificate, CN kubectl-hami-scheduler (serve-extender --client-allowed-cn);
-#   - the API server's client certificate for the webhook (serve-extender --webhook-client-ca-file), with the
+#   - a client certificate for Prometheus, CN kubectl-hami-metrics (metrics-client.crt|key): /metrics answers only
+#     certificates of the CA (serve-extender --client-ca-file; --metrics-allowed-cn narrows it);
+#   - the API server's client certificate for the webhook, CN kube-apiserver (serve-extender
+#     --webhook-client-ca-file and --webhook-client-allowed-cn), with the
 #     AdmissionConfiguration and kubeconfig that make the API server present it (admission-config.yaml,
 #     webhook-kubeconfig.yaml: copy them and the certificate to the control plane, see docs/deploy.md).
 # With --apply it also creates the Secrets kubectl-hami-extender-tls and kubectl-hami-scheduler-client and puts
@@ -60,7 +63,12 @@ issue apiserver-webhook-client kube-apiserver "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
 
-openssl verify -CAfile "$out/ca.crt" "$out/server.crt" "$out/scheduler-client.crt" "$out/apiserver-webhook-client.crt" >/dev/null
+issue metrics-client kubectl-hami-metrics "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth"
+
+openssl verify -CAfile "$out/ca.crt" "$out/server.crt" "$out/scheduler-client.crt" "$out/apiserver-webhook-client.crt" \
+  "$out/metrics-client.crt" >/dev/null
 
 # The API server presents a client certificate to a webhook when its AdmissionConfiguration names a kubeconfig
 # with a user for the webhook's Service (name: <service>.<namespace>.svc:<port>, "*" for any).
@@ -88,6 +96,7 @@ echo "certificates in $out (keep ca.key safe; it can sign clients the extender t
 echo "on each control-plane node: copy apiserver-webhook-client.crt, apiserver-webhook-client.key, webhook-kubeconfig.yaml"
 echo "and admission-config.yaml to $pki/ and start kube-apiserver with --admission-control-config-file=$pki/admission-config.yaml"
 echo "(already using one? add the MutatingAdmissionWebhook entry to it); see docs/deploy.md, Security"
+echo "Prometheus: scrape https://<pod>:8443/metrics with metrics-client.crt and metrics-client.key (and ca.crt)"
 
 if $apply; then
   kubectl -n "$ns" create secret generic kubectl-hami-extender-tls --type=kubernetes.io/tls \

@@ -151,7 +151,7 @@ func TestDeployManifestsMatchTheCommand(t *testing.T) {
 	}
 }
 
-// TestDeployRBACOnAPIServer applies deploy/agent and the node restriction policy to a real API server and runs the
+// TestDeployRBACOnAPIServer applies deploy/agent (its node restriction policies included) to a real API server and runs the
 // agent with the ServiceAccount token of a pod on gpu-a: it registers gpu-a; the RBAC lets it patch gpu-b, which
 // the policy denies; it cannot touch a Node's labels; it can read the pods of its node and HAMi's ConfigMap.
 func TestDeployRBACOnAPIServer(t *testing.T) {
@@ -159,9 +159,9 @@ func TestDeployRBACOnAPIServer(t *testing.T) {
 	ctx := context.Background()
 	waitNamespace(t, env.Client, "kube-system")
 	dyn, mapper := applier(t, env.Config)
+	// The default kustomization, admission policies included, as `kubectl apply -k deploy/agent` sends it.
 	objs := kustomize(t, deployDir)
-	policy := readYAMLDocs(t, filepath.Join(deployDir, "node-restriction-policy.yaml"))
-	for _, u := range append(objs, policy...) {
+	for _, u := range objs {
 		if err := apply(ctx, dyn, mapper, u); err != nil {
 			t.Fatalf("apply %s %s: %v", u.GetKind(), u.GetName(), err)
 		}

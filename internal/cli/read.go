@@ -3,16 +3,20 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
@@ -35,12 +39,44 @@ type readFlags struct {
 	stdin         io.Reader // --snapshot - and -f -
 	// allNamespaces is -A/--all-namespaces, on the commands that take it (addAllNamespacesFlag).
 	allNamespaces bool
-	// client and dynamic are set once load has connected to a live cluster.
-	client  kubernetes.Interface
-	dynamic dynamic.Interface
+	// client and dynamic are set once load has connected to a live cluster; each request is bounded by the
+	// request timeout. watchClient and watchDynamic are the same without it, for informers (the terminal UI):
+	// a watch lasts as long as the UI.
+	client       kubernetes.Interface
+	dynamic      dynamic.Interface
+	watchClient  kubernetes.Interface
+	watchDynamic dynamic.Interface
+	// cmd is the command the flags belong to (whether --request-timeout was given).
+	cmd *cobra.Command
+}
+
+// defaultReadTimeout bounds each API request of a read command unless --request-timeout is given: an API
+// server that accepts the connection and then stalls must not hang why-pending, top, what-if or snapshot.
+const defaultReadTimeout = 30 * time.Second
+
+// requestTimeout is --request-timeout when given (kubectl's flag; 0 waits forever), else defaultReadTimeout.
+func (r *readFlags) requestTimeout(rc *rest.Config) time.Duration {
+	if r.cmd != nil {
+		if f := r.cmd.Flag("request-timeout"); f != nil && f.Changed {
+			return rc.Timeout
+		}
+	}
+	return defaultReadTimeout
+}
+
+// stalled rewords a request that ran out of time: the API server took the connection but did not answer.
+func stalled(err error, host string, timeout time.Duration) error {
+	var ne net.Error
+	if err == nil || timeout <= 0 || !(errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
+		strings.Contains(err.Error(), "Client.Timeout exceeded")) {
+		return err
+	}
+	return fmt.Errorf("the API server at %s did not answer within %s: it is stalled or overloaded (--request-timeout sets how long to wait; 0 waits forever): %w",
+		host, timeout, err)
 }
 
 func (r *readFlags) addFlags(cmd *cobra.Command) {
+	r.cmd = cmd
 	cmd.Flags().StringVar(&r.snapshotPath, "snapshot", "", "read a saved snapshot (a List or multi-document YAML/JSON; - for standard input) instead of the cluster")
 	cmd.Flags().BoolVar(&r.demo, "demo", false, "use the embedded demo cluster instead of the cluster")
 	cmd.Flags().StringVar(&r.schedulerName, "scheduler-name", engine.DefaultSchedulerName, "HAMi's scheduler profile: only pods addressed to it get HAMi's gates; volcano's get the standard checks and the queue's card quota, others the standard checks")
@@ -95,22 +131,32 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 	// A read lists whole clusters in pages; client-go's default 5 requests/s would make waiting the main cost.
 	rc.QPS, rc.Burst = 100, 200
+	watch := rest.CopyConfig(rc)
+	watch.Timeout = 0
+	timeout := r.requestTimeout(rc)
+	rc.Timeout = timeout
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
 	r.client = cs
+	if r.watchClient, err = kubernetes.NewForConfig(watch); err != nil {
+		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
+	}
 	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
 	if err != nil {
-		return nil, err
+		return nil, stalled(err, rc.Host, timeout)
 	}
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
 	r.dynamic = dyn
+	if r.watchDynamic, err = dynamic.NewForConfig(watch); err != nil {
+		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
+	}
 	if err := snapshot.LiveVolcano(ctx, dyn, s, rc.Host); err != nil {
-		return nil, err
+		return nil, stalled(err, rc.Host, timeout)
 	}
 	return s, nil
 }

@@ -39,14 +39,16 @@ type ServeExtenderOptions struct {
 	CardQuota       string
 
 	// Client authentication and the webhook's own listener (issue 19).
-	ClientCAFile        string
-	ClientAllowedCNs    []string
-	WebhookListen       string
-	WebhookClientCAFile string
-	CountBoundOnly      bool
-	HAMiVersion         string
-	KubeAPIQPS          float32
-	KubeAPIBurst        int
+	ClientCAFile            string
+	ClientAllowedCNs        []string
+	WebhookListen           string
+	WebhookClientCAFile     string
+	WebhookClientAllowedCNs []string
+	MetricsAllowedCNs       []string
+	CountBoundOnly          bool
+	HAMiVersion             string
+	KubeAPIQPS              float32
+	KubeAPIBurst            int
 }
 
 func newServeExtenderCommand(config *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -81,6 +83,8 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringSliceVar(&o.ClientAllowedCNs, "client-allowed-cn", nil, "with --client-ca-file, also require one of these certificate common names (403 otherwise)")
 	f.StringVar(&o.WebhookListen, "webhook-listen", "", "serve /webhook on this address, TLS with --tls-cert-file, for the API server; the main listener then refuses /webhook")
 	f.StringVar(&o.WebhookClientCAFile, "webhook-client-ca-file", "", "with --webhook-listen, require a client certificate signed by this CA (the API server's, from its AdmissionConfiguration)")
+	f.StringSliceVar(&o.WebhookClientAllowedCNs, "webhook-client-allowed-cn", []string{extender.DefaultWebhookClientCN}, "with --webhook-client-ca-file, the common names the API server's client certificate may have (403 otherwise: the CA alone would also admit kube-scheduler's certificate)")
+	f.StringSliceVar(&o.MetricsAllowedCNs, "metrics-allowed-cn", nil, "with --client-ca-file, the common names that may read /metrics (default: any certificate that CA signed); without --client-ca-file /metrics is open")
 	f.BoolVar(&o.CountBoundOnly, "count-bound-only", false, "count a pod's GPUs only while it is bound to the node hami.io/vgpu-node names, or is being bound (a deliberate difference from HAMi; see docs/compatibility.md)")
 	return cmd
 }
@@ -88,7 +92,8 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 // serveConfig is the listeners' configuration from the flags.
 func (o *ServeExtenderOptions) serveConfig() extender.ServeConfig {
 	return extender.ServeConfig{Addr: o.Listen, CertFile: o.TLSCertFile, KeyFile: o.TLSKeyFile, ClientCAFile: o.ClientCAFile,
-		AllowedCNs: o.ClientAllowedCNs, WebhookAddr: o.WebhookListen, WebhookClientCAFile: o.WebhookClientCAFile}
+		AllowedCNs: o.ClientAllowedCNs, WebhookAddr: o.WebhookListen, WebhookClientCAFile: o.WebhookClientCAFile,
+		WebhookAllowedCNs: o.WebhookClientAllowedCNs, MetricsAllowedCNs: o.MetricsAllowedCNs}
 }
 
 // Complete has nothing to fill: serve-extender reads its flags as they are.
@@ -115,7 +120,7 @@ func (o *ServeExtenderOptions) Validate() error {
 		return fmt.Errorf("--leader-elect-lease %q: want namespace/name", o.LeaderLease)
 	}
 	if err := o.serveConfig().Validate(); err != nil {
-		return fmt.Errorf("--client-ca-file, --client-allowed-cn, --webhook-listen, --webhook-client-ca-file: %w", err)
+		return fmt.Errorf("--client-ca-file, --client-allowed-cn, --webhook-listen, --webhook-client-ca-file, --metrics-allowed-cn: %w", err)
 	}
 	return nil
 }

@@ -291,7 +291,7 @@ func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 		OnlyNamespace: o.read.onlyNamespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents(), Simulate: o.read.demo}
 	if o.read.client != nil {
-		opts.Client, opts.Dynamic = o.read.client, o.read.dynamic
+		opts.Client, opts.Dynamic = o.read.watchClient, o.read.watchDynamic // informers: no request timeout
 		if c := o.read.config.Context; c != nil && *c != "" {
 			opts.Context = *c
 		} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {

@@ -28,7 +28,7 @@ func (o *TopOptions) runUIConnecting(ctx context.Context) error {
 		if err != nil {
 			return tui.Loaded{}, err
 		}
-		return tui.Loaded{Snapshot: s, Client: o.read.client, Dynamic: o.read.dynamic}, nil
+		return tui.Loaded{Snapshot: s, Client: o.read.watchClient, Dynamic: o.read.watchDynamic}, nil // informers: no request timeout
 	}
 	return tui.Run(ctx, opts)
 }

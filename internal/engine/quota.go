@@ -2,10 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // quotaLimits is what one ResourceQuota says about the managed keys; nil means the key is absent.
@@ -22,6 +24,9 @@ type usage struct {
 // maxQuotaUse bounds a namespace's summed usage, far below int64's end, so that the quota gate's
 // used+request comparison can never wrap either.
 const maxQuotaUse int64 = 1 << 62
+
+// maxInt64Quantity is the largest quantity AsInt64 can give exactly.
+var maxInt64Quantity = *resource.NewQuantity(math.MaxInt64, resource.DecimalSI)
 
 // charge adds a pod's usage unless the sum would pass maxQuotaUse; it reports whether it did.
 func (u *usage) charge(mem, cores int64) bool {
@@ -61,10 +66,19 @@ func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
 			return nil
 		}
 		v, exact := q.AsInt64()
-		if !exact {
+		switch {
+		case !exact && q.Cmp(maxInt64Quantity) > 0:
+			// 1e30 and the like: Value() would wrap (to 0 for 1e30, which would deny every GPU pod). No GPU
+			// count reaches it: read it as no limit, and say so.
+			v = maxQuotaUse
+			probs = append(probs, Problem{Kind: "ResourceQuota", Object: rq.Namespace + "/" + rq.Name, Field: "spec.hard[" + string(name) + "]",
+				Message: fmt.Sprintf("%s is beyond 64 bits; it is read as unlimited", q.String())})
+		case !exact:
 			v = q.Value()
 			probs = append(probs, Problem{Kind: "ResourceQuota", Object: rq.Namespace + "/" + rq.Name, Field: "spec.hard[" + string(name) + "]",
 				Message: fmt.Sprintf("%s is not a whole number; HAMi reads it as %d", q.String(), v)})
+		case v > maxQuotaUse:
+			v = maxQuotaUse // as good as unlimited; keeps used+request comparisons and the factor below in range
 		}
 		return &v
 	}
@@ -72,6 +86,9 @@ func (c *Cluster) SetQuota(rq *corev1.ResourceQuota) []Problem {
 	l.cores = read(c.cfg.ResourceCoreName)
 	if l.mem != nil {
 		m, ok := mulChecked(*l.mem, c.cfg.MemoryFactor)
+		if !ok && *l.mem == maxQuotaUse {
+			m, ok = maxQuotaUse, true // unlimited already
+		}
 		if !ok {
 			name := "limits." + c.cfg.ResourceMemoryName
 			probs = append(probs, Problem{Kind: "ResourceQuota", Object: rq.Namespace + "/" + rq.Name, Field: "spec.hard[" + name + "]",

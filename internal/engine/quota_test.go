@@ -40,6 +40,11 @@ func TestNamespaceQuota(t *testing.T) {
 		{name: "memoryFactor scales the limit", cfg: func(c *Config) { c.MemoryFactor = 2 },
 			quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "3500")}, // 7000 MiB after the factor
 			pod:    mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(2000).Obj()), fits: true}, // 4000 MiB after the factor
+		{name: "a limit beyond 64 bits (1e30) is no limit, not 0", quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "1e30")},
+			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(4).GPUMem(15000).Obj()), fits: true},
+		{name: "beyond 64 bits with a memory factor", cfg: func(c *Config) { c.MemoryFactor = 4 },
+			quotas: []*corev1.ResourceQuota{mkQuota("ns", "q", "limits.nvidia.com/gpumem", "1e30", "limits.nvidia.com/gpucores", "9e18")},
+			pod:    mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), fits: true},
 		{name: "other namespaces are not limited", quotas: []*corev1.ResourceQuota{mkQuota("other", "q", "limits.nvidia.com/gpumem", "0")},
 			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), fits: true},
 	}
@@ -63,6 +68,17 @@ func TestNamespaceQuota(t *testing.T) {
 				t.Fatalf("reason %v, want ResourceQuotaNotFit", v.Reasons)
 			}
 		})
+	}
+}
+
+func TestQuotaBeyond64BitsIsAProblem(t *testing.T) {
+	c := NewCluster(DefaultConfig())
+	probs := c.SetQuota(mkQuota("ns", "huge", "limits.nvidia.com/gpumem", "1e30"))
+	if len(probs) != 1 || probs[0].Field != "spec.hard[limits.nvidia.com/gpumem]" || probs[0].Message != "1e30 is beyond 64 bits; it is read as unlimited" {
+		t.Fatalf("problems %+v", probs)
+	}
+	if q := c.Quota("ns"); q.Memory == nil || q.Memory.Limit < 1<<62 {
+		t.Fatalf("memory line %+v: want an unlimited limit", q.Memory)
 	}
 }
 

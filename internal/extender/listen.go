@@ -30,6 +30,24 @@ type ServeConfig struct {
 	// (the API server's, configured through its AdmissionConfiguration kubeconfig).
 	WebhookAddr         string
 	WebhookClientCAFile string
+	// WebhookAllowedCNs, with WebhookClientCAFile, are the common names the API server's client certificate may
+	// have (403 otherwise): the CA alone would also let kube-scheduler's certificate, or any other the CA signed,
+	// call the webhook. Empty means DefaultWebhookClientCN.
+	WebhookAllowedCNs []string
+	// MetricsAllowedCNs, with ClientCAFile, are the common names that may read /metrics; empty means any
+	// certificate the client CA signed. Without ClientCAFile /metrics is open (as every endpoint is).
+	MetricsAllowedCNs []string
+}
+
+// DefaultWebhookClientCN is the common name of the API server's client certificate for the webhook, as
+// hack/extender-certs.sh issues it.
+const DefaultWebhookClientCN = "kube-apiserver"
+
+func (c ServeConfig) webhookCNs() []string {
+	if len(c.WebhookAllowedCNs) == 0 {
+		return []string{DefaultWebhookClientCN}
+	}
+	return c.WebhookAllowedCNs
 }
 
 // Validate checks the combinations.
@@ -46,6 +64,8 @@ func (c ServeConfig) Validate() error {
 		return fmt.Errorf("the webhook listener %s needs TLS: set the serving certificate and key", c.WebhookAddr)
 	case c.WebhookClientCAFile != "" && c.WebhookAddr == "":
 		return fmt.Errorf("a webhook client CA needs the webhook listener")
+	case len(c.MetricsAllowedCNs) > 0 && c.ClientCAFile == "":
+		return fmt.Errorf("common names allowed to read /metrics need a client CA file")
 	case c.WebhookAddr != "" && c.WebhookAddr == c.Addr:
 		return fmt.Errorf("the webhook listener %s is the main listener's address", c.WebhookAddr)
 	}
@@ -80,7 +100,7 @@ func clientAuth(allowed []string, h http.HandlerFunc) http.HandlerFunc {
 		}
 		cn := r.TLS.VerifiedChains[0][0].Subject.CommonName
 		if len(allowed) > 0 && !slices.Contains(allowed, cn) {
-			http.Error(w, fmt.Sprintf("client certificate CN %q is not allowed (allowed: %s)", cn, strings.Join(allowed, ", ")), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("client certificate CN %q is not allowed for %s (allowed: %s)", cn, r.URL.Path, strings.Join(allowed, ", ")), http.StatusForbidden)
 			return
 		}
 		h(w, r)
@@ -97,9 +117,14 @@ func (s *Server) warnRefused(h http.HandlerFunc) http.HandlerFunc {
 		if rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden {
 			now := time.Now().Unix()
 			if prev := last.Load(); now-prev >= 60 && last.CompareAndSwap(prev, now) {
+				cn := ""
+				if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
+					cn = r.TLS.VerifiedChains[0][0].Subject.CommonName
+				}
 				s.log.Warn("refused a /webhook call without the API server's client certificate: if it was the API server, "+
 					"GPU pods are admitted unmutated (failurePolicy Ignore); give it the certificate through its AdmissionConfiguration "+
-					"(hack/extender-certs.sh) or deploy deploy/extender/open-webhook (docs/deploy.md, Security)", "from", r.RemoteAddr)
+					"(hack/extender-certs.sh), set --webhook-client-allowed-cn to its common name, or deploy deploy/extender-open-webhook "+
+					"(docs/deploy.md, Security)", "from", r.RemoteAddr, "cn", cn)
 			}
 		}
 	}
@@ -132,14 +157,18 @@ func (s *Server) handlers(c ServeConfig) (main, webhook http.Handler) {
 		hook = forbidden("the webhook is served on its own listener " + c.WebhookAddr)
 		whook := s.timed("webhook", s.webhookBodyLimit, s.handleWebhook)
 		if c.WebhookClientCAFile != "" {
-			whook = s.warnRefused(clientAuth(nil, whook))
+			whook = s.warnRefused(clientAuth(c.webhookCNs(), whook))
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST /webhook", whook)
 		mux.HandleFunc("GET /healthz", s.healthz)
 		webhook = mux
 	}
-	return s.routes(guard, hook), webhook
+	metrics := func(h http.HandlerFunc) http.HandlerFunc { return h }
+	if c.ClientCAFile != "" {
+		metrics = func(h http.HandlerFunc) http.HandlerFunc { return clientAuth(c.MetricsAllowedCNs, h) }
+	}
+	return s.routesWith(guard, hook, metrics), webhook
 }
 
 // tlsConfig is the server side of one listener; a client CA asks for (and verifies) client certificates

@@ -104,6 +104,7 @@ func TestClientCertificatesGuardTheSchedulerVerbs(t *testing.T) {
 	_, _, strangerCert := stranger.issue(t, dir, "kubectl-hami-scheduler-forged", false)
 	apiCA := newXTCA(t, dir, "apiserver-ca")
 	_, _, apiserver := apiCA.issue(t, dir, "kube-apiserver", false)
+	_, _, apiOther := apiCA.issue(t, dir, "kubectl-hami-scheduler", false) // the webhook CA's, but not the API server's name
 
 	state := extender.NewState(engine.DefaultConfig())
 	state.SetSynced()
@@ -164,7 +165,10 @@ func TestClientCertificatesGuardTheSchedulerVerbs(t *testing.T) {
 		{"scheduler: webhook on the main listener", cfg.Addr, "POST", "/webhook", &scheduler, 403},
 		{"no cert: healthz", cfg.Addr, "GET", "/healthz", nil, 200},
 		{"no cert: readyz", cfg.Addr, "GET", "/readyz", nil, 200},
-		{"no cert: metrics", cfg.Addr, "GET", "/metrics", nil, 200},
+		{"no cert: metrics", cfg.Addr, "GET", "/metrics", nil, 401},
+		{"scheduler: metrics", cfg.Addr, "GET", "/metrics", &scheduler, 200},
+		{"other CN of the client CA: metrics", cfg.Addr, "GET", "/metrics", &otherCN, 200},
+		{"another CA: metrics", cfg.Addr, "GET", "/metrics", &strangerCert, 401},
 		{"scheduler: filter reaches the handler", cfg.Addr, "POST", "/filter", &scheduler, 200},
 		// An empty bind reaches the handler, which refuses the missing pod name before any API call.
 		{"scheduler: bind reaches the handler", cfg.Addr, "POST", "/bind", &scheduler, 400},
@@ -175,6 +179,7 @@ func TestClientCertificatesGuardTheSchedulerVerbs(t *testing.T) {
 		{"no cert: webhook listener", cfg.WebhookAddr, "POST", "/webhook", nil, 401},
 		{"scheduler's cert: webhook listener", cfg.WebhookAddr, "POST", "/webhook", &scheduler, 401},
 		{"API server: webhook listener reaches the handler", cfg.WebhookAddr, "POST", "/webhook", &apiserver, 400},
+		{"the webhook CA's other name: webhook listener", cfg.WebhookAddr, "POST", "/webhook", &apiOther, 403},
 		{"API server: no verbs on the webhook listener", cfg.WebhookAddr, "POST", "/bind", &apiserver, 404},
 	} {
 		code, status, err := call(tc.addr, tc.method, tc.path, tc.cert)

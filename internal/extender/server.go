@@ -123,6 +123,12 @@ func (s *Server) Handler() http.Handler {
 // routes builds the main listener's mux: guard wraps the scheduler verbs, webhook serves POST /webhook.
 // /healthz, /readyz and /metrics stay open.
 func (s *Server) routes(guard func(http.HandlerFunc) http.HandlerFunc, webhook http.HandlerFunc) http.Handler {
+	return s.routesWith(guard, webhook, func(h http.HandlerFunc) http.HandlerFunc { return h })
+}
+
+// routesWith is routes with metricsGuard around /metrics; /healthz and /readyz stay open (kubelet's probes
+// present no certificate).
+func (s *Server) routesWith(guard func(http.HandlerFunc) http.HandlerFunc, webhook http.HandlerFunc, metricsGuard func(http.HandlerFunc) http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /filter", guard(s.timed("filter", s.schedulerBodyLimit, s.handleFilter)))
 	mux.HandleFunc("POST /prioritize", guard(s.timed("prioritize", s.schedulerBodyLimit, s.handlePrioritize)))
@@ -140,7 +146,7 @@ func (s *Server) routes(guard func(http.HandlerFunc) http.HandlerFunc, webhook h
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.HandleFunc("GET /metrics", metricsGuard(s.metrics.Handler().ServeHTTP))
 	return mux
 }
 

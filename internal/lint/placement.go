@@ -25,7 +25,7 @@ func checkGPUsHeldUnbound(in *input) []Finding {
 		}
 		out = append(out, Finding{Severity: sev, Object: podObject(p), Field: annotationField(codec.PodNodeAnnotation),
 			Message: fmt.Sprintf("%s; HAMi counts these GPUs as used until the pod ends", why[len("it "):]),
-			Fix: fmt.Sprintf("if nothing should run it, delete the pod; where deploy/extender/policy/placement-annotations-policy.yaml is not "+
+			Fix: fmt.Sprintf("if nothing should run it, delete the pod; where deploy/extender/placement-policy.yaml is not "+
 				"applied (it stops anyone but the GPU scheduler from writing or removing these annotations) you may instead remove its placement: "+
 				"kubectl -n %s annotate pod %s %s- %s- %s-",
 				p.Namespace, p.Name, codec.PodNodeAnnotation, codec.PodAllocatedAnnotation, codec.PodToAllocateAnnotation)})

@@ -56,25 +56,48 @@ func DeviceConfig(cm *corev1.ConfigMap, cfg engine.Config) (engine.Config, error
 		return cfg, fmt.Errorf("ConfigMap %s/%s: data[%s]: %w", cm.Namespace, cm.Name, DeviceConfigKey, err)
 	}
 	n := dc.Nvidia
-	setStr := func(dst *string, v string) {
-		if v != "" {
+	// A key that is present but empty (null, "") or out of range is refused: HAMi's default stays for it, and
+	// the error names the key (issue 26: a memoryFactor of 0 or a defaultGPUNum of -1 was taken silently).
+	var present struct {
+		Nvidia map[string]json.RawMessage `json:"nvidia"`
+	}
+	_ = yaml.Unmarshal([]byte(raw), &present)
+	var refused []string
+	refuse := func(key, why string) {
+		refused = append(refused, fmt.Sprintf("nvidia.%s %s", key, why))
+	}
+	empty := func(key string) bool {
+		v, ok := present.Nvidia[key]
+		if ok && (len(v) == 0 || string(v) == "null" || strings.TrimSpace(strings.Trim(string(v), `"`)) == "") {
+			refuse(key, "is empty")
+			return true
+		}
+		return false
+	}
+	setStr := func(key string, dst *string, v string) {
+		if !empty(key) && v != "" {
 			*dst = v
 		}
 	}
-	setStr(&cfg.ResourceCountName, n.ResourceCountName)
-	setStr(&cfg.ResourceMemoryName, n.ResourceMemoryName)
-	setStr(&cfg.ResourceMemoryPercentageName, n.ResourceMemoryPercentageName)
-	setStr(&cfg.ResourceCoreName, n.ResourceCoreName)
-	setStr(&cfg.ResourcePriorityName, n.ResourcePriorityName)
-	setInt := func(dst *int64, v *int64) {
-		if v != nil {
+	setStr("resourceCountName", &cfg.ResourceCountName, n.ResourceCountName)
+	setStr("resourceMemoryName", &cfg.ResourceMemoryName, n.ResourceMemoryName)
+	setStr("resourceMemoryPercentageName", &cfg.ResourceMemoryPercentageName, n.ResourceMemoryPercentageName)
+	setStr("resourceCoreName", &cfg.ResourceCoreName, n.ResourceCoreName)
+	setStr("resourcePriorityName", &cfg.ResourcePriorityName, n.ResourcePriorityName)
+	setInt := func(key string, dst *int64, v *int64, lo, hi int64, want string) {
+		switch {
+		case empty(key) || v == nil:
+		case *v < lo || *v > hi:
+			refuse(key, fmt.Sprintf("is %d, out of range (want %s)", *v, want))
+		default:
 			*dst = *v
 		}
 	}
-	setInt(&cfg.DefaultMemory, n.DefaultMemory)
-	setInt(&cfg.DefaultCores, n.DefaultCores)
-	setInt(&cfg.DefaultGPUNum, n.DefaultGPUNum)
-	setInt(&cfg.MemoryFactor, n.MemoryFactor)
+	const maxInt = int64(1) << 40 // no GPU has more MiB, and no pod asks for more GPUs
+	setInt("defaultMemory", &cfg.DefaultMemory, n.DefaultMemory, 0, maxInt, "0 for the whole GPU, or MiB")
+	setInt("defaultCores", &cfg.DefaultCores, n.DefaultCores, 0, 100, "0 to 100 percent")
+	setInt("defaultGPUNum", &cfg.DefaultGPUNum, n.DefaultGPUNum, 1, 1<<20, "1 or more")
+	setInt("memoryFactor", &cfg.MemoryFactor, n.MemoryFactor, 1, 1<<20, "1 or more")
 	// The other families' sections (hygon, vnpus, ...): read only when one is present, so a ConfigMap with the
 	// nvidia section alone keeps the chart defaults for every other family.
 	var sections map[string]json.RawMessage
@@ -90,6 +113,10 @@ func DeviceConfig(cm *corev1.ConfigMap, cfg engine.Config) (engine.Config, error
 			cfg.Vendors = kinds
 			break
 		}
+	}
+	if len(refused) > 0 {
+		return cfg, fmt.Errorf("ConfigMap %s/%s: data[%s]: %s; HAMi's default is used instead", cm.Namespace, cm.Name, DeviceConfigKey,
+			strings.Join(refused, "; "))
 	}
 	return cfg, nil
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -100,4 +103,46 @@ func FuzzParse(f *testing.F) {
 		}
 		s.Cluster(engine.DefaultConfig()) // building the engine model from any parsed input must not panic
 	})
+}
+
+// TestDeviceConfigRefusesAbsurdValues: 0, negative and empty values are not taken; the error names each key, and
+// HAMi's default stays for it while the sound keys apply.
+func TestDeviceConfigRefusesAbsurdValues(t *testing.T) {
+	cm := func(body string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hami-scheduler-device"},
+			Data: map[string]string{DeviceConfigKey: "nvidia:\n" + body}}
+	}
+	def := engine.DefaultConfig()
+	for _, tc := range []struct {
+		body string
+		keys []string
+	}{
+		{"  memoryFactor: 0\n  defaultMemory: 2048\n", []string{"nvidia.memoryFactor is 0"}},
+		{"  memoryFactor: -2\n", []string{"nvidia.memoryFactor is -2"}},
+		{"  defaultGPUNum: 0\n  defaultCores: 101\n", []string{"nvidia.defaultGPUNum is 0", "nvidia.defaultCores is 101"}},
+		{"  defaultMemory: -1\n", []string{"nvidia.defaultMemory is -1"}},
+		{"  resourceCountName: \"\"\n  resourceMemoryName:\n", []string{"nvidia.resourceCountName is empty", "nvidia.resourceMemoryName is empty"}},
+		{"  memoryFactor:\n", []string{"nvidia.memoryFactor is empty"}},
+	} {
+		cfg, err := DeviceConfig(cm(tc.body), def)
+		if err == nil {
+			t.Errorf("%q: taken without an error: %+v", tc.body, cfg)
+			continue
+		}
+		for _, k := range tc.keys {
+			if !strings.Contains(err.Error(), k) {
+				t.Errorf("%q: error %q does not say %q", tc.body, err, k)
+			}
+		}
+		if cfg.MemoryFactor != def.MemoryFactor || cfg.DefaultGPUNum != def.DefaultGPUNum || cfg.ResourceCountName != def.ResourceCountName ||
+			cfg.ResourceMemoryName != def.ResourceMemoryName || cfg.DefaultCores != def.DefaultCores {
+			t.Errorf("%q: an absurd value was taken: %+v", tc.body, cfg)
+		}
+		if strings.Contains(tc.body, "defaultMemory: 2048") && cfg.DefaultMemory != 2048 {
+			t.Errorf("%q: the sound key next to it was not taken: defaultMemory %d", tc.body, cfg.DefaultMemory)
+		}
+	}
+	if _, err := DeviceConfig(cm("  defaultMemory: 0\n  defaultCores: 0\n  memoryFactor: 1\n"), def); err != nil {
+		t.Errorf("0 memory (the whole GPU) and 0 cores are HAMi's own defaults: %v", err)
+	}
 }

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
@@ -18,7 +20,7 @@ import (
 
 // TestDeployDevicePluginRBACOnAPIServer applies the overlay and allocates a bound pod with the ServiceAccount token
 // of the agent's pod: the RBAC covers everything Allocate does (read the lock and the pod, consume the entry, set
-// bind-phase, release the lock).
+// bind-phase, release the lock), and the overlay's admission policies allow it on the agent's own node.
 func TestDeployDevicePluginRBACOnAPIServer(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
@@ -30,7 +32,16 @@ func TestDeployDevicePluginRBACOnAPIServer(t *testing.T) {
 		}
 	}
 	agenttest.CreateNode(t, env, "gpu-a", nil)
+	agenttest.CreateNode(t, env, "gpu-b", nil)
 	sa := agenttest.AgentPodClient(t, env, "gpu-a")
+	// The overlay's admission policies (deploy/agent/admission) hold the agent to gpu-a and its pods: wait until the
+	// API server enforces them, so that Allocate below runs under them.
+	other := agenttest.CreatePod(t, env, "default", "elsewhere", "gpu-b")
+	agenttest.WaitFor(t, 30*time.Second, "the agent's pod policy refusing another node's pod", func() bool {
+		_, err := sa.CoreV1().Pods("default").Patch(ctx, other.Name, types.MergePatchType,
+			[]byte(`{"metadata":{"annotations":{"hami.io/bind-phase":"failed"}}}`), metav1.PatchOptions{})
+		return apierrors.IsForbidden(err)
+	})
 
 	o := agent.DefaultOptions()
 	o.NodeName, o.Listen, o.ConfigMap, o.PodLookup, o.Log = "gpu-a", "", "", false, agenttest.Logger(t)

@@ -32,7 +32,6 @@ import (
 func TestDefaultInstallRefusesForgery(t *testing.T) {
 	t.Parallel()
 	env := testenv.Start(t)
-	ctx := t.Context()
 	dyn, mapper := newApplier(t, env.Config)
 	objs := build(t, filesys.MakeFsOnDisk(), baseDir)
 	objs = append(objs, build(t, filesys.MakeFsOnDisk(), filepath.Join("agent", "device-plugin"))...)
@@ -44,7 +43,15 @@ func TestDefaultInstallRefusesForgery(t *testing.T) {
 			t.Fatalf("%s: %v", objectKey(u), err)
 		}
 	}
+	refusesForgery(t, env)
+}
 
+// refusesForgery runs issue 26's probes against an installed default (the extender and the device-plugin agent
+// in kube-system, however installed: kubectl apply -k here, helm install in helm_test.go): what the components
+// write is allowed, every forgery is refused.
+func refusesForgery(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	ctx := t.Context()
 	admin := env.Client
 	for _, n := range []string{"gpu-00", "gpu-01"} {
 		createGPUNode(t, admin, n)

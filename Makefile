@@ -12,7 +12,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
 .PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds
-.PHONY: dist krew-manifest test-release completion
+.PHONY: dist krew-manifest test-release test-helm completion
 
 all: build
 
@@ -117,9 +117,16 @@ krew-manifest: dist
 
 # test-release: build krew from its Go module (cached), validate the manifest with krew's validate-krew-manifest
 # (which installs every platform's archive), install the linux/amd64 archive into a temporary krew root and run
-# `kubectl hami version` and completion through kubectl. See hack/test-release.sh.
-test-release: tools
+# `kubectl hami version` and completion through kubectl. See hack/test-release.sh. Then the Helm chart's checks
+# (helm built once from its Go module, cached): lint, helm template = kustomize build, helm install on a real
+# kube-apiserver with the attack probes, the take-over from HAMi. See hack/test-helm.sh.
+test-release: tools k8s-binaries
 	GO='$(GO)' bash hack/test-release.sh
+	GO='$(GO)' bash hack/test-helm.sh
+
+# test-helm: the Helm chart's checks alone (part of test-release).
+test-helm: k8s-binaries
+	GO='$(GO)' bash hack/test-helm.sh
 
 # completion: the shell completion scripts of kubectl-hami into bin/completion (bash, zsh, fish, powershell);
 # `kubectl hami <TAB>` uses hack/kubectl_complete-hami instead (docs/install.md).

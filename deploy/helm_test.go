@@ -733,3 +733,39 @@ func TestHelmTakeOverFromHAMi(t *testing.T) {
 		t.Errorf("HAMi's scheduler after the give-back: %v, %v", d, err)
 	}
 }
+
+// TestHelmTemplateOtherNamespace: installed into another namespace (helm install -n gpu-system), the chart holds
+// what a kustomize overlay with `namespace: gpu-system` builds from deploy/extender, except that the chart also
+// moves the scheduler configuration's leaderElection.resourceNamespace (the overlay leaves kube-system there, and
+// the Deployment's --leader-elect-resource-namespace overrides it) and names no namespace on the cluster-scoped
+// policies (kustomize's schema gives them one; the API server drops it).
+func TestHelmTemplateOtherNamespace(t *testing.T) {
+	helmBin(t)
+	const ns = "gpu-system"
+	out, err := runHelm(t, "template", helmRelease, chartDir, "-n", ns, "--kube-version", helmKube, "--set", "agent.enabled=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := parseManifests(t, out)
+	overlay := namespaceOverlay(t, ns)
+	for _, u := range overlay {
+		if clusterScoped[u.GetKind()] {
+			u.SetNamespace("")
+		}
+		if u.GetKind() == "ConfigMap" && u.GetName() == "kubectl-hami-scheduler-config" {
+			cfg, _, _ := unstructured.NestedString(u.Object, "data", "config.yaml")
+			_ = unstructured.SetNestedField(u.Object, strings.Replace(cfg, "resourceNamespace: kube-system", "resourceNamespace: "+ns, 1), "data", "config.yaml")
+		}
+	}
+	sameObjects(t, "-n "+ns, chart, overlay)
+	for _, u := range chart {
+		if u.GetKind() == "Secret" && u.GetNamespace() != ns {
+			t.Errorf("Secret %s is in %s", u.GetName(), u.GetNamespace())
+		}
+	}
+	srv := findObject(chart, "Secret", "kubectl-hami-extender-tls")
+	cert := parseCert(t, "serving certificate", secretPEM(t, srv, "tls.crt"))
+	if err := cert.VerifyHostname("kubectl-hami-extender." + ns + ".svc"); err != nil {
+		t.Errorf("the serving certificate in %s: %v", ns, err)
+	}
+}

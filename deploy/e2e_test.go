@@ -53,12 +53,18 @@ import (
 // check every call of serve-extender and the built-in roles, and that nothing beyond them is granted.
 func TestDeployedRBACSchedulesGPUPod(t *testing.T) {
 	t.Parallel()
+	deployedSchedulesGPUPod(t, newTestPKI(t))
+}
+
+// deployedSchedulesGPUPod is TestDeployedRBACSchedulesGPUPod with the certificates of pki (the test's own, or
+// the Helm chart's in helm_test.go).
+func deployedSchedulesGPUPod(t *testing.T, pki testPKI) {
+	t.Helper()
 	b := readBase(t, baseDir)
 	ns := b.Kustomization.Namespace
 	began := time.Now()
 	// The API server presents its client certificate to the webhook (AdmissionConfiguration, docs/deploy.md),
 	// as the shipped --webhook-client-ca-file requires.
-	pki := newTestPKI(t)
 	env := testenv.Start(t, testenv.WithAPIServerArgs("--admission-control-config-file="+pki.admissionConfig(t)))
 	ctx := t.Context()
 	t.Logf("control plane up in %s", time.Since(began).Round(time.Millisecond))

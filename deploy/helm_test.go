@@ -769,3 +769,33 @@ func TestHelmTemplateOtherNamespace(t *testing.T) {
 		t.Errorf("the serving certificate in %s: %v", ns, err)
 	}
 }
+
+// TestHelmCertificatesScheduleGPUPod runs TestDeployedRBACSchedulesGPUPod with the certificates the chart generates
+// (helm template, source helm) instead of the test's own: kube-scheduler reaches the extender with the chart's
+// client certificate and the API server calls the webhook with the chart's kube-apiserver certificate.
+func TestHelmCertificatesScheduleGPUPod(t *testing.T) {
+	helmBin(t)
+	t.Parallel()
+	objs, err := helmTemplate(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(secret, key string) string {
+		s := findObject(objs, "Secret", secret)
+		if s == nil {
+			t.Fatalf("no Secret %s", secret)
+		}
+		path := filepath.Join(dir, secret+"-"+key)
+		if err := os.WriteFile(path, secretPEM(t, s, key), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pki := testPKI{caFile: write("kubectl-hami-extender-tls", "ca.crt"),
+		serverCert: write("kubectl-hami-extender-tls", "tls.crt"), serverKey: write("kubectl-hami-extender-tls", "tls.key"),
+		clientCert: write("kubectl-hami-scheduler-client", "tls.crt"), clientKey: write("kubectl-hami-scheduler-client", "tls.key"),
+		apiserverCert: write("kubectl-hami-apiserver-webhook-client", "tls.crt"), apiserverKey: write("kubectl-hami-apiserver-webhook-client", "tls.key")}
+	pki.caPEM, _ = os.ReadFile(pki.caFile)
+	deployedSchedulesGPUPod(t, pki)
+}

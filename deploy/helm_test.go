@@ -245,7 +245,7 @@ func kustomizeObjects(t *testing.T, dirs []string) []*unstructured.Unstructured 
 func TestHelmLint(t *testing.T) {
 	helmBin(t)
 	for _, sets := range [][]string{nil, {"agent.mode=observe"}, {"agent.mode=device-plugin"}, {"certificates.source=cert-manager"},
-		{"hamiTakeOver.enabled=true", "agent.mode=observe"}} {
+		{"hamiTakeOver.enabled=true"}} {
 		args := []string{"lint", "--strict", chartDir, "-n", defaultNamespace, "--kube-version", helmKube}
 		for _, s := range sets {
 			args = append(args, "--set", s)
@@ -475,9 +475,21 @@ func TestHelmTakeOverValues(t *testing.T) {
 	if rb := findObject(objs, "RoleBinding", "kubectl-hami-extender-hami-config"); rb.GetNamespace() != "hami-system" {
 		t.Errorf("its RoleBinding is in %s", rb.GetNamespace())
 	}
-	if _, err := helmTemplate(t, "hamiTakeOver.enabled=true"); err == nil || !strings.Contains(err.Error(), "agent.mode=observe") {
+	if _, err := helmTemplate(t, "hamiTakeOver.enabled=true", "agent.mode=full"); err == nil || !strings.Contains(err.Error(), "agent.mode=observe") {
 		t.Errorf("hamiTakeOver with agent.mode=full: %v, want a refusal naming agent.mode=observe", err)
 	}
+	// Without agent.mode, the take-over runs the agent beside HAMi's device plugin: the objects of deploy/agent/observe.
+	objs, err = helmTemplate(t, "hamiTakeOver.enabled=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agent []*unstructured.Unstructured
+	for _, u := range objs {
+		if strings.HasPrefix(u.GetName(), "kubectl-hami-agent") {
+			agent = append(agent, u)
+		}
+	}
+	sameObjects(t, "hamiTakeOver's agent", agent, build(t, filesys.MakeFsOnDisk(), filepath.Join("agent", "observe")))
 	if _, err := helmTemplate(t, "agent.mode=plugin"); err == nil || !strings.Contains(err.Error(), "agent.mode must be") {
 		t.Errorf("agent.mode=plugin: %v, want a refusal", err)
 	}
@@ -666,7 +678,7 @@ func TestHelmTakeOverFromHAMi(t *testing.T) {
 	hamiFixtures(t, c)
 	state := hamiState(t, c)
 	install := []string{"install", helmRelease, chartDir, "-n", defaultNamespace, "--kubeconfig", env.Kubeconfig,
-		"--set", "hamiTakeOver.enabled=true", "--set", "agent.mode=observe"}
+		"--set", "hamiTakeOver.enabled=true"}
 
 	_, err := runHelm(t, install...)
 	if err == nil || !strings.Contains(err.Error(), "scheduler.replicas=0 --set scheduler.admissionWebhook.enabled=false") {

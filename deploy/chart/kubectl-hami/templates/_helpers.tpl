@@ -5,6 +5,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/* The agent's mode: agent.mode, or by default full (observe with hamiTakeOver: HAMi's device plugin stays). */}}
+{{- define "kubectl-hami.agentMode" -}}
+{{- if .Values.agent.mode -}}
+{{- .Values.agent.mode -}}
+{{- else if .Values.hamiTakeOver.enabled -}}
+observe
+{{- else -}}
+full
+{{- end -}}
+{{- end }}
+
 {{/* Where the certificates come from: cert-manager or helm (values certificates.source). */}}
 {{- define "kubectl-hami.certificates" -}}
 {{- $s := .Values.certificates.source -}}

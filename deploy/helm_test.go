@@ -811,3 +811,33 @@ func TestHelmCertificatesScheduleGPUPod(t *testing.T) {
 	pki.caPEM, _ = os.ReadFile(pki.caFile)
 	deployedSchedulesGPUPod(t, pki)
 }
+
+// TestChartVersionMatchesImages: the chart's appVersion is the tag of the images its values name, which are the
+// kustomize bases' images (TestHelmTemplateMatchesKustomize). Runs without helm.
+func TestChartVersionMatchesImages(t *testing.T) {
+	var chart struct {
+		Version    string `json:"version"`
+		AppVersion string `json:"appVersion"`
+	}
+	var values struct {
+		Extender struct{ Image string } `json:"extender"`
+		Agent    struct{ Image string } `json:"agent"`
+	}
+	for path, into := range map[string]any{filepath.Join(chartDir, "Chart.yaml"): &chart, filepath.Join(chartDir, "values.yaml"): &values} {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(raw, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	if "v"+chart.Version != chart.AppVersion {
+		t.Errorf("Chart.yaml: version %s, appVersion %s: want appVersion v<version>", chart.Version, chart.AppVersion)
+	}
+	for _, img := range []string{values.Extender.Image, values.Agent.Image} {
+		if _, tag, _ := strings.Cut(img, ":"); tag != chart.AppVersion {
+			t.Errorf("values.yaml: image %s, want tag %s (the chart's appVersion)", img, chart.AppVersion)
+		}
+	}
+}

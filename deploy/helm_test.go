@@ -680,6 +680,11 @@ func TestHelmTakeOverFromHAMi(t *testing.T) {
 	install := []string{"install", helmRelease, chartDir, "-n", defaultNamespace, "--kubeconfig", env.Kubeconfig,
 		"--set", "hamiTakeOver.enabled=true"}
 
+	// A release name that names no HAMi release is refused.
+	if _, err := runHelm(t, append(slices.Clone(install), "--set", "hamiTakeOver.release=hami-gpu")...); err == nil ||
+		!strings.Contains(err.Error(), `no HAMi release "hami-gpu" in kube-system`) {
+		t.Errorf("helm install taking over from a release that is not there: %v, want a refusal", err)
+	}
 	_, err := runHelm(t, install...)
 	if err == nil || !strings.Contains(err.Error(), "scheduler.replicas=0 --set scheduler.admissionWebhook.enabled=false") {
 		t.Fatalf("helm install with hamiTakeOver while HAMi's scheduler runs: %v, want a refusal naming HAMi's values", err)

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// scenario is one cluster and one pending pod.
+type scenario struct {
+	Seed    int64
+	Nodes   []*corev1.Node
+	Pods    []*corev1.Pod
+	Quotas  []*corev1.ResourceQuota
+	Pending *corev1.Pod
+}
+
+func (s *scenario) size() int {
+	n := len(s.Nodes) + len(s.Pods) + len(s.Quotas)
+	for _, c := range append(append([]corev1.Container{}, s.Pending.Spec.InitContainers...), s.Pending.Spec.Containers...) {
+		n += len(c.Resources.Limits)
+	}
+	return n + len(s.Pending.Annotations)
+}
+
+// family generates one device family's nodes, running pods and pending pods.
+type family interface {
+	name() string
+	// node returns a node with the family's devices (nil devices: a node without them).
+	node(r *rand.Rand, name string) *corev1.Node
+	// running returns pods HAMi placed on node earlier.
+	running(r *rand.Rand, node *corev1.Node, ns string, i int) []*corev1.Pod
+	// pending returns the pod to place.
+	pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod
+	// quota returns a ResourceQuota on the family's resources for namespace ns.
+	quota(r *rand.Rand, ns string) *corev1.ResourceQuota
+}
+
+var families = map[string]family{
+	"nvidia": nvidiaFamily{},
+}
+
+type genOptions struct {
+	quota float64 // chance of a ResourceQuota in the pending pod's namespace
+}
+
+func generate(f family, seed int64, o genOptions) *scenario {
+	r := rand.New(rand.NewSource(seed))
+	s := &scenario{Seed: seed}
+	nn := 1 + r.Intn(5)
+	for i := 0; i < nn; i++ {
+		n := f.node(r, fmt.Sprintf("node-%d", i))
+		s.Nodes = append(s.Nodes, n)
+	}
+	namespaces := []string{"default", "team-a"}
+	for _, n := range s.Nodes {
+		k := r.Intn(4)
+		for j := 0; j < k; j++ {
+			s.Pods = append(s.Pods, f.running(r, n, namespaces[r.Intn(2)], len(s.Pods))...)
+		}
+	}
+	s.Pending = f.pending(r, s.Nodes)
+	if r.Float64() < o.quota {
+		if q := f.quota(r, s.Pending.Namespace); q != nil {
+			s.Quotas = append(s.Quotas, q)
+		}
+	}
+	return s
+}
+
+// baseNode is a Ready node with room for everything kube-scheduler checks.
+func baseNode(name string) *corev1.Node {
+	rl := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("64"),
+		corev1.ResourceMemory: resource.MustParse("512Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	return &corev1.Node{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}, Annotations: map[string]string{}},
+		Status: corev1.NodeStatus{
+			Capacity:    rl.DeepCopy(),
+			Allocatable: rl.DeepCopy(),
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}
+}
+
+func basePod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name), Annotations: map[string]string{}},
+	}
+}
+
+func container(name string, limits map[string]int64) corev1.Container {
+	c := corev1.Container{Name: name, Image: "busybox"}
+	if len(limits) > 0 {
+		c.Resources.Limits = corev1.ResourceList{}
+		for k, v := range limits {
+			c.Resources.Limits[corev1.ResourceName(k)] = *resource.NewQuantity(v, resource.DecimalSI)
+		}
+	}
+	return c
+}
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
+
+// ---- NVIDIA ----
+
+type nvidiaFamily struct{}
+
+type gpuModel struct {
+	typ string
+	mem int32
+}
+
+// v2.8+ register types: the prefix "NVIDIA-" only when the NVML name does not start with NVIDIA.
+var nvidiaModels = []gpuModel{
+	{"NVIDIA-Tesla T4", 15360},
+	{"NVIDIA A100-SXM4-80GB", 81920},
+	{"NVIDIA A10", 23028},
+	{"NVIDIA H100 80GB HBM3", 81559},
+}
+
+type nvDev struct {
+	ID      string `json:"id,omitempty"`
+	Index   uint   `json:"index,omitempty"`
+	Count   int32  `json:"count,omitempty"`
+	Devmem  int32  `json:"devmem,omitempty"`
+	Devcore int32  `json:"devcore,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Numa    int    `json:"numa,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Health  bool   `json:"health,omitempty"`
+}
+
+func (nvidiaFamily) name() string { return "nvidia" }
+
+func (nvidiaFamily) node(r *rand.Rand, name string) *corev1.Node {
+	n := baseNode(name)
+	if r.Intn(10) == 0 {
+		return n // a node without GPUs
+	}
+	ng := 1 + r.Intn(8)
+	model := pick(r, nvidiaModels)
+	count := int32(10)
+	if r.Intn(4) == 0 {
+		count = int32(1 + r.Intn(4))
+	}
+	var devs []nvDev
+	for i := 0; i < ng; i++ {
+		m := model
+		if r.Intn(8) == 0 {
+			m = pick(r, nvidiaModels)
+		}
+		devs = append(devs, nvDev{
+			ID: fmt.Sprintf("GPU-%s-%d", name, i), Index: uint(i), Count: count, Devmem: m.mem, Devcore: 100,
+			Type: m.typ, Numa: i * 2 / ng, Mode: "hami-core", Health: r.Intn(20) != 0,
+		})
+	}
+	b, _ := json.Marshal(devs)
+	n.Annotations["hami.io/node-nvidia-register"] = string(b)
+	alloc := int64(ng) * int64(count)
+	if r.Intn(20) == 0 {
+		alloc = 0 // the device plugin is gone: HAMi v2.8+ treats the node as unhealthy
+	}
+	n.Status.Allocatable["nvidia.com/gpu"] = *resource.NewQuantity(alloc, resource.DecimalSI)
+	n.Status.Capacity["nvidia.com/gpu"] = *resource.NewQuantity(alloc, resource.DecimalSI)
+	return n
+}
+
+func nodeDevs(n *corev1.Node) []nvDev {
+	var devs []nvDev
+	_ = json.Unmarshal([]byte(n.Annotations["hami.io/node-nvidia-register"]), &devs)
+	return devs
+}
+
+func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, ns string, i int) []*corev1.Pod {
+	devs := nodeDevs(n)
+	if len(devs) == 0 {
+		return nil
+	}
+	p := basePod(ns, fmt.Sprintf("run-%d", i))
+	p.Spec.NodeName = n.Name
+	p.Spec.SchedulerName = "hami-scheduler"
+	p.Status.Phase = corev1.PodRunning
+	nc := 1
+	if r.Intn(5) == 0 {
+		nc = 2
+	}
+	var entries []string
+	for c := 0; c < nc; c++ {
+		k := 1
+		if r.Intn(4) == 0 && len(devs) > 1 {
+			k = 2
+		}
+		perm := r.Perm(len(devs))[:k]
+		mem := int64(1024 * (1 + r.Intn(12)))
+		cores := int64(pick(r, []int{0, 0, 10, 25, 50, 100}))
+		var parts []string
+		for _, d := range perm {
+			parts = append(parts, fmt.Sprintf("%s,NVIDIA,%d,%d:", devs[d].ID, mem, cores))
+		}
+		entries = append(entries, strings.Join(parts, "")+";")
+		lim := map[string]int64{"nvidia.com/gpu": int64(k), "nvidia.com/gpumem": mem}
+		if cores > 0 {
+			lim["nvidia.com/gpucores"] = cores
+		}
+		p.Spec.Containers = append(p.Spec.Containers, container(fmt.Sprintf("c%d", c), lim))
+	}
+	list := strings.Join(entries, "")
+	p.Annotations["hami.io/vgpu-node"] = n.Name
+	p.Annotations["hami.io/vgpu-time"] = "1790000000"
+	p.Annotations["hami.io/vgpu-devices-allocated"] = list
+	p.Annotations["hami.io/vgpu-devices-to-allocate"] = strings.Repeat(";", nc)
+	p.Annotations["hami.io/bind-phase"] = "success"
+	return []*corev1.Pod{p}
+}
+
+func (nvidiaFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
+	p := basePod(pick(r, []string{"default", "team-a"}), "pending")
+	gpuContainer := func(name string) corev1.Container {
+		lim := map[string]int64{"nvidia.com/gpu": int64(pick(r, []int{1, 1, 1, 2, 2, 3, 4}))}
+		switch x := r.Intn(20); {
+		case x < 8:
+			lim["nvidia.com/gpumem"] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000}))
+		case x < 13:
+			lim["nvidia.com/gpumem-percentage"] = int64(pick(r, []int{10, 25, 50, 100, 120}))
+		}
+		if r.Intn(2) == 0 {
+			lim["nvidia.com/gpucores"] = int64(pick(r, []int{10, 25, 50, 100, 150}))
+		}
+		return container(name, lim)
+	}
+	switch x := r.Intn(10); {
+	case x < 7:
+		p.Spec.Containers = []corev1.Container{gpuContainer("main")}
+	case x < 9:
+		p.Spec.Containers = []corev1.Container{gpuContainer("main"), gpuContainer("second")}
+		if r.Intn(3) == 0 {
+			p.Spec.Containers[1] = container("sidecar", nil)
+		}
+	default:
+		p.Spec.InitContainers = []corev1.Container{gpuContainer("init")}
+		p.Spec.Containers = []corev1.Container{gpuContainer("main")}
+	}
+	var uuids []string
+	for _, n := range nodes {
+		for _, d := range nodeDevs(n) {
+			uuids = append(uuids, d.ID)
+		}
+	}
+	if r.Intn(7) == 0 {
+		p.Annotations["nvidia.com/use-gputype"] = pick(r, []string{"A100", "T4", "a10", "H100", "A100,T4", "V100"})
+	}
+	if r.Intn(10) == 0 {
+		p.Annotations["nvidia.com/nouse-gputype"] = pick(r, []string{"A100", "T4", "a10", "H100"})
+	}
+	if r.Intn(10) == 0 && len(uuids) > 0 {
+		p.Annotations["nvidia.com/use-gpuuuid"] = strings.Join([]string{pick(r, uuids), pick(r, uuids)}, ",")
+	}
+	if r.Intn(10) == 0 && len(uuids) > 0 {
+		p.Annotations["nvidia.com/nouse-gpuuuid"] = pick(r, uuids)
+	}
+	if r.Intn(10) == 0 {
+		p.Annotations["nvidia.com/numa-bind"] = "true"
+	}
+	return p
+}
+
+func (nvidiaFamily) quota(r *rand.Rand, ns string) *corev1.ResourceQuota {
+	q := &corev1.ResourceQuota{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu-quota"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{}},
+	}
+	if r.Intn(3) != 0 {
+		q.Spec.Hard["limits.nvidia.com/gpumem"] = *resource.NewQuantity(int64(pick(r, []int{0, 4096, 16384, 40000, 100000})), resource.DecimalSI)
+	}
+	if r.Intn(2) == 0 {
+		q.Spec.Hard["limits.nvidia.com/gpucores"] = *resource.NewQuantity(int64(pick(r, []int{0, 50, 100, 200})), resource.DecimalSI)
+	}
+	return q
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,8 +35,9 @@ type family interface {
 	name() string
 	// node returns a node with the family's devices (nil devices: a node without them).
 	node(r *rand.Rand, name string) *corev1.Node
-	// running returns pods HAMi placed on node earlier.
-	running(r *rand.Rand, node *corev1.Node, ns string, i int) []*corev1.Pod
+	// running returns pods HAMi placed on node earlier, beside the pods already there (existing); unless
+	// overcommit, they fit in what the node registers.
+	running(r *rand.Rand, node *corev1.Node, existing []*corev1.Pod, ns string, i int, overcommit bool) []*corev1.Pod
 	// pending returns the pod to place.
 	pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod
 	// quota returns a ResourceQuota on the family's resources for namespace ns.
@@ -47,7 +49,8 @@ var families = map[string]family{
 }
 
 type genOptions struct {
-	quota float64 // chance of a ResourceQuota in the pending pod's namespace
+	quota      float64 // chance of a ResourceQuota in the pending pod's namespace
+	overcommit bool    // running pods may hold more than a device registers
 }
 
 func generate(f family, seed int64, o genOptions) *scenario {
@@ -56,13 +59,18 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	nn := 1 + r.Intn(5)
 	for i := 0; i < nn; i++ {
 		n := f.node(r, fmt.Sprintf("node-%d", i))
+		// HAMi's scheduler stamps every node it lists at its first registration pass (v2.8+: the node side
+		// writes nothing): in a running cluster the stamp is old. A node without one is new to the scheduler.
+		if r.Intn(10) != 0 {
+			n.Annotations["hami.io/node-handshake"] = "Requesting_" + time.Now().Add(-time.Hour).Format(time.DateTime)
+		}
 		s.Nodes = append(s.Nodes, n)
 	}
 	namespaces := []string{"default", "team-a"}
 	for _, n := range s.Nodes {
 		k := r.Intn(4)
 		for j := 0; j < k; j++ {
-			s.Pods = append(s.Pods, f.running(r, n, namespaces[r.Intn(2)], len(s.Pods))...)
+			s.Pods = append(s.Pods, f.running(r, n, s.Pods, namespaces[r.Intn(2)], len(s.Pods), o.overcommit)...)
 		}
 	}
 	s.Pending = f.pending(r, s.Nodes)
@@ -182,10 +190,48 @@ func nodeDevs(n *corev1.Node) []nvDev {
 	return devs
 }
 
-func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, ns string, i int) []*corev1.Pod {
+type devUse struct{ slots, mem, cores int64 }
+
+// nvidiaUse sums what pods on node hold per GPU, as HAMi counts it (one slot per occurrence).
+func nvidiaUse(node string, pods []*corev1.Pod) map[string]*devUse {
+	use := map[string]*devUse{}
+	for _, p := range pods {
+		if p.Spec.NodeName != node {
+			continue
+		}
+		for _, c := range strings.Split(p.Annotations["hami.io/vgpu-devices-allocated"], ";") {
+			for _, d := range strings.Split(c, ":") {
+				f := strings.Split(d, ",")
+				if len(f) < 4 || f[0] == "" {
+					continue
+				}
+				u := use[f[0]]
+				if u == nil {
+					u = &devUse{}
+					use[f[0]] = u
+				}
+				var m, k int64
+				fmt.Sscan(f[2], &m)
+				fmt.Sscan(f[3], &k)
+				u.slots++
+				u.mem += m
+				u.cores += k
+			}
+		}
+	}
+	return use
+}
+
+func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod, ns string, i int, overcommit bool) []*corev1.Pod {
 	devs := nodeDevs(n)
 	if len(devs) == 0 {
 		return nil
+	}
+	use := nvidiaUse(n.Name, existing)
+	for _, d := range devs {
+		if use[d.ID] == nil {
+			use[d.ID] = &devUse{}
+		}
 	}
 	p := basePod(ns, fmt.Sprintf("run-%d", i))
 	p.Spec.NodeName = n.Name
@@ -201,11 +247,24 @@ func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, ns string, i int) []*c
 		if r.Intn(4) == 0 && len(devs) > 1 {
 			k = 2
 		}
-		perm := r.Perm(len(devs))[:k]
 		mem := int64(1024 * (1 + r.Intn(12)))
 		cores := int64(pick(r, []int{0, 0, 10, 25, 50, 100}))
+		var perm []int
+		for _, d := range r.Perm(len(devs)) {
+			u := use[devs[d].ID]
+			if len(perm) < k && (overcommit || (u.slots < int64(devs[d].Count) && u.mem+mem <= int64(devs[d].Devmem) && u.cores+cores <= int64(devs[d].Devcore))) {
+				perm = append(perm, d)
+			}
+		}
+		if len(perm) < k {
+			continue
+		}
 		var parts []string
 		for _, d := range perm {
+			u := use[devs[d].ID]
+			u.slots++
+			u.mem += mem
+			u.cores += cores
 			parts = append(parts, fmt.Sprintf("%s,NVIDIA,%d,%d:", devs[d].ID, mem, cores))
 		}
 		entries = append(entries, strings.Join(parts, "")+";")
@@ -215,6 +274,10 @@ func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, ns string, i int) []*c
 		}
 		p.Spec.Containers = append(p.Spec.Containers, container(fmt.Sprintf("c%d", c), lim))
 	}
+	if len(entries) == 0 {
+		return nil
+	}
+	nc = len(p.Spec.Containers)
 	list := strings.Join(entries, "")
 	p.Annotations["hami.io/vgpu-node"] = n.Name
 	p.Annotations["hami.io/vgpu-time"] = "1790000000"

@@ -36,6 +36,7 @@ func main() {
 		n       = flag.Int("n", 100, "scenarios")
 		seed    = flag.Int64("seed", 1, "first seed; scenario i uses seed+i")
 		quota   = flag.Float64("quota", 0, "chance of a ResourceQuota in the pending pod's namespace")
+		over    = flag.Bool("overcommit", false, "running pods may hold more than a device registers")
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
 	)
@@ -66,7 +67,7 @@ func main() {
 
 	st := newStats()
 	for i := 0; i < *n; i++ {
-		s := generate(f, *seed+int64(i), genOptions{quota: *quota})
+		s := generate(f, *seed+int64(i), genOptions{quota: *quota, overcommit: *over})
 		h, err := runHAMi(s, cfgPath)
 		if err != nil {
 			fail(fmt.Errorf("seed %d: HAMi: %w", s.Seed, err))
@@ -420,7 +421,10 @@ type stats struct {
 
 func newStats() *stats { return &stats{classes: map[string]*example{}} }
 
-var digits = regexp.MustCompile(`[0-9]+`)
+var (
+	digits  = regexp.MustCompile(`[0-9]+`)
+	ctrName = regexp.MustCompile(`in container \S+`)
+)
 
 func (st *stats) record(class, detail string, s *scenario, verbose bool) {
 	if verbose {
@@ -449,7 +453,8 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		if p.WebhookRefusal != nil {
 			msg = p.WebhookRefusal.Message
 		}
-		st.record(fmt.Sprintf("webhook: HAMi admitted=%v (%s), kubectl-hami admitted=%v (%s)", h.admitted, h.refusal, pAdmitted, msg), "", s, verbose)
+		st.record(fmt.Sprintf("webhook: HAMi admitted=%v (%s), kubectl-hami admitted=%v (%s)", h.admitted, ctrName.ReplaceAllString(h.refusal, "in container C"), pAdmitted, msg),
+			h.refusal, s, verbose)
 	}
 	if !h.admitted {
 		return
@@ -497,7 +502,11 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		st.nodeReasons.add(ok)
 		if !ok {
 			all = false
-			st.record(fmt.Sprintf("reason: HAMi %q, kubectl-hami %q", digits.ReplaceAllString(hr, "#"), digits.ReplaceAllString(pr[node], "#")),
+			class := fmt.Sprintf("reason: HAMi %q, kubectl-hami %q", digits.ReplaceAllString(hr, "#"), digits.ReplaceAllString(pr[node], "#"))
+			if hr != "node unregistered" && !strings.HasPrefix(hr, "Node") && !strings.Contains(pr[node], "/") {
+				class = fmt.Sprintf("reason: HAMi judges the node's GPUs, kubectl-hami says %q", pr[node])
+			}
+			st.record(class,
 				fmt.Sprintf("%s: HAMi %q, kubectl-hami %q", node, hr, pr[node]), s, verbose)
 		}
 	}

@@ -42,10 +42,13 @@ type family interface {
 	pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod
 	// quota returns a ResourceQuota on the family's resources for namespace ns.
 	quota(r *rand.Rand, ns string) *corev1.ResourceQuota
+	// handshake is the node's handshake annotation in a running cluster.
+	handshake() (key, value string)
 }
 
 var families = map[string]family{
-	"nvidia": nvidiaFamily{},
+	"nvidia": nvidia,
+	"hygon":  hygon,
 }
 
 type genOptions struct {
@@ -59,10 +62,10 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	nn := 1 + r.Intn(5)
 	for i := 0; i < nn; i++ {
 		n := f.node(r, fmt.Sprintf("node-%d", i))
-		// HAMi's scheduler stamps every node it lists at its first registration pass (v2.8+: the node side
-		// writes nothing): in a running cluster the stamp is old. A node without one is new to the scheduler.
+		// A node without a handshake is new to the scheduler.
 		if r.Intn(10) != 0 {
-			n.Annotations["hami.io/node-handshake"] = "Requesting_" + time.Now().Add(-time.Hour).Format(time.DateTime)
+			k, v := f.handshake()
+			n.Annotations[k] = v
 		}
 		s.Nodes = append(s.Nodes, n)
 	}
@@ -120,24 +123,68 @@ func container(name string, limits map[string]int64) corev1.Container {
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.Intn(len(xs))] }
 
-// ---- NVIDIA ----
+// ---- families whose devices are listed in a register annotation ----
 
-type nvidiaFamily struct{}
+// devFamily is a family whose node component writes a register annotation and whose pods ask for a count,
+// memory and cores (NVIDIA, Hygon DCU).
+type devFamily struct {
+	fname        string
+	idPrefix     string // device IDs: <prefix>-<node>-<i>
+	register     string // the node's register annotation
+	jsonFormat   bool   // the v2.8+ JSON list (NVIDIA) rather than id,count,devmem,devcore,type,numa,health:
+	handshakeKey string
+	reported     bool // the device plugin writes Reported <time> (not NVIDIA since v2.8)
+	countRes     string
+	memRes       string
+	pctRes       string // "" when the family has none
+	coresRes     string
+	vendor       string // the device list's second field
+	allocated    string // the pod annotation HAMi counts usage from
+	toAllocate   string
+	models       []gpuModel
+	typeWords    []string // substrings for the type selectors, some matching no model
+	useType      string
+	noUseType    string
+	useUUID      string
+	noUseUUID    string
+	numaBind     string // "" when the family has none
+	pcts         []int  // memory percentages asked
+}
 
 type gpuModel struct {
 	typ string
 	mem int32
 }
 
-// v2.8+ register types: the prefix "NVIDIA-" only when the NVML name does not start with NVIDIA.
-var nvidiaModels = []gpuModel{
-	{"NVIDIA-Tesla T4", 15360},
-	{"NVIDIA A100-SXM4-80GB", 81920},
-	{"NVIDIA A10", 23028},
-	{"NVIDIA H100 80GB HBM3", 81559},
+var nvidia = &devFamily{
+	fname: "nvidia", idPrefix: "GPU", register: "hami.io/node-nvidia-register", jsonFormat: true, handshakeKey: "hami.io/node-handshake",
+	countRes: "nvidia.com/gpu", memRes: "nvidia.com/gpumem", pctRes: "nvidia.com/gpumem-percentage", coresRes: "nvidia.com/gpucores",
+	vendor: "NVIDIA", allocated: "hami.io/vgpu-devices-allocated", toAllocate: "hami.io/vgpu-devices-to-allocate",
+	// v2.8+ register types: the prefix "NVIDIA-" only when the NVML name does not start with NVIDIA.
+	models: []gpuModel{
+		{"NVIDIA-Tesla T4", 15360},
+		{"NVIDIA A100-SXM4-80GB", 81920},
+		{"NVIDIA A10", 23028},
+		{"NVIDIA H100 80GB HBM3", 81559},
+	},
+	typeWords: []string{"A100", "T4", "a10", "H100", "A100,T4", "V100"},
+	useType:   "nvidia.com/use-gputype", noUseType: "nvidia.com/nouse-gputype",
+	useUUID: "nvidia.com/use-gpuuuid", noUseUUID: "nvidia.com/nouse-gpuuuid",
+	numaBind: "nvidia.com/numa-bind",
+	pcts:     []int{10, 25, 50, 100, 120},
 }
 
-type nvDev struct {
+var hygon = &devFamily{
+	fname: "hygon", idPrefix: "DCU", register: "hami.io/node-dcu-register", handshakeKey: "hami.io/node-handshake-dcu", reported: true,
+	countRes: "hygon.com/dcunum", memRes: "hygon.com/dcumem", coresRes: "hygon.com/dcucores",
+	vendor: "DCU", allocated: "hami.io/dcu-devices-allocated", toAllocate: "hami.io/dcu-devices-to-allocate",
+	models:    []gpuModel{{"DCU-Z100", 32768}, {"DCU-Z100L", 32768}, {"DCU-K100", 65536}},
+	typeWords: []string{"Z100", "K100", "Z100L", "BW"},
+	useType:   "hygon.com/use-dcutype", noUseType: "hygon.com/nouse-dcutype",
+	useUUID: "hygon.com/use-gpuuuid", noUseUUID: "hygon.com/nouse-gpuuuid",
+}
+
+type regDev struct {
 	ID      string `json:"id,omitempty"`
 	Index   uint   `json:"index,omitempty"`
 	Count   int32  `json:"count,omitempty"`
@@ -149,70 +196,113 @@ type nvDev struct {
 	Health  bool   `json:"health,omitempty"`
 }
 
-func (nvidiaFamily) name() string { return "nvidia" }
+func (f *devFamily) name() string { return f.fname }
 
-func (nvidiaFamily) node(r *rand.Rand, name string) *corev1.Node {
+func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 	n := baseNode(name)
 	if r.Intn(10) == 0 {
-		return n // a node without GPUs
+		return n // a node without the family's devices
 	}
 	ng := 1 + r.Intn(8)
-	model := pick(r, nvidiaModels)
+	model := pick(r, f.models)
 	count := int32(10)
 	if r.Intn(4) == 0 {
 		count = int32(1 + r.Intn(4))
 	}
-	var devs []nvDev
+	var devs []regDev
 	for i := 0; i < ng; i++ {
 		m := model
 		if r.Intn(8) == 0 {
-			m = pick(r, nvidiaModels)
+			m = pick(r, f.models)
 		}
-		devs = append(devs, nvDev{
-			ID: fmt.Sprintf("GPU-%s-%d", name, i), Index: uint(i), Count: count, Devmem: m.mem, Devcore: 100,
-			Type: m.typ, Numa: i * 2 / ng, Mode: "hami-core", Health: r.Intn(20) != 0,
-		})
+		d := regDev{
+			ID: fmt.Sprintf("%s-%s-%d", f.idPrefix, name, i), Index: uint(i), Count: count, Devmem: m.mem, Devcore: 100,
+			Type: m.typ, Numa: i * 2 / ng, Health: r.Intn(20) != 0,
+		}
+		if f.jsonFormat {
+			d.Mode = "hami-core"
+		}
+		devs = append(devs, d)
 	}
-	b, _ := json.Marshal(devs)
-	n.Annotations["hami.io/node-nvidia-register"] = string(b)
+	if f.jsonFormat {
+		b, _ := json.Marshal(devs)
+		n.Annotations[f.register] = string(b)
+	} else {
+		var b strings.Builder
+		for _, d := range devs {
+			fmt.Fprintf(&b, "%s,%d,%d,%d,%s,%d,%v:", d.ID, d.Count, d.Devmem, d.Devcore, d.Type, d.Numa, d.Health)
+		}
+		n.Annotations[f.register] = b.String()
+	}
 	alloc := int64(ng) * int64(count)
 	if r.Intn(20) == 0 {
-		alloc = 0 // the device plugin is gone: HAMi v2.8+ treats the node as unhealthy
+		alloc = 0 // the device plugin is gone
 	}
-	n.Status.Allocatable["nvidia.com/gpu"] = *resource.NewQuantity(alloc, resource.DecimalSI)
-	n.Status.Capacity["nvidia.com/gpu"] = *resource.NewQuantity(alloc, resource.DecimalSI)
+	n.Status.Allocatable[corev1.ResourceName(f.countRes)] = *resource.NewQuantity(alloc, resource.DecimalSI)
+	n.Status.Capacity[corev1.ResourceName(f.countRes)] = *resource.NewQuantity(alloc, resource.DecimalSI)
 	return n
 }
 
-func nodeDevs(n *corev1.Node) []nvDev {
-	var devs []nvDev
-	_ = json.Unmarshal([]byte(n.Annotations["hami.io/node-nvidia-register"]), &devs)
+// handshake: NVIDIA's node side writes nothing since v2.8 and the scheduler stamps every node it lists at its
+// first registration pass, so in a running cluster the stamp is old. The other families' device plugins write
+// "Reported <time>" every 30 s and the scheduler answers Requesting_<time>; a scheduler that starts on an old
+// Requesting_ never registers the node (CheckHealth: healthy, no update; pkg/device/devices.go:576-596), so
+// the running cluster's state a fresh scheduler sees is a recent Reported.
+func (f *devFamily) handshake() (string, string) {
+	if f.reported {
+		return f.handshakeKey, "Reported " + time.Now().Add(-10*time.Second).Format(time.DateTime)
+	}
+	return f.handshakeKey, "Requesting_" + time.Now().Add(-time.Hour).Format(time.DateTime)
+}
+
+func (f *devFamily) nodeDevs(n *corev1.Node) []regDev {
+	v := n.Annotations[f.register]
+	if v == "" {
+		return nil
+	}
+	var devs []regDev
+	if f.jsonFormat {
+		_ = json.Unmarshal([]byte(v), &devs)
+		return devs
+	}
+	for _, s := range strings.Split(v, ":") {
+		x := strings.Split(s, ",")
+		if len(x) < 7 {
+			continue
+		}
+		var d regDev
+		d.ID, d.Type = x[0], x[4]
+		fmt.Sscan(x[1], &d.Count)
+		fmt.Sscan(x[2], &d.Devmem)
+		fmt.Sscan(x[3], &d.Devcore)
+		devs = append(devs, d)
+	}
 	return devs
 }
 
 type devUse struct{ slots, mem, cores int64 }
 
-// nvidiaUse sums what pods on node hold per GPU, as HAMi counts it (one slot per occurrence).
-func nvidiaUse(node string, pods []*corev1.Pod) map[string]*devUse {
+// use sums what pods on node hold per device, as HAMi counts it (one slot per occurrence).
+func (f *devFamily) use(node string, pods []*corev1.Pod) map[string]*devUse {
 	use := map[string]*devUse{}
 	for _, p := range pods {
 		if p.Spec.NodeName != node {
 			continue
 		}
-		for _, c := range strings.Split(p.Annotations["hami.io/vgpu-devices-allocated"], ";") {
+		for _, c := range strings.Split(p.Annotations[f.allocated], ";") {
 			for _, d := range strings.Split(c, ":") {
-				f := strings.Split(d, ",")
-				if len(f) < 4 || f[0] == "" {
+				x := strings.Split(d, ",")
+				if len(x) < 4 || x[0] == "" {
 					continue
 				}
-				u := use[f[0]]
+				u := use[x[0]]
 				if u == nil {
 					u = &devUse{}
-					use[f[0]] = u
+					use[x[0]] = u
 				}
 				var m, k int64
-				fmt.Sscan(f[2], &m)
-				fmt.Sscan(f[3], &k)
+				fmt.Sscan(x[2], &m)
+				fmt.Sscan(x[3], &k)
 				u.slots++
 				u.mem += m
 				u.cores += k
@@ -222,12 +312,12 @@ func nvidiaUse(node string, pods []*corev1.Pod) map[string]*devUse {
 	return use
 }
 
-func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod, ns string, i int, overcommit bool) []*corev1.Pod {
-	devs := nodeDevs(n)
+func (f *devFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod, ns string, i int, overcommit bool) []*corev1.Pod {
+	devs := f.nodeDevs(n)
 	if len(devs) == 0 {
 		return nil
 	}
-	use := nvidiaUse(n.Name, existing)
+	use := f.use(n.Name, existing)
 	for _, d := range devs {
 		if use[d.ID] == nil {
 			use[d.ID] = &devUse{}
@@ -265,40 +355,38 @@ func (nvidiaFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod
 			u.slots++
 			u.mem += mem
 			u.cores += cores
-			parts = append(parts, fmt.Sprintf("%s,NVIDIA,%d,%d:", devs[d].ID, mem, cores))
+			parts = append(parts, fmt.Sprintf("%s,%s,%d,%d:", devs[d].ID, f.vendor, mem, cores))
 		}
 		entries = append(entries, strings.Join(parts, "")+";")
-		lim := map[string]int64{"nvidia.com/gpu": int64(k), "nvidia.com/gpumem": mem}
+		lim := map[string]int64{f.countRes: int64(k), f.memRes: mem}
 		if cores > 0 {
-			lim["nvidia.com/gpucores"] = cores
+			lim[f.coresRes] = cores
 		}
 		p.Spec.Containers = append(p.Spec.Containers, container(fmt.Sprintf("c%d", c), lim))
 	}
 	if len(entries) == 0 {
 		return nil
 	}
-	nc = len(p.Spec.Containers)
-	list := strings.Join(entries, "")
 	p.Annotations["hami.io/vgpu-node"] = n.Name
 	p.Annotations["hami.io/vgpu-time"] = "1790000000"
-	p.Annotations["hami.io/vgpu-devices-allocated"] = list
-	p.Annotations["hami.io/vgpu-devices-to-allocate"] = strings.Repeat(";", nc)
+	p.Annotations[f.allocated] = strings.Join(entries, "")
+	p.Annotations[f.toAllocate] = strings.Repeat(";", len(entries))
 	p.Annotations["hami.io/bind-phase"] = "success"
 	return []*corev1.Pod{p}
 }
 
-func (nvidiaFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
+func (f *devFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
 	p := basePod(pick(r, []string{"default", "team-a"}), "pending")
 	gpuContainer := func(name string) corev1.Container {
-		lim := map[string]int64{"nvidia.com/gpu": int64(pick(r, []int{1, 1, 1, 2, 2, 3, 4}))}
+		lim := map[string]int64{f.countRes: int64(pick(r, []int{1, 1, 1, 2, 2, 3, 4}))}
 		switch x := r.Intn(20); {
 		case x < 8:
-			lim["nvidia.com/gpumem"] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000}))
-		case x < 13:
-			lim["nvidia.com/gpumem-percentage"] = int64(pick(r, []int{10, 25, 50, 100, 120}))
+			lim[f.memRes] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000}))
+		case x < 13 && f.pctRes != "":
+			lim[f.pctRes] = int64(pick(r, f.pcts))
 		}
 		if r.Intn(2) == 0 {
-			lim["nvidia.com/gpucores"] = int64(pick(r, []int{10, 25, 50, 100, 150}))
+			lim[f.coresRes] = int64(pick(r, []int{10, 25, 50, 100, 150}))
 		}
 		return container(name, lim)
 	}
@@ -316,39 +404,39 @@ func (nvidiaFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
 	}
 	var uuids []string
 	for _, n := range nodes {
-		for _, d := range nodeDevs(n) {
+		for _, d := range f.nodeDevs(n) {
 			uuids = append(uuids, d.ID)
 		}
 	}
 	if r.Intn(7) == 0 {
-		p.Annotations["nvidia.com/use-gputype"] = pick(r, []string{"A100", "T4", "a10", "H100", "A100,T4", "V100"})
+		p.Annotations[f.useType] = pick(r, f.typeWords)
 	}
 	if r.Intn(10) == 0 {
-		p.Annotations["nvidia.com/nouse-gputype"] = pick(r, []string{"A100", "T4", "a10", "H100"})
+		p.Annotations[f.noUseType] = pick(r, f.typeWords)
 	}
 	if r.Intn(10) == 0 && len(uuids) > 0 {
-		p.Annotations["nvidia.com/use-gpuuuid"] = strings.Join([]string{pick(r, uuids), pick(r, uuids)}, ",")
+		p.Annotations[f.useUUID] = strings.Join([]string{pick(r, uuids), pick(r, uuids)}, ",")
 	}
 	if r.Intn(10) == 0 && len(uuids) > 0 {
-		p.Annotations["nvidia.com/nouse-gpuuuid"] = pick(r, uuids)
+		p.Annotations[f.noUseUUID] = pick(r, uuids)
 	}
-	if r.Intn(10) == 0 {
-		p.Annotations["nvidia.com/numa-bind"] = "true"
+	if f.numaBind != "" && r.Intn(10) == 0 {
+		p.Annotations[f.numaBind] = "true"
 	}
 	return p
 }
 
-func (nvidiaFamily) quota(r *rand.Rand, ns string) *corev1.ResourceQuota {
+func (f *devFamily) quota(r *rand.Rand, ns string) *corev1.ResourceQuota {
 	q := &corev1.ResourceQuota{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu-quota"},
 		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{}},
 	}
 	if r.Intn(3) != 0 {
-		q.Spec.Hard["limits.nvidia.com/gpumem"] = *resource.NewQuantity(int64(pick(r, []int{0, 4096, 16384, 40000, 100000})), resource.DecimalSI)
+		q.Spec.Hard[corev1.ResourceName("limits."+f.memRes)] = *resource.NewQuantity(int64(pick(r, []int{0, 4096, 16384, 40000, 100000})), resource.DecimalSI)
 	}
 	if r.Intn(2) == 0 {
-		q.Spec.Hard["limits.nvidia.com/gpucores"] = *resource.NewQuantity(int64(pick(r, []int{0, 50, 100, 200})), resource.DecimalSI)
+		q.Spec.Hard[corev1.ResourceName("limits."+f.coresRes)] = *resource.NewQuantity(int64(pick(r, []int{0, 50, 100, 200})), resource.DecimalSI)
 	}
 	return q
 }

@@ -192,7 +192,11 @@ func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.filterDevs = parseDeviceList(got.Annotations["hami.io/vgpu-devices-allocated"])
+		for _, key := range device.SupportDevices {
+			if v := got.Annotations[key]; v != "" {
+				res.filterDevs = parseDeviceList(v)
+			}
+		}
 		switch {
 		case !res.fits:
 			res.selfCheck = "Filter found a node, scoring none"

@@ -419,15 +419,15 @@ type example struct {
 }
 
 type stats struct {
-	webhook, fits, feasible, tie, devices, reasons, nodeReasons, self metric
-	classes                                                           map[string]*example
+	webhook, fits, feasible, tie, devices, reasons, nodeReasons, gpuReasons, self metric
+	classes                                                                       map[string]*example
 }
 
 func newStats() *stats { return &stats{classes: map[string]*example{}} }
 
 var (
 	digits  = regexp.MustCompile(`[0-9]+`)
-	ctrName = regexp.MustCompile(`in container \S+`)
+	ctrName = regexp.MustCompile(`in container [^:\s]+`)
 )
 
 func (st *stats) record(class, detail string, s *scenario, verbose bool) {
@@ -504,6 +504,9 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 	for node, hr := range h.failed {
 		ok := pr[node] == hr
 		st.nodeReasons.add(ok)
+		if hr != "node unregistered" && pr[node] != "NodeDevicesNotReady" {
+			st.gpuReasons.add(ok)
+		}
 		if !ok {
 			all = false
 			class := fmt.Sprintf("reason: HAMi %q, kubectl-hami %q", digits.ReplaceAllString(hr, "#"), digits.ReplaceAllString(pr[node], "#"))
@@ -557,6 +560,7 @@ func (st *stats) print(fam string, n int) {
 	fmt.Printf("| same devices, same order | %s |\n", st.devices)
 	fmt.Printf("| every unfit node's reason text (per scenario) | %s |\n", st.reasons)
 	fmt.Printf("| unfit node reason text (per node) | %s |\n", st.nodeReasons)
+	fmt.Printf("| the same, nodes HAMi registered and kubectl-hami does not call NodeDevicesNotReady | %s |\n", st.gpuReasons)
 	if len(st.classes) == 0 {
 		fmt.Println("\nno disagreements")
 		return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -49,6 +50,7 @@ type family interface {
 var families = map[string]family{
 	"nvidia": nvidia,
 	"hygon":  hygon,
+	"amd":    amd,
 }
 
 type genOptions struct {
@@ -63,8 +65,7 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	for i := 0; i < nn; i++ {
 		n := f.node(r, fmt.Sprintf("node-%d", i))
 		// A node without a handshake is new to the scheduler.
-		if r.Intn(10) != 0 {
-			k, v := f.handshake()
+		if k, v := f.handshake(); k != "" && r.Intn(10) != 0 {
 			n.Annotations[k] = v
 		}
 		s.Nodes = append(s.Nodes, n)
@@ -134,26 +135,30 @@ type devFamily struct {
 	jsonFormat   bool   // the v2.8+ JSON list (NVIDIA) rather than id,count,devmem,devcore,type,numa,health:
 	handshakeKey string
 	reported     bool // the device plugin writes Reported <time> (not NVIDIA since v2.8)
-	countRes     string
-	memRes       string
-	pctRes       string // "" when the family has none
-	coresRes     string
-	vendor       string // the device list's second field
-	allocated    string // the pod annotation HAMi counts usage from
-	toAllocate   string
-	models       []gpuModel
-	typeWords    []string // substrings for the type selectors, some matching no model
-	useType      string
-	noUseType    string
-	useUUID      string
-	noUseUUID    string
-	numaBind     string // "" when the family has none
-	pcts         []int  // memory percentages asked
+	// capacityHealth: HAMi reads health from the capacity of the count resource (the number of devices), no
+	// handshake (AMD).
+	capacityHealth bool
+	countRes       string
+	memRes         string
+	pctRes         string // "" when the family has none
+	coresRes       string
+	vendor         string // the device list's second field
+	allocated      string // the pod annotation HAMi counts usage from
+	toAllocate     string
+	models         []gpuModel
+	typeWords      []string // substrings for the type selectors, some matching no model
+	useType        string
+	noUseType      string
+	useUUID        string
+	noUseUUID      string
+	numaBind       string // "" when the family has none
+	pcts           []int  // memory percentages asked
 }
 
 type gpuModel struct {
-	typ string
-	mem int32
+	typ   string
+	mem   int32
+	cores int32 // devcore; 0: 100
 }
 
 var nvidia = &devFamily{
@@ -162,10 +167,10 @@ var nvidia = &devFamily{
 	vendor: "NVIDIA", allocated: "hami.io/vgpu-devices-allocated", toAllocate: "hami.io/vgpu-devices-to-allocate",
 	// v2.8+ register types: the prefix "NVIDIA-" only when the NVML name does not start with NVIDIA.
 	models: []gpuModel{
-		{"NVIDIA-Tesla T4", 15360},
-		{"NVIDIA A100-SXM4-80GB", 81920},
-		{"NVIDIA A10", 23028},
-		{"NVIDIA H100 80GB HBM3", 81559},
+		{"NVIDIA-Tesla T4", 15360, 0},
+		{"NVIDIA A100-SXM4-80GB", 81920, 0},
+		{"NVIDIA A10", 23028, 0},
+		{"NVIDIA H100 80GB HBM3", 81559, 0},
 	},
 	typeWords: []string{"A100", "T4", "a10", "H100", "A100,T4", "V100"},
 	useType:   "nvidia.com/use-gputype", noUseType: "nvidia.com/nouse-gputype",
@@ -178,10 +183,22 @@ var hygon = &devFamily{
 	fname: "hygon", idPrefix: "DCU", register: "hami.io/node-dcu-register", handshakeKey: "hami.io/node-handshake-dcu", reported: true,
 	countRes: "hygon.com/dcunum", memRes: "hygon.com/dcumem", coresRes: "hygon.com/dcucores",
 	vendor: "DCU", allocated: "hami.io/dcu-devices-allocated", toAllocate: "hami.io/dcu-devices-to-allocate",
-	models:    []gpuModel{{"DCU-Z100", 32768}, {"DCU-Z100L", 32768}, {"DCU-K100", 65536}},
+	models:    []gpuModel{{"DCU-Z100", 32768, 0}, {"DCU-Z100L", 32768, 0}, {"DCU-K100", 65536, 0}},
 	typeWords: []string{"Z100", "K100", "Z100L", "BW"},
 	useType:   "hygon.com/use-dcutype", noUseType: "hygon.com/nouse-dcutype",
 	useUUID: "hygon.com/use-gpuuuid", noUseUUID: "hygon.com/nouse-gpuuuid",
+}
+
+var amd = &devFamily{
+	fname: "amd", idPrefix: "AMD", jsonFormat: true, register: "hami.io/node-amd-register",
+	countRes: "amd.com/gpu", memRes: "amd.com/gpumem", coresRes: "amd.com/gpucores", capacityHealth: true,
+	vendor: "AMD", allocated: "hami.io/amd-devices-allocated", toAllocate: "hami.io/amd-devices-to-allocate",
+	// HAMi finds a node's devices of a request's type by the type containing the family word
+	// (pkg/scheduler/score.go:43-52); HAMi's own tests register "AMD-MI300X".
+	models:    []gpuModel{{"AMD-MI300X", 196608, 304}, {"AMD-MI210", 65536, 104}},
+	typeWords: []string{"MI300", "mi210", "MI300X,MI210", "MI250"},
+	useType:   "amd.com/use-gputype", noUseType: "amd.com/nouse-gputype",
+	useUUID: "amd.com/use-gpu-uuid", noUseUUID: "amd.com/nouse-gpu-uuid",
 }
 
 type regDev struct {
@@ -216,7 +233,7 @@ func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 			m = pick(r, f.models)
 		}
 		d := regDev{
-			ID: fmt.Sprintf("%s-%s-%d", f.idPrefix, name, i), Index: uint(i), Count: count, Devmem: m.mem, Devcore: 100,
+			ID: fmt.Sprintf("%s-%s-%d", f.idPrefix, name, i), Index: uint(i), Count: count, Devmem: m.mem, Devcore: cmp.Or(m.cores, 100),
 			Type: m.typ, Numa: i * 2 / ng, Health: r.Intn(20) != 0,
 		}
 		if f.jsonFormat {
@@ -235,6 +252,9 @@ func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 		n.Annotations[f.register] = b.String()
 	}
 	alloc := int64(ng) * int64(count)
+	if f.capacityHealth {
+		alloc = int64(ng)
+	}
 	if r.Intn(20) == 0 {
 		alloc = 0 // the device plugin is gone
 	}

@@ -53,6 +53,11 @@ var families = map[string]family{
 	"amd":    amd,
 }
 
+// coreOnly keeps to the core path: every node has the family's devices, a serving device plugin and a
+// handshake, and memory percentages stay within 0-100. The random draws are the same, so a seed's scenario
+// differs from the full one only there.
+var coreOnly bool
+
 type genOptions struct {
 	quota      float64 // chance of a ResourceQuota in the pending pod's namespace
 	overcommit bool    // running pods may hold more than a device registers
@@ -65,7 +70,7 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	for i := 0; i < nn; i++ {
 		n := f.node(r, fmt.Sprintf("node-%d", i))
 		// A node without a handshake is new to the scheduler.
-		if k, v := f.handshake(); k != "" && r.Intn(10) != 0 {
+		if k, v := f.handshake(); k != "" && (r.Intn(10) != 0 || coreOnly) {
 			n.Annotations[k] = v
 		}
 		s.Nodes = append(s.Nodes, n)
@@ -217,7 +222,7 @@ func (f *devFamily) name() string { return f.fname }
 
 func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 	n := baseNode(name)
-	if r.Intn(10) == 0 {
+	if r.Intn(10) == 0 && !coreOnly {
 		return n // a node without the family's devices
 	}
 	ng := 1 + r.Intn(8)
@@ -255,7 +260,7 @@ func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 	if f.capacityHealth {
 		alloc = int64(ng)
 	}
-	if r.Intn(20) == 0 {
+	if r.Intn(20) == 0 && !coreOnly {
 		alloc = 0 // the device plugin is gone
 	}
 	n.Status.Allocatable[corev1.ResourceName(f.countRes)] = *resource.NewQuantity(alloc, resource.DecimalSI)
@@ -404,6 +409,9 @@ func (f *devFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
 			lim[f.memRes] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000}))
 		case x < 13 && f.pctRes != "":
 			lim[f.pctRes] = int64(pick(r, f.pcts))
+			if coreOnly {
+				lim[f.pctRes] = min(lim[f.pctRes], 100)
+			}
 		}
 		if r.Intn(2) == 0 {
 			lim[f.coresRes] = int64(pick(r, []int{10, 25, 50, 100, 150}))

@@ -37,11 +37,13 @@ func main() {
 		seed    = flag.Int64("seed", 1, "first seed; scenario i uses seed+i")
 		quota   = flag.Float64("quota", 0, "chance of a ResourceQuota in the pending pod's namespace")
 		over    = flag.Bool("overcommit", false, "running pods may hold more than a device registers")
+		core    = flag.Bool("core", false, "the core path only: every node registered with a serving device plugin and a handshake, memory percentages within 0-100")
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
 	)
 	flag.Parse()
 	quiet()
+	coreOnly = *core
 	f, ok := families[*fam]
 	if !ok {
 		fail(fmt.Errorf("unknown family %q", *fam))

@@ -48,9 +48,10 @@ type family interface {
 }
 
 var families = map[string]family{
-	"nvidia": nvidia,
-	"hygon":  hygon,
-	"amd":    amd,
+	"nvidia":    nvidia,
+	"hygon":     hygon,
+	"amd":       amd,
+	"cambricon": cambricon,
 }
 
 // coreOnly keeps to the core path: every node has the family's devices, a serving device plugin and a
@@ -143,21 +144,25 @@ type devFamily struct {
 	// capacityHealth: HAMi reads health from the capacity of the count resource (the number of devices), no
 	// handshake (AMD).
 	capacityHealth bool
-	countRes       string
-	memRes         string
-	pctRes         string // "" when the family has none
-	coresRes       string
-	vendor         string // the device list's second field
-	allocated      string // the pod annotation HAMi counts usage from
-	toAllocate     string
-	models         []gpuModel
-	typeWords      []string // substrings for the type selectors, some matching no model
-	useType        string
-	noUseType      string
-	useUUID        string
-	noUseUUID      string
-	numaBind       string // "" when the family has none
-	pcts           []int  // memory percentages asked
+	// capCores and capMem: the devices come from the node's capacity of these resources (100 cores per device,
+	// memory in memUnit MiB over all devices), named <node>-<capName>-<i>, of type capType (Cambricon).
+	capCores, capMem, capName, capType string
+	memUnit                            int64 // MiB per unit of the memory resource; 0: 1
+	countRes                           string
+	memRes                             string
+	pctRes                             string // "" when the family has none
+	coresRes                           string
+	vendor                             string // the device list's second field
+	allocated                          string // the pod annotation HAMi counts usage from
+	toAllocate                         string
+	models                             []gpuModel
+	typeWords                          []string // substrings for the type selectors, some matching no model
+	useType                            string
+	noUseType                          string
+	useUUID                            string
+	noUseUUID                          string
+	numaBind                           string // "" when the family has none
+	pcts                               []int  // memory percentages asked
 }
 
 type gpuModel struct {
@@ -206,6 +211,17 @@ var amd = &devFamily{
 	useUUID: "amd.com/use-gpu-uuid", noUseUUID: "amd.com/nouse-gpu-uuid",
 }
 
+var cambricon = &devFamily{
+	fname: "cambricon", capCores: "cambricon.com/mlu.smlu.vcore", capMem: "cambricon.com/mlu.smlu.vmemory",
+	capName: "cambricon-mlu", capType: "MLU", memUnit: 256,
+	countRes: "cambricon.com/vmlu", memRes: "cambricon.com/mlu.smlu.vmemory", coresRes: "cambricon.com/mlu.smlu.vcore",
+	vendor: "MLU", allocated: "hami.io/cambricon-mlu-devices-allocated", toAllocate: "hami.io/cambricon-mlu-devices-to-allocate",
+	models:    []gpuModel{{"MLU370-X8", 24576, 0}, {"MLU370-X4", 24576, 0}},
+	typeWords: []string{"MLU370", "X8", "MLU590"},
+	useType:   "cambricon.com/use-mlutype", noUseType: "cambricon.com/nouse-mlutype",
+	useUUID: "cambricon.com/use-gpuuuid", noUseUUID: "cambricon.com/nouse-gpuuuid",
+}
+
 type regDev struct {
 	ID      string `json:"id,omitempty"`
 	Index   uint   `json:"index,omitempty"`
@@ -220,6 +236,8 @@ type regDev struct {
 
 func (f *devFamily) name() string { return f.fname }
 
+func (f *devFamily) unit() int64 { return cmp.Or(f.memUnit, 1) }
+
 func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 	n := baseNode(name)
 	if r.Intn(10) == 0 && !coreOnly {
@@ -230,6 +248,17 @@ func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 	count := int32(10)
 	if r.Intn(4) == 0 {
 		count = int32(1 + r.Intn(4))
+	}
+	if f.capCores != "" {
+		// One model per node (the capacity has no per-device detail); HAMi's type is always capType.
+		r.Intn(4)
+		n.Labels["Model"] = model.typ
+		for _, rl := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
+			rl[corev1.ResourceName(f.capCores)] = *resource.NewQuantity(int64(100*ng), resource.DecimalSI)
+			rl[corev1.ResourceName(f.capMem)] = *resource.NewQuantity(int64(ng)*int64(model.mem)/f.memUnit, resource.DecimalSI)
+			rl[corev1.ResourceName(f.countRes)] = *resource.NewQuantity(int64(100*ng), resource.DecimalSI)
+		}
+		return n
 	}
 	var devs []regDev
 	for i := 0; i < ng; i++ {
@@ -281,6 +310,20 @@ func (f *devFamily) handshake() (string, string) {
 }
 
 func (f *devFamily) nodeDevs(n *corev1.Node) []regDev {
+	if f.capCores != "" {
+		q, ok := n.Status.Capacity[corev1.ResourceName(f.capCores)]
+		if !ok || q.Value() == 0 {
+			return nil
+		}
+		cards := q.Value()
+		mq := n.Status.Capacity[corev1.ResourceName(f.capMem)]
+		var devs []regDev
+		for i := int64(0); i*100 < cards; i++ {
+			devs = append(devs, regDev{ID: fmt.Sprintf("%s-%s-%d", n.Name, f.capName, i), Index: uint(i), Count: 100,
+				Devmem: int32(mq.Value() * f.memUnit * 100 / cards), Devcore: 100, Type: f.capType, Health: true})
+		}
+		return devs
+	}
 	v := n.Annotations[f.register]
 	if v == "" {
 		return nil
@@ -383,7 +426,7 @@ func (f *devFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod
 			parts = append(parts, fmt.Sprintf("%s,%s,%d,%d:", devs[d].ID, f.vendor, mem, cores))
 		}
 		entries = append(entries, strings.Join(parts, "")+";")
-		lim := map[string]int64{f.countRes: int64(k), f.memRes: mem}
+		lim := map[string]int64{f.countRes: int64(k), f.memRes: mem / f.unit()}
 		if cores > 0 {
 			lim[f.coresRes] = cores
 		}
@@ -406,7 +449,7 @@ func (f *devFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
 		lim := map[string]int64{f.countRes: int64(pick(r, []int{1, 1, 1, 2, 2, 3, 4}))}
 		switch x := r.Intn(20); {
 		case x < 8:
-			lim[f.memRes] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000}))
+			lim[f.memRes] = int64(pick(r, []int{1024, 2048, 4000, 8192, 16384, 30000, 50000})) / f.unit()
 		case x < 13 && f.pctRes != "":
 			lim[f.pctRes] = int64(pick(r, f.pcts))
 			if coreOnly {

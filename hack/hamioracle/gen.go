@@ -43,8 +43,8 @@ type family interface {
 	pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod
 	// quota returns a ResourceQuota on the family's resources for namespace ns.
 	quota(r *rand.Rand, ns string) *corev1.ResourceQuota
-	// handshake is the node's handshake annotation in a running cluster.
-	handshake() (key, value string)
+	// handshake is node's handshake annotation in a running cluster.
+	handshake(node *corev1.Node) (key, value string)
 }
 
 var families = map[string]family{
@@ -52,6 +52,48 @@ var families = map[string]family{
 	"hygon":     hygon,
 	"amd":       amd,
 	"cambricon": cambricon,
+	"mixed":     &mixedFamily{fams: []*devFamily{nvidia, nvidia, hygon, amd, cambricon}},
+}
+
+// mixedFamily draws each node from one of fams (NVIDIA twice as often) and the pending pod from one of them.
+type mixedFamily struct {
+	fams []*devFamily
+	last *devFamily
+}
+
+const familyLabel = "hamioracle.kubectl-hami.io/family"
+
+func (m *mixedFamily) name() string { return "mixed" }
+
+func (m *mixedFamily) of(n *corev1.Node) *devFamily {
+	for _, f := range m.fams {
+		if f.fname == n.Labels[familyLabel] {
+			return f
+		}
+	}
+	return m.fams[0]
+}
+
+func (m *mixedFamily) node(r *rand.Rand, name string) *corev1.Node {
+	f := pick(r, m.fams)
+	n := f.node(r, name)
+	n.Labels[familyLabel] = f.fname
+	return n
+}
+
+func (m *mixedFamily) handshake(n *corev1.Node) (string, string) { return m.of(n).handshake(n) }
+
+func (m *mixedFamily) running(r *rand.Rand, n *corev1.Node, existing []*corev1.Pod, ns string, i int, overcommit bool) []*corev1.Pod {
+	return m.of(n).running(r, n, existing, ns, i, overcommit)
+}
+
+func (m *mixedFamily) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod {
+	m.last = pick(r, m.fams)
+	return m.last.pending(r, nodes)
+}
+
+func (m *mixedFamily) quota(r *rand.Rand, ns string) *corev1.ResourceQuota {
+	return m.last.quota(r, ns)
 }
 
 // coreOnly keeps to the core path: every node has the family's devices, a serving device plugin and a
@@ -71,7 +113,7 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	for i := 0; i < nn; i++ {
 		n := f.node(r, fmt.Sprintf("node-%d", i))
 		// A node without a handshake is new to the scheduler.
-		if k, v := f.handshake(); k != "" && (r.Intn(10) != 0 || coreOnly) {
+		if k, v := f.handshake(n); k != "" && (r.Intn(10) != 0 || coreOnly) {
 			n.Annotations[k] = v
 		}
 		s.Nodes = append(s.Nodes, n)
@@ -302,7 +344,7 @@ func (f *devFamily) node(r *rand.Rand, name string) *corev1.Node {
 // "Reported <time>" every 30 s and the scheduler answers Requesting_<time>; a scheduler that starts on an old
 // Requesting_ never registers the node (CheckHealth: healthy, no update; pkg/device/devices.go:576-596), so
 // the running cluster's state a fresh scheduler sees is a recent Reported.
-func (f *devFamily) handshake() (string, string) {
+func (f *devFamily) handshake(*corev1.Node) (string, string) {
 	if f.reported {
 		return f.handshakeKey, "Reported " + time.Now().Add(-10*time.Second).Format(time.DateTime)
 	}

@@ -40,6 +40,7 @@ func main() {
 		core    = flag.Bool("core", false, "the core path only: every node registered with a serving device plugin and a handshake, memory percentages within 0-100")
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
+		dump    = flag.String("dump", "", "write one JSON line per scenario (both sides' answers) to this file")
 	)
 	flag.Parse()
 	quiet()
@@ -68,6 +69,15 @@ func main() {
 	device.GPUSchedulerPolicy = "spread"
 
 	st := newStats()
+	var dumpw io.Writer
+	if *dump != "" {
+		df, err := os.Create(*dump)
+		if err != nil {
+			fail(err)
+		}
+		defer df.Close()
+		dumpw = df
+	}
 	for i := 0; i < *n; i++ {
 		s := generate(f, *seed+int64(i), genOptions{quota: *quota, overcommit: *over})
 		h, err := runHAMi(s, cfgPath)
@@ -79,6 +89,19 @@ func main() {
 			fail(fmt.Errorf("seed %d: kubectl-hami: %w", s.Seed, err))
 		}
 		st.compare(s, h, p, *verbose)
+		if dumpw != nil {
+			var feasible []string
+			for _, ns := range h.scores {
+				feasible = append(feasible, ns.NodeID)
+			}
+			sort.Strings(feasible)
+			line, _ := json.Marshal(map[string]any{
+				"seed": s.Seed, "hamiAdmitted": h.admitted, "hamiRefusal": h.refusal, "hamiFeasible": feasible,
+				"hamiTie": keys(h.tie), "hamiFailed": h.failed, "filter": h.filterPick,
+				"project": json.RawMessage(compactVerdict(p)),
+			})
+			fmt.Fprintln(dumpw, string(line))
+		}
 	}
 	st.print(*fam, *n)
 	if *out != "" {
@@ -345,6 +368,28 @@ func (p *projectResult) devices(initContainers int) [][]string {
 		}
 	}
 	return trimDevs(out)
+}
+
+func compactVerdict(p *projectResult) []byte {
+	type node struct {
+		Node   string `json:"node"`
+		Fits   bool   `json:"fits"`
+		Reason string `json:"reason,omitempty"`
+	}
+	v := struct {
+		Refused bool   `json:"refused"`
+		Fits    bool   `json:"fits"`
+		Node    string `json:"node,omitempty"`
+		Nodes   []node `json:"nodes"`
+	}{Refused: p.WebhookRefusal != nil, Fits: p.Verdict.Fits}
+	if p.Verdict.Placement != nil {
+		v.Node = p.Verdict.Placement.Node
+	}
+	for _, n := range p.Verdict.Nodes {
+		v.Nodes = append(v.Nodes, node{n.Node, n.Fits, n.Reason})
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func snapshotList(s *scenario, devCfg string) ([]byte, error) {

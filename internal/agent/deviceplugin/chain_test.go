@@ -132,7 +132,8 @@ type chainConfig struct {
 	memMiB        int64
 	split         int32
 	memoryScaling float64
-	hamiCore      bool // libvgpu.so and ld.so.preload are on the host
+	hamiCore      bool   // libvgpu.so and ld.so.preload are on the host
+	operatingMode string // the GPUs' mode (--operating-mode); "" is hami-core
 }
 
 // startChain creates the Node, the fake kubelet and the agent (full mode, --device-plugin) over a fake GPU source.
@@ -159,6 +160,9 @@ func startChain(t *testing.T, env *testenv.Env, node string, cfg chainConfig) *c
 	o := agent.DefaultOptions()
 	o.NodeName, o.Listen, o.PodLookup, o.ConfigMap, o.Log = node, "", false, "", agenttest.Logger(t)
 	o.Settings.SplitCount, o.Settings.MemoryScaling = cfg.split, cfg.memoryScaling
+	if cfg.operatingMode != "" {
+		o.Settings.OperatingMode = cfg.operatingMode
+	}
 	dp := deviceplugin.DefaultOptions()
 	dp.SocketDir, dp.HamiCoreDir, dp.PollInterval, dp.RetryInterval = sockDir, coreDir, 20*time.Millisecond, 50*time.Millisecond
 	o.DevicePlugin = &dp

@@ -4,8 +4,10 @@ package migtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin/kubelettest"
@@ -36,6 +39,7 @@ type migChain struct {
 	kubelet *kubelettest.Kubelet
 	coreDir string
 	gpus    *nvmlmock.GPUs
+	agent   *agent.Agent
 	stop    func()
 	count   int // virtual devices the plugin lists
 }
@@ -71,7 +75,8 @@ func (c *migChain) startAgent() {
 		t.Fatal(err)
 	}
 	o := agent.DefaultOptions()
-	o.NodeName, o.Listen, o.PodLookup, o.ConfigMap, o.Log = c.name, "", false, "", agenttest.Logger(t)
+	o.NodeName, o.Listen, o.PodLookup, o.ConfigMap, o.Log = c.name, "", true, "", agenttest.Logger(t)
+	o.UsageMaxAge = 0
 	dp := deviceplugin.DefaultOptions()
 	dp.SocketDir, dp.HamiCoreDir = c.kubelet.Dir, c.coreDir
 	dp.PollInterval, dp.RetryInterval, dp.MigReconcileInterval = 20*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
@@ -80,6 +85,7 @@ func (c *migChain) startAgent() {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.agent = a
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
@@ -241,6 +247,7 @@ func TestMigDevicePlugin(t *testing.T) {
 			if n := c.instanceCount(); n != 2 {
 				t.Errorf("%d GPU instances, want 2", n)
 			}
+			c.checkUsage(migAllocations(t, c, "two"), "two")
 
 			// The pod is deleted: its instances go, unless a process still runs on one.
 			as := migAllocations(t, c, "two")
@@ -362,6 +369,45 @@ func (c *migChain) strayInstance(i int, start uint32) *server.GpuInstance {
 		c.t.Fatal(ret)
 	}
 	return gi.(*server.GpuInstance)
+}
+
+// checkUsage: the agent's live usage lists exactly the reservations' instances on their GPUs, each with the pod.
+func (c *migChain) checkUsage(as []codec.MigAllocation, pod string) {
+	t := c.t
+	t.Helper()
+	want := map[string]agentapi.MigInstanceUsage{}
+	for _, a := range as {
+		ci := *a.ComputeInstanceID
+		want[a.MigUUID] = agentapi.MigInstanceUsage{Profile: a.Profile, Placement: a.Placement, GPUInstanceID: *a.GPUInstanceID,
+			ComputeInstanceID: &ci, MigUUID: a.MigUUID, Pod: &agentapi.PodRef{Namespace: testNamespace, Name: pod, UID: c.pod(pod).UID}}
+	}
+	var last string
+	ok := false
+	for range 100 {
+		r, err := c.agent.Usage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]agentapi.MigInstanceUsage{}
+		for _, g := range r.GPUs {
+			for _, m := range g.MigInstances {
+				if g.UUID != c.gpus.Devices[c.gpuIndex(g.UUID)].UUID || g.Mode != "mig" {
+					t.Errorf("GPU %s (%s) lists %+v", g.UUID, g.Mode, m)
+				}
+				got[m.MigUUID] = m
+			}
+		}
+		if ok = reflect.DeepEqual(got, want); ok {
+			break
+		}
+		b, _ := json.Marshal(got)
+		last = string(b)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !ok {
+		w, _ := json.Marshal(want)
+		t.Errorf("usage lists the MIG instances %s, want %s", last, w)
+	}
 }
 
 func mapsEqual(a, b map[string]string) bool {

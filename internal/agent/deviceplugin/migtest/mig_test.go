@@ -301,6 +301,48 @@ func TestMigDevicePlugin(t *testing.T) {
 		}
 	})
 
+	t.Run("reservations that do not match the entry fail Allocate and leave no instance", func(t *testing.T) {
+		c := startMigChain(t, env, "mig-bad", dgxa100.NewWithGPUs(gpus.A100_SXM4_40GB))
+		for i, tc := range []struct {
+			name  string
+			edit  func(as []codec.MigAllocation) any // the new hami.io/vgpu-mig-allocations (nil removes it)
+			wants string
+		}{
+			{"no reservations", func([]codec.MigAllocation) any { return nil }, "is in MIG mode but the pod has no hami.io/vgpu-mig-allocations"},
+			{"a reservation of another container", func(as []codec.MigAllocation) any {
+				as[0].ContainerIndex = 3
+				return codec.FormatMigAllocations(as)
+			}, "hami.io/vgpu-mig-allocations has 0 MIG reservations for container 0, but its entry 0 of hami.io/vgpu-devices-to-allocate has 1 GPUs"},
+			{"a reservation on another GPU", func(as []codec.MigAllocation) any {
+				as[0].GPUUUID = "GPU-elsewhere"
+				return codec.FormatMigAllocations(as)
+			}, "MIG reservation 0 of hami.io/vgpu-mig-allocations is on GPU GPU-elsewhere"},
+			{"a profile the GPU does not offer", func(as []codec.MigAllocation) any {
+				as[0].Profile = "9g.99gb"
+				return codec.FormatMigAllocations(as)
+			}, "offers no MIG profile \"9g.99gb\""},
+			{"a placement NVML does not offer", func(as []codec.MigAllocation) any {
+				as[0].Placement = codec.MigPlacement{Start: 1, Size: 2}
+				return codec.FormatMigAllocations(as)
+			}, "cannot be placed at slices [1,3)"},
+		} {
+			name := fmt.Sprintf("bad%d", i)
+			xt.bind(t, c.createPod(name, []ctrSpec{{name: "a", gpus: 1, mem: 9000}}), c.name)
+			c.patchPod(name, map[string]any{codec.PodMigAllocationsAnnotation: tc.edit(migAllocations(t, c, name))})
+			_, err := c.kubelet.Allocate(1)
+			if err == nil || !strings.Contains(err.Error(), "pod default/"+name+": ") || !strings.Contains(err.Error(), tc.wants) {
+				t.Errorf("%s: Allocate: %v; want an error saying %q", tc.name, err, tc.wants)
+			}
+			if p := c.pod(name); p.Annotations[codec.PodBindPhaseAnnotation] != "failed" || c.lock() != "" {
+				t.Errorf("%s: bind-phase %q lock %q", tc.name, p.Annotations[codec.PodBindPhaseAnnotation], c.lock())
+			}
+			if n := c.instanceCount(); n != 0 {
+				t.Errorf("%s: %d GPU instances left", tc.name, n)
+			}
+			c.deletePod(name)
+		}
+	})
+
 	t.Run("a placement that conflicts with an existing instance is refused and destroys nothing", func(t *testing.T) {
 		c := startMigChain(t, env, "mig-conflict", dgxa100.NewWithGPUs(gpus.A100_SXM4_40GB))
 		xt.bind(t, c.createPod("holder", []ctrSpec{{name: "a", gpus: 1, mem: 4000}}), c.name)

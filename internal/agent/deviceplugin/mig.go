@@ -248,7 +248,7 @@ func (p *Plugin) realizeMig(ctx context.Context, pod *corev1.Pod, ctr *corev1.Co
 				if m.Busy {
 					why = "processes run on it"
 				}
-				return mt, fmt.Errorf("%s conflicts with MIG instance %s at slices [%d,%d) (GPU instance %d) that no pod holds but %s; nothing was destroyed",
+				return mt, fmt.Errorf("%s conflicts with MIG instance %s at slices [%d,%d) (GPU instance %d) that no other pod holds but %s; nothing was destroyed",
 					want, m.Profile, m.Placement.Start, m.Placement.Start+m.Placement.Size, m.GPUInstanceID, why)
 			}
 		}

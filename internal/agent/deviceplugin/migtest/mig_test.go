@@ -383,7 +383,7 @@ func TestMigDevicePlugin(t *testing.T) {
 		as = migAllocations(t, c, "third")
 		as[0].Placement = held.Placement
 		c.patchPod("third", map[string]any{codec.PodMigAllocationsAnnotation: codec.FormatMigAllocations(as)})
-		if _, err := c.kubelet.Allocate(1); err == nil || !strings.Contains(err.Error(), "that no pod holds but processes run on it; nothing was destroyed") {
+		if _, err := c.kubelet.Allocate(1); err == nil || !strings.Contains(err.Error(), "that no other pod holds but processes run on it; nothing was destroyed") {
 			t.Errorf("Allocate over a busy instance: %v", err)
 		}
 		c.checkRealized(held)

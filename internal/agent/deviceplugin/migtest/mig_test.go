@@ -264,6 +264,27 @@ func TestMigDevicePlugin(t *testing.T) {
 		})
 	}
 
+	t.Run("one container with MIG devices on two GPUs", func(t *testing.T) {
+		c := startMigChain(t, env, "mig-pair", dgxh100.NewWithGPUs(gpus.H100_SXM5_80GB, gpus.H100_SXM5_80GB))
+		xt.bind(t, c.createPod("pair", []ctrSpec{{name: "a", gpus: 2, mem: 30000}}), c.name)
+		resp, err := c.kubelet.Allocate(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := migAllocations(t, c, "pair")
+		if len(as) != 2 || as[0].DeviceIndex != 0 || as[1].DeviceIndex != 1 || as[0].GPUUUID == as[1].GPUUUID {
+			t.Fatalf("reservations %+v; want devices 0 and 1 on two GPUs", as)
+		}
+		c.checkRealized(as[0])
+		c.checkRealized(as[1])
+		if got, want := resp.Envs["NVIDIA_VISIBLE_DEVICES"], as[0].MigUUID+","+as[1].MigUUID; got != want {
+			t.Errorf("NVIDIA_VISIBLE_DEVICES %q, want %q (device order)", got, want)
+		}
+		if got := c.pod("pair").Annotations[codec.PodBindPhaseAnnotation]; got != "success" {
+			t.Errorf("bind-phase %q", got)
+		}
+	})
+
 	t.Run("an agent restart between two containers keeps every assignment", func(t *testing.T) {
 		c := startMigChain(t, env, "mig-restart", dgxa100.NewWithGPUs(gpus.A100_SXM4_40GB))
 		xt.bind(t, c.createPod("r", []ctrSpec{{name: "a", gpus: 1, mem: 4000}, {name: "b", gpus: 1, mem: 4000}}), c.name)

@@ -40,15 +40,20 @@ type GPUUsage struct {
 // MigInstanceUsage is one MIG instance on a GPU: a GPU instance of a profile at a placement, with its compute
 // instance, and the pod whose hami.io/vgpu-mig-allocations names its MIG UUID.
 type MigInstanceUsage struct {
-	Profile       string             `json:"profile"`
-	Placement     codec.MigPlacement `json:"placement"`
-	GPUInstanceID uint32             `json:"gpuInstanceID"`
+	// Profile is the GPU-instance profile as the GPU registers it ("1g.10gb").
+	Profile string `json:"profile"`
+	// Placement is the slices the instance takes: [start, start+size).
+	Placement codec.MigPlacement `json:"placement"`
+	// GPUInstanceID is NVML's GPU instance id.
+	GPUInstanceID uint32 `json:"gpuInstanceID"`
 	// ComputeInstanceID is null for a GPU instance without a compute instance.
 	ComputeInstanceID *uint32 `json:"computeInstanceID"`
-	MigUUID           string  `json:"migUUID,omitempty"`
+	// MigUUID is the MIG device's UUID, what the container's NVIDIA_VISIBLE_DEVICES names.
+	MigUUID string `json:"migUUID,omitempty"`
 	// Busy is true when processes run on the instance.
-	Busy bool    `json:"busy"`
-	Pod  *PodRef `json:"pod,omitempty"`
+	Busy bool `json:"busy"`
+	// Pod is the pod whose hami.io/vgpu-mig-allocations names the MIG UUID; absent when none does.
+	Pod *PodRef `json:"pod,omitempty"`
 }
 
 // ProcessUsage is one process on a GPU, with its pod when it runs in one.

@@ -164,6 +164,21 @@ func TestDevicePluginOnAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("a MIG GPU's entry fails Allocate when the GPU source cannot create MIG instances", func(t *testing.T) {
+		c := startChain(t, env, "dp-nomig", chainConfig{gpus: 1, memMiB: 81920, split: 10, memoryScaling: 1, mig: true})
+		xt.bind(t, c.createPod("m", nil, []ctrSpec{{name: "main", gpus: 1, mem: 4000}}), c.node)
+		if c.pod("m").Annotations[codec.PodMigAllocationsAnnotation] == "" {
+			t.Fatal("the extender reserved no MIG instance")
+		}
+		_, err := c.kubelet.allocate(1)
+		if want := "node dp-nomig: pod default/m: GPU GPU-dp-nomig-0 is in MIG mode, and this agent's GPU source cannot create MIG instances"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Allocate: %v; want %q", err, want)
+		}
+		if p := c.pod("m"); p.Annotations[codec.PodBindPhaseAnnotation] != "failed" || c.lock() != "" {
+			t.Errorf("bind-phase %q lock %q", p.Annotations[codec.PodBindPhaseAnnotation], c.lock())
+		}
+	})
+
 	t.Run("Allocate", func(t *testing.T) {
 		tests := []struct {
 			name    string

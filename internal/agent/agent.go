@@ -136,6 +136,14 @@ func (o Options) devicePluginOptions(log *slog.Logger) DevicePluginOptions {
 	return dp
 }
 
+// withMig fills in the MIG manager from the GPU source when it has one.
+func (a *Agent) withMig(dp DevicePluginOptions) DevicePluginOptions {
+	if m, ok := a.src.(MigManager); ok && dp.Mig == nil {
+		dp.Mig = m
+	}
+	return dp
+}
+
 // Agent scans the node's GPUs, registers them on its Node, tracks their health and serves their usage.
 type Agent struct {
 	src    GPUSource
@@ -226,7 +234,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		if devicePluginFactory == nil {
 			return errNoDevicePlugin
 		}
-		dp, err := devicePluginFactory(a, a.client, a.opts.devicePluginOptions(a.log))
+		dp, err := devicePluginFactory(a, a.client, a.withMig(a.opts.devicePluginOptions(a.log)))
 		if err != nil {
 			return err
 		}

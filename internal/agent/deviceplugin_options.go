@@ -42,17 +42,23 @@ type DevicePluginOptions struct {
 	RetryInterval time.Duration
 	// Log receives the plugin's log; nil discards it (the agent passes its own).
 	Log *slog.Logger
+	// Mig creates the MIG instances of pods placed on GPUs in MIG mode; nil when the GPU source cannot (the
+	// agent fills it in from its source). Without it a MIG GPU's entry fails Allocate.
+	Mig MigManager
+	// MigReconcileInterval is how often MIG instances no live pod holds any more are destroyed (HAMi: 5s).
+	MigReconcileInterval time.Duration
 }
 
 // DefaultDevicePluginOptions are the defaults of `kubectl hami agent --device-plugin`.
 func DefaultDevicePluginOptions() DevicePluginOptions {
 	return DevicePluginOptions{
-		SocketDir:     DefaultDevicePluginDir,
-		SocketName:    DefaultDevicePluginSocket,
-		ResourceName:  DefaultDevicePluginResource,
-		HamiCoreDir:   DefaultHamiCoreDir,
-		PollInterval:  time.Second,
-		RetryInterval: 5 * time.Second,
+		SocketDir:            DefaultDevicePluginDir,
+		SocketName:           DefaultDevicePluginSocket,
+		ResourceName:         DefaultDevicePluginResource,
+		HamiCoreDir:          DefaultHamiCoreDir,
+		PollInterval:         time.Second,
+		RetryInterval:        5 * time.Second,
+		MigReconcileInterval: 5 * time.Second,
 	}
 }
 
@@ -69,8 +75,8 @@ func (o DevicePluginOptions) Validate() error {
 		return fmt.Errorf("--device-plugin-resource %q: want an extended resource name such as %s", o.ResourceName, DefaultDevicePluginResource)
 	case o.HamiCoreDir == "" || !filepath.IsAbs(o.HamiCoreDir):
 		return fmt.Errorf("--hami-core-dir %q: want an absolute path", o.HamiCoreDir)
-	case o.PollInterval <= 0 || o.RetryInterval <= 0:
-		return errors.New("device plugin: poll and retry intervals must be positive")
+	case o.PollInterval <= 0 || o.RetryInterval <= 0 || o.MigReconcileInterval <= 0:
+		return errors.New("device plugin: poll, retry and MIG reconcile intervals must be positive")
 	}
 	return nil
 }

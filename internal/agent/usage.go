@@ -19,6 +19,7 @@ type (
 	UsageReport   = agentapi.UsageReport
 	GPUUsage      = agentapi.GPUUsage
 	ProcessUsage  = agentapi.ProcessUsage
+	MigUsage      = agentapi.MigInstanceUsage
 	PodRef        = agentapi.PodRef
 	DevicesReport = agentapi.DevicesReport
 )
@@ -34,6 +35,11 @@ func (a *Agent) Usage() (*UsageReport, error) {
 	us, err := a.src.Usage()
 	if err != nil {
 		return nil, err
+	}
+	var migs []MigInstance
+	var migErr error
+	if m, ok := a.src.(MigManager); ok {
+		migs, migErr = m.MigInstances()
 	}
 	a.mu.Lock()
 	info := make(map[string]GPU, len(a.gpus))
@@ -72,6 +78,29 @@ func (a *Agent) Usage() (*UsageReport, error) {
 		r.GPUs = append(r.GPUs, g)
 	}
 	a.mu.Unlock()
+	for i := range r.GPUs {
+		g := &r.GPUs[i]
+		if g.Mode != ModeMIG {
+			continue
+		}
+		if migErr != nil && g.Error == "" {
+			g.Error = "MIG instances: " + migErr.Error()
+		}
+		for _, m := range migs {
+			if m.GPUUUID != g.UUID {
+				continue
+			}
+			mu := MigUsage{Profile: m.Profile, Placement: m.Placement, GPUInstanceID: m.GPUInstanceID, MigUUID: m.MigUUID, Busy: m.Busy}
+			if m.HasComputeInstance {
+				ci := m.ComputeInstanceID
+				mu.ComputeInstanceID = &ci
+			}
+			if ref, ok := a.pods.lookupMig(m.MigUUID); ok {
+				mu.Pod = &ref
+			}
+			g.MigInstances = append(g.MigInstances, mu)
+		}
+	}
 	// Pod attribution reads /proc outside the lock.
 	for i, u := range us {
 		for _, p := range u.Processes {

@@ -31,7 +31,29 @@ type GPUUsage struct {
 	// Utilization is 0..1; null when NVML does not report it (MIG-enabled GPUs).
 	Utilization *float64       `json:"utilization"`
 	Processes   []ProcessUsage `json:"processes"`
-	Error       string         `json:"error,omitempty"`
+	// MigInstances are the MIG instances on a GPU in MIG mode (what profiles and slices are taken), in GPU-instance
+	// id order; empty on other GPUs and where the GPU source cannot list them.
+	MigInstances []MigInstanceUsage `json:"migInstances,omitempty"`
+	Error        string             `json:"error,omitempty"`
+}
+
+// MigInstanceUsage is one MIG instance on a GPU: a GPU instance of a profile at a placement, with its compute
+// instance, and the pod whose hami.io/vgpu-mig-allocations names its MIG UUID.
+type MigInstanceUsage struct {
+	// Profile is the GPU-instance profile as the GPU registers it ("1g.10gb").
+	Profile string `json:"profile"`
+	// Placement is the slices the instance takes: [start, start+size).
+	Placement codec.MigPlacement `json:"placement"`
+	// GPUInstanceID is NVML's GPU instance id.
+	GPUInstanceID uint32 `json:"gpuInstanceID"`
+	// ComputeInstanceID is null for a GPU instance without a compute instance.
+	ComputeInstanceID *uint32 `json:"computeInstanceID"`
+	// MigUUID is the MIG device's UUID, what the container's NVIDIA_VISIBLE_DEVICES names.
+	MigUUID string `json:"migUUID,omitempty"`
+	// Busy is true when processes run on the instance.
+	Busy bool `json:"busy"`
+	// Pod is the pod whose hami.io/vgpu-mig-allocations names the MIG UUID; absent when none does.
+	Pod *PodRef `json:"pod,omitempty"`
 }
 
 // ProcessUsage is one process on a GPU, with its pod when it runs in one.

@@ -45,14 +45,33 @@ func (p *Plugin) allocateContainer(ctx context.Context, count int) (*pluginapi.C
 			err = fmt.Errorf("kubelet allocates %d %s but entry %d of %s has %d GPUs", count, p.opts.ResourceName, t.index,
 				codec.PodToAllocateAnnotation, len(t.devices))
 		}
+		mig := false
 		if err == nil {
-			err = checkDevices(t.devices, p.src.Devices())
+			mig, err = checkDevices(t.devices, p.src.Devices())
+		}
+		if err == nil && mig && p.opts.Mig == nil {
+			err = fmt.Errorf("GPU %s is in MIG mode, and this agent's GPU source cannot create MIG instances (a binary without NVML)", t.devices[0].UUID)
 		}
 		var resp *pluginapi.ContainerAllocateResponse
+		var mt migTake
 		if err == nil {
 			ctr := entryContainer(pod, t.entries, t.index, p.opts.ResourceName)
-			resp = p.containerResponse(pod, ctr, t.index, t.devices)
-			err = p.writeBack(ctx, pod, t)
+			extra := map[string]string{}
+			if mig {
+				if mt, err = p.realizeMig(ctx, pod, ctr, t); err == nil {
+					resp = migResponse(mt.uuids)
+					extra[codec.PodMigAllocationsAnnotation] = mt.value
+				}
+			} else {
+				resp = p.containerResponse(pod, ctr, t.index, t.devices)
+			}
+			if err == nil {
+				err = p.writeBack(ctx, pod, t, extra)
+			}
+			if err != nil && !errors.Is(err, errConflict) {
+				// A pod that changed keeps what was created: the next attempt finds it held by the pod.
+				p.rollbackMig(mt.created)
+			}
 		}
 		if errors.Is(err, errConflict) && attempt < maxAllocateAttempts {
 			continue

@@ -15,6 +15,7 @@ import (
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
@@ -128,6 +129,53 @@ func TestDevicePluginOnAPIServer(t *testing.T) {
 		}
 		if p := c.pod("over"); p.Annotations[codec.PodBindPhaseAnnotation] != "success" || c.lock() != "" {
 			t.Errorf("bind-phase %q, lock %q", p.Annotations[codec.PodBindPhaseAnnotation], c.lock())
+		}
+	})
+
+	t.Run("GPUs in mps mode get HAMi-core's environment and mounts, as HAMi v2.10.0 gives them", func(t *testing.T) {
+		// HAMi v2.10.0's device plugin does nothing MPS-specific (plugin/mps.go is a no-op at the tag): every mode but
+		// mig gets HAMi-core's contract (plugin/server.go:832-897).
+		c := startChain(t, env, "dp-mps", chainConfig{gpus: 1, memMiB: 16384, split: 4, memoryScaling: 1, hamiCore: true, operatingMode: "mps"})
+		node := agenttest.GetNode(t, env, c.node)
+		regs, err := codec.ParseNodeRegister(node.Annotations[codec.NodeRegisterAnnotation])
+		if err != nil || len(regs) != 1 || regs[0].Mode != "mps" {
+			t.Fatalf("registration %+v (%v); want one GPU in mps mode", regs, err)
+		}
+		pod := c.createPod("mps", nil, []ctrSpec{{name: "main", gpus: 1, mem: 3000, cores: 25}})
+		xt.bind(t, pod, c.node)
+		pod = c.pod("mps")
+		entries := allocatedEntries(t, pod)
+		resp, err := c.kubelet.allocate(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := maps.Clone(resp.Envs)
+		cache := env["CUDA_DEVICE_MEMORY_SHARED_CACHE"]
+		delete(env, "CUDA_DEVICE_MEMORY_SHARED_CACHE")
+		if want := wantEnv(entries[0], false); !maps.Equal(env, want) {
+			t.Errorf("env %v, want HAMi-core's %v", env, want)
+		}
+		if want := "/usr/local/vgpu/" + string(pod.UID) + "_main.cache"; cache != want {
+			t.Errorf("cache %q, want %q", cache, want)
+		}
+		checkMounts(t, c, resp, string(pod.UID)+"_main", true)
+		if p := c.pod("mps"); p.Annotations[codec.PodBindPhaseAnnotation] != "success" || c.lock() != "" {
+			t.Errorf("bind-phase %q, lock %q", p.Annotations[codec.PodBindPhaseAnnotation], c.lock())
+		}
+	})
+
+	t.Run("a MIG GPU's entry fails Allocate when the GPU source cannot create MIG instances", func(t *testing.T) {
+		c := startChain(t, env, "dp-nomig", chainConfig{gpus: 1, memMiB: 81920, split: 10, memoryScaling: 1, mig: true})
+		xt.bind(t, c.createPod("m", nil, []ctrSpec{{name: "main", gpus: 1, mem: 4000}}), c.node)
+		if c.pod("m").Annotations[codec.PodMigAllocationsAnnotation] == "" {
+			t.Fatal("the extender reserved no MIG instance")
+		}
+		_, err := c.kubelet.allocate(1)
+		if want := "node dp-nomig: pod default/m: GPU GPU-dp-nomig-0 is in MIG mode, and this agent's GPU source cannot create MIG instances"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Allocate: %v; want %q", err, want)
+		}
+		if p := c.pod("m"); p.Annotations[codec.PodBindPhaseAnnotation] != "failed" || c.lock() != "" {
+			t.Errorf("bind-phase %q lock %q", p.Annotations[codec.PodBindPhaseAnnotation], c.lock())
 		}
 	})
 

@@ -132,7 +132,9 @@ type chainConfig struct {
 	memMiB        int64
 	split         int32
 	memoryScaling float64
-	hamiCore      bool // libvgpu.so and ld.so.preload are on the host
+	hamiCore      bool   // libvgpu.so and ld.so.preload are on the host
+	operatingMode string // the GPUs' mode (--operating-mode); "" is hami-core
+	mig           bool   // the GPUs are in MIG mode (one 1g.10gb profile, 7 placements); the source cannot create instances
 }
 
 // startChain creates the Node, the fake kubelet and the agent (full mode, --device-plugin) over a fake GPU source.
@@ -154,11 +156,26 @@ func startChain(t *testing.T, env *testenv.Env, node string, cfg chainConfig) *c
 		}
 	}
 	c := &chain{t: t, env: env, node: node, src: newGPUSource(node, cfg.gpus, cfg.memMiB), coreDir: coreDir, resource: "nvidia.com/gpu"}
+	perGPU := int(cfg.split)
+	if cfg.mig {
+		perGPU = 7
+		for i := range c.src.gpus {
+			g := &c.src.gpus[i]
+			g.MIG, g.MigMaxInstances = true, 7
+			g.MigProfiles = []codec.MigProfile{{Name: "1g.10gb", MemoryMB: 9856, Core: 15, SliceCount: 1}}
+			for s := range int32(7) {
+				g.MigProfiles[0].Placements = append(g.MigProfiles[0].Placements, codec.MigPlacement{Start: s, Size: 1})
+			}
+		}
+	}
 	c.kubelet = startFakeKubelet(t, sockDir, env.Client, node)
 
 	o := agent.DefaultOptions()
 	o.NodeName, o.Listen, o.PodLookup, o.ConfigMap, o.Log = node, "", false, "", agenttest.Logger(t)
 	o.Settings.SplitCount, o.Settings.MemoryScaling = cfg.split, cfg.memoryScaling
+	if cfg.operatingMode != "" {
+		o.Settings.OperatingMode = cfg.operatingMode
+	}
 	dp := deviceplugin.DefaultOptions()
 	dp.SocketDir, dp.HamiCoreDir, dp.PollInterval, dp.RetryInterval = sockDir, coreDir, 20*time.Millisecond, 50*time.Millisecond
 	o.DevicePlugin = &dp
@@ -175,7 +192,7 @@ func startChain(t *testing.T, env *testenv.Env, node string, cfg chainConfig) *c
 			t.Errorf("agent: %v", err)
 		}
 	})
-	c.kubelet.waitDevices("the plugin's first device list", func(d []*pluginapi.Device) bool { return len(d) == cfg.gpus*int(cfg.split) })
+	c.kubelet.waitDevices("the plugin's first device list", func(d []*pluginapi.Device) bool { return len(d) == cfg.gpus*perGPU })
 	return c
 }
 

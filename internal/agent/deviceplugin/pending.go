@@ -116,10 +116,13 @@ func takeNextEntry(pod *corev1.Pod) (entryTake, error) {
 	}, nil
 }
 
-// writeBack stores the remaining entries (and bind-phase=success after the last), on the condition that the pod
-// did not change since it was read.
-func (p *Plugin) writeBack(ctx context.Context, pod *corev1.Pod, t entryTake) error {
+// writeBack stores the remaining entries, the extra annotations (the MIG runtime fields) and bind-phase=success
+// after the last entry, in one patch on the condition that the pod did not change since it was read.
+func (p *Plugin) writeBack(ctx context.Context, pod *corev1.Pod, t entryTake, extra map[string]string) error {
 	annos := map[string]string{codec.PodToAllocateAnnotation: t.remaining}
+	for k, v := range extra {
+		annos[k] = v
+	}
 	if t.last {
 		annos[codec.PodBindPhaseAnnotation] = codec.BindPhaseSuccess
 	}

@@ -72,6 +72,9 @@ func (p *Plugin) Run(ctx context.Context) error {
 		}
 	}()
 	go p.cleanupLoop(ctx)
+	if p.opts.Mig != nil {
+		go p.migReconcileLoop(ctx)
+	}
 	for ctx.Err() == nil {
 		if err := p.serveOnce(ctx); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
@@ -155,18 +156,21 @@ func asksFor(c *corev1.Container, resource string) bool {
 	return ok && !q.IsZero()
 }
 
-// checkDevices refuses GPUs this node does not register, and MIG GPUs (MIG instances are not created here).
-func checkDevices(devs codec.ContainerDevices, registered []codec.DeviceInfo) error {
-	for _, d := range devs {
+// checkDevices refuses GPUs this node does not register, and entries that mix GPUs in MIG mode with others; it
+// reports whether the entry's GPUs are in MIG mode.
+func checkDevices(devs codec.ContainerDevices, registered []codec.DeviceInfo) (mig bool, err error) {
+	for n, d := range devs {
 		i := slicesIndex(registered, d.UUID)
-		switch {
-		case i < 0:
-			return fmt.Errorf("GPU %s of %s is not a GPU of this node", d.UUID, codec.PodToAllocateAnnotation)
-		case registered[i].Mode == "mig":
-			return fmt.Errorf("GPU %s is in MIG mode: kubectl-hami's device plugin does not create MIG instances", d.UUID)
+		if i < 0 {
+			return false, fmt.Errorf("GPU %s of %s is not a GPU of this node", d.UUID, codec.PodToAllocateAnnotation)
 		}
+		isMig := registered[i].Mode == agent.ModeMIG
+		if n > 0 && isMig != mig {
+			return false, fmt.Errorf("the entry mixes GPUs in MIG mode and GPUs that are not (%s is %s)", d.UUID, registered[i].Mode)
+		}
+		mig = isMig
 	}
-	return nil
+	return mig, nil
 }
 
 func slicesIndex(devs []codec.DeviceInfo, uuid string) int {

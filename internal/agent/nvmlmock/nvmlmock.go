@@ -37,6 +37,8 @@ type GPUs struct {
 	used  map[int]uint64
 	util  map[int]uint32
 	procs map[int][]nvml.ProcessInfo
+	// migProcs are the processes of MIG devices, by MIG UUID.
+	migProcs map[string][]nvml.ProcessInfo
 }
 
 // New stubs s (at most 8 GPUs) and writes the fake sysfs tree under sysRoot; fake processes go under procRoot.

@@ -1,6 +1,7 @@
 // Package kubefit checks the standard node constraints kube-scheduler's Filter plugins apply before any
-// scheduler extender (such as HAMi's) is called: NodeName, NodeUnschedulable, NodeAffinity, TaintToleration
-// and NodeResourcesFit. It is pure: it reads the objects it is given and does no I/O.
+// scheduler extender (such as HAMi's) is called: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity
+// and NodeResourcesFit, in the order of kube-scheduler v1.37's default profile. It is pure: it reads the
+// objects it is given and does no I/O.
 package kubefit
 
 import (
@@ -51,6 +52,10 @@ type podState struct {
 	requests corev1.ResourceList
 	affinity nodeaffinity.RequiredNodeAffinity
 	ignored  map[corev1.ResourceName]bool
+	// hasAffinity: the pod has a nodeSelector or required node affinity (without, every node matches).
+	hasAffinity bool
+	// checked are the resources the pod requests that NodeResourcesFit compares, in its order.
+	checked []corev1.ResourceName
 }
 
 // nodeInfo is a node with the requests of the pods already bound to it.
@@ -66,13 +71,110 @@ type check struct {
 	filter func(*podState, *nodeInfo) []Failure
 }
 
-// checks run in kube-scheduler's default Filter plugin order.
+// checks run in kube-scheduler v1.37's default Filter plugin order (pkg/scheduler/apis/config/v1
+// getDefaultPlugins: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+// then the volume and topology plugins a snapshot cannot judge).
 var checks = []check{
-	{CheckNodeName, nodeNameFilter},
 	{CheckNodeUnschedulable, nodeUnschedulableFilter},
-	{CheckNodeAffinity, nodeAffinityFilter},
+	{CheckNodeName, nodeNameFilter},
 	{CheckTaintToleration, taintTolerationFilter},
+	{CheckNodeAffinity, nodeAffinityFilter},
 	{CheckNodeResourcesFit, nodeResourcesFitFilter},
+}
+
+// staticChecks are the checks that read only the node object and the pod, not the pods already on the node
+// nor the node's cordon: what a bind can still refuse when kube-scheduler's view was stale.
+var staticChecks = []check{
+	{CheckNodeName, nodeNameFilter},
+	{CheckTaintToleration, taintTolerationFilter},
+	{CheckNodeAffinity, nodeAffinityFilter},
+}
+
+// Pod is a pod prepared once for checks node by node (kube-scheduler's PreFilter state).
+type Pod struct{ st podState }
+
+// Usage is what the pods bound to a node take from it: their number and the sum of their requests.
+type Usage struct {
+	Pods      int
+	Requested corev1.ResourceList
+}
+
+// Add adds (sign +1) or removes (-1) one pod's requests.
+func (u *Usage) Add(requests corev1.ResourceList, sign int) {
+	u.Pods += sign
+	if u.Requested == nil {
+		u.Requested = corev1.ResourceList{}
+	}
+	for name, q := range requests {
+		sum := u.Requested[name]
+		if sign > 0 {
+			sum.Add(q)
+		} else {
+			sum.Sub(q)
+		}
+		u.Requested[name] = sum
+	}
+}
+
+// Requests is a pod's requests as NodeResourcesFit counts them (init containers as their peak, overhead).
+func Requests(pod *corev1.Pod) corev1.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
+
+// Prepare reads the pod once for CheckNode; ignoredResources are left out of NodeResourcesFit.
+func Prepare(pod *corev1.Pod, ignoredResources []string) *Pod {
+	if pod == nil {
+		pod = &corev1.Pod{}
+	}
+	p := &Pod{st: podState{
+		pod:      pod,
+		requests: Requests(pod),
+		affinity: nodeaffinity.GetRequiredNodeAffinity(pod),
+		ignored:  map[corev1.ResourceName]bool{},
+	}}
+	for _, r := range ignoredResources {
+		p.st.ignored[corev1.ResourceName(r)] = true
+	}
+	a := pod.Spec.Affinity
+	p.st.hasAffinity = len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+	p.st.checked = requestedResources(&p.st)
+	return p
+}
+
+// CheckNode returns the failures of the first check the node fails, in kube-scheduler's order, as
+// kube-scheduler stops at a node's first failing plugin (one plugin may report several reasons:
+// NodeResourcesFit's "Insufficient cpu" and "Insufficient memory"); nil when the node passes them all.
+// static runs only the checks that read the node object and the pod alone (NodeName, TaintToleration,
+// NodeAffinity). u is the node's bound pods, the pod itself left out.
+func (p *Pod) CheckNode(node *corev1.Node, u Usage, static bool) []Failure {
+	list := checks
+	if static {
+		list = staticChecks
+	}
+	ni := &nodeInfo{node: node, requested: u.Requested, pods: u.Pods}
+	for _, c := range list {
+		if f := c.filter(&p.st, ni); len(f) > 0 {
+			for i := range f {
+				f[i].Check = c.name
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+// AllFailures returns every check the node fails, in kube-scheduler's order (kube-scheduler stops at the
+// first; the rest say what else would have to change).
+func (p *Pod) AllFailures(node *corev1.Node, u Usage) []Failure {
+	ni := &nodeInfo{node: node, requested: u.Requested, pods: u.Pods}
+	var out []Failure
+	for _, c := range checks {
+		for _, f := range c.filter(&p.st, ni) {
+			f.Check = c.name
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Check evaluates the pod against every node. podsByNode are the pods already bound to each node
@@ -83,15 +185,7 @@ func Check(pod *corev1.Pod, nodes []*corev1.Node, podsByNode map[string][]*corev
 	if pod == nil {
 		pod = &corev1.Pod{}
 	}
-	st := &podState{
-		pod:      pod,
-		requests: resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}),
-		affinity: nodeaffinity.GetRequiredNodeAffinity(pod),
-		ignored:  map[corev1.ResourceName]bool{},
-	}
-	for _, r := range ignoredResources {
-		st.ignored[corev1.ResourceName(r)] = true
-	}
+	st := &Prepare(pod, ignoredResources).st
 	results := make([]NodeResult, len(nodes))
 	for i, node := range nodes {
 		if node == nil {
@@ -165,6 +259,9 @@ func nodeUnschedulableFilter(st *podState, ni *nodeInfo) []Failure {
 }
 
 func nodeAffinityFilter(st *podState, ni *nodeInfo) []Failure {
+	if !st.hasAffinity {
+		return nil
+	}
 	// Parse errors are ignored, as kube-scheduler does: an invalid term matches nothing.
 	if ok, _ := st.affinity.Match(ni.node); ok {
 		return nil
@@ -186,6 +283,9 @@ func nodeAffinityFilter(st *podState, ni *nodeInfo) []Failure {
 }
 
 func taintTolerationFilter(st *podState, ni *nodeInfo) []Failure {
+	if len(ni.node.Spec.Taints) == 0 {
+		return nil
+	}
 	// Comparison operators (Lt/Gt) are an alpha feature gate, off by default in v1.37.
 	taint, untolerated := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), ni.node.Spec.Taints,
 		st.pod.Spec.Tolerations, doNotScheduleTaint, false)
@@ -202,3 +302,6 @@ func taintTolerationFilter(st *podState, ni *nodeInfo) []Failure {
 func doNotScheduleTaint(t *corev1.Taint) bool {
 	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 }
+
+// Requests is the prepared pod's requests (Requests of the pod given to Prepare).
+func (p *Pod) Requests() corev1.ResourceList { return p.st.requests }

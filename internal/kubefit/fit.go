@@ -16,15 +16,16 @@ import (
 func nodeResourcesFitFilter(st *podState, ni *nodeInfo) []Failure {
 	var out []Failure
 	alloc := ni.node.Status.Allocatable
-	if !st.ignored[corev1.ResourcePods] {
-		allowed := alloc[corev1.ResourcePods]
+	if allowed, known := alloc[corev1.ResourcePods]; known && !st.ignored[corev1.ResourcePods] {
+		// A node without allocatable pods is one a hand-written snapshot left out: the API server's nodes
+		// always have it (kube-scheduler would count it as zero).
 		if int64(ni.pods)+1 > allowed.Value() {
 			out = append(out, Failure{Reason: ReasonTooManyPods,
 				Message: fmt.Sprintf("needs pods 1, %d free of %s allocatable (%d pods on the node)",
 					allowed.Value()-int64(ni.pods), allowed.String(), ni.pods)})
 		}
 	}
-	for _, name := range requestedResources(st) {
+	for _, name := range st.checked {
 		req := st.requests[name]
 		capacity := alloc[name]
 		free := capacity.DeepCopy()

@@ -305,3 +305,9 @@ func doNotScheduleTaint(t *corev1.Taint) bool {
 
 // Requests is the prepared pod's requests (Requests of the pod given to Prepare).
 func (p *Pod) Requests() corev1.ResourceList { return p.st.requests }
+
+// UntoleratedTaint is the first NoSchedule or NoExecute taint of the node the pod does not tolerate.
+func UntoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
+	t, bad := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
+	return t, bad
+}

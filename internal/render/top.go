@@ -168,9 +168,9 @@ func MainReasonOf(v *engine.Verdict) engine.ReasonCount {
 }
 
 // outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
-// registered or served, or none of the type, UUID or card model the pod names. They explain a node, not the wait.
+// registered or served, or none of the type, UUID, card model, node selector or node name the pod names. They explain a node, not the wait.
 var outOfScope = map[engine.Code]bool{engine.NodeUnregistered: true, engine.NodeDevicesNotReady: true, engine.CardTypeMismatch: true,
-	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true}
+	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true, engine.KubeNodeAffinity: true, engine.KubeNodeName: true}
 
 // MainReason is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
 // most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota

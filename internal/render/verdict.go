@@ -44,9 +44,8 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	if v.NotHAMi {
 		return otherScheduler(p, in)
 	}
-	if kubeSummary := kubefit.Summary(in.Kube); kubeSummary != "" {
-		p.line("Kubernetes constraints: %s", kubeSummary)
-	}
+	// kube-scheduler's own checks are gates of the verdict: the summary above counts them; -o wide lists
+	// every one a node fails.
 	p.blank()
 	p.line("Requests:")
 	for _, c := range v.Request.Containers {

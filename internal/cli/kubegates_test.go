@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
+)
+
+// kubeGatesSnapshot writes issue 25's repro (testbuild.KubeGatesDemo) to a file and returns its path.
+func kubeGatesSnapshot(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kube-gates.yaml")
+	if err := os.WriteFile(path, tb.KubeGatesDemo(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestKubeGatesRepro is issue 25's repro: gpu-t4-02 cordoned, gpu-t4-01 tainted dedicated=vision:NoSchedule,
+// a pod selecting gpu-t4-01 by hostname. kube-scheduler's own checks are gates of the verdict: no node is
+// available, the taint is the pod's row, what-if's copies leave the cordoned and tainted nodes out, and
+// --exit-code fails.
+func TestKubeGatesRepro(t *testing.T) {
+	snap := kubeGatesSnapshot(t)
+	out, _, err := run(t, "why-pending", "vision-1", "-n", "default", "--snapshot", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"0/11 nodes are available: 1 NodeUnschedulable, 1 TaintToleration, 9 NodeAffinity.",
+		"TaintToleration     1       gpu-t4-01: the pod does not tolerate taint dedicated=vision:NoSchedule",
+		"tolerate taint dedicated=vision:NoSchedule (node gpu-t4-01) (Pod default/vision-1 spec.tolerations: (none) -> +dedicated=vision:NoSchedule): then it fits on gpu-t4-01",
+		"uncordon node gpu-t4-02 (kubectl uncordon gpu-t4-02) (Node gpu-t4-02 spec.unschedulable: true -> false) is not enough: then NodeAffinity on",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("why-pending: missing %q in\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"nodes are available; best", "Placement on"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("why-pending says %q for a pod no node takes:\n%s", bad, out)
+		}
+	}
+	wide, _, err := run(t, "why-pending", "vision-1", "-n", "default", "--snapshot", snap, "-o", "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(wide, "\n") {
+		if strings.Contains(l, " yes ") || strings.Contains(l, "were unschedulable") && !strings.Contains(l, " no ") {
+			t.Errorf("-o wide: a node row fits: %q", l)
+		}
+	}
+
+	args := []string{"what-if", "--gpus", "1", "--gpumem", "1000", "--annotation", "nvidia.com/use-gputype=T4", "--count", "20", "--snapshot", snap}
+	wi, _, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := ""
+	for _, l := range strings.Split(wi, "\n") {
+		if strings.HasPrefix(l, "Copies:") {
+			copies = l
+		}
+	}
+	if copies == "" || strings.Contains(copies, "gpu-t4-01") || strings.Contains(copies, "gpu-t4-02") {
+		t.Errorf("what-if copies land on the tainted or cordoned node: %q\n%s", copies, wi)
+	}
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	if err := os.WriteFile(manifest, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: vision-2, namespace: default}
+spec:
+  nodeSelector: {kubernetes.io/hostname: gpu-t4-01}
+  containers:
+  - name: main
+    image: vision:1
+    resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sel, _, err := run(t, "what-if", "-f", manifest, "--snapshot", snap, "--exit-code")
+	if !errors.Is(err, errWouldNotFit) {
+		t.Errorf("what-if --exit-code for a pod selecting the tainted node: err %v, want errWouldNotFit\n%s", err, sel)
+	}
+	if !strings.Contains(sel, "0/11 nodes are available") || !strings.Contains(sel, "TaintToleration") {
+		t.Errorf("what-if for a pod selecting the tainted node:\n%s", sel)
+	}
+}

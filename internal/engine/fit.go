@@ -158,7 +158,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		statuses[i] = GPUStatus{Index: g.Index, UUID: g.UUID, Type: g.Type, Numa: g.Numa}
 	}
 	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
-	if f.kube != nil {
+	if f.kube != nil && !f.kube.passes(n) {
 		if chk, reason := f.c.kubeCheck(f.kube, n.Name); chk != nil {
 			res.nodeCheck, res.reason = chk, reason
 			return res

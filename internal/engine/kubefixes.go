@@ -57,7 +57,7 @@ func (c *Cluster) tolerationFixes(pod *corev1.Pod, v *Verdict, eval func(*corev1
 		if ns.Code != KubeTaint || len(all) >= kubeFixTries {
 			continue
 		}
-		t, bad := kubefit.UntoleratedTaint(pod, c.kubeNode(ns.Node))
+		t, bad := kubefit.UntoleratedTaint(pod, c.kubeNode(ns.Node).Obj)
 		if !bad || seen[t.ToString()] {
 			continue
 		}
@@ -108,7 +108,7 @@ func (c *Cluster) uncordonFixes(pod *corev1.Pod, v *Verdict, eval func(*corev1.P
 		if old == nil {
 			continue
 		}
-		n := old.DeepCopy()
+		n := old.Obj.DeepCopy()
 		n.Spec.Unschedulable = false
 		var taints []corev1.Taint
 		for _, t := range n.Spec.Taints {
@@ -117,7 +117,7 @@ func (c *Cluster) uncordonFixes(pod *corev1.Pod, v *Verdict, eval func(*corev1.P
 			}
 		}
 		n.Spec.Taints = taints
-		c.kube.nodes[ns.Node] = n
+		c.kube.nodes[ns.Node] = kubefit.NewNode(n)
 		after := eval(pod)
 		c.kube.nodes[ns.Node] = old
 		all = append(all, *outcome(&Fix{What: fmt.Sprintf("uncordon node %s (kubectl uncordon %s)", ns.Node, ns.Node),

@@ -81,7 +81,7 @@ func hamiOnlyResources(pod *corev1.Pod, cfg Config) []string {
 // the extender's bind checks the node's taints and labels) and, when the Config names HAMi's profile (the
 // CLI and the terminal UI), what the pods bound to each node request.
 type kubeWorld struct {
-	nodes map[string]*corev1.Node
+	nodes map[string]*kubefit.Node
 	usage map[string]*kubefit.Usage // node -> its bound pods' count and requests
 	where map[string]kubePod        // namespace/name -> where the pod is counted
 }
@@ -94,9 +94,20 @@ type kubePod struct {
 
 func (c *Cluster) trackKubeNode(n *corev1.Node) {
 	if c.kube.nodes == nil {
-		c.kube.nodes = map[string]*corev1.Node{}
+		c.kube.nodes = map[string]*kubefit.Node{}
 	}
-	c.kube.nodes[n.Name] = n
+	kn := kubefit.NewNode(n)
+	c.kube.nodes[n.Name] = kn
+	if node := c.nodes[n.Name]; node != nil {
+		node.kq = kn.Quick(c.kube.usage[n.Name])
+	}
+}
+
+// requick refreshes the node's Quick after its bound pods changed.
+func (c *Cluster) requick(name string) {
+	if node, kn := c.nodes[name], c.kube.nodes[name]; node != nil && kn != nil {
+		node.kq = kn.Quick(c.kube.usage[name])
+	}
 }
 
 func (c *Cluster) untrackKubeNode(name string) { delete(c.kube.nodes, name) }
@@ -121,6 +132,7 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod) {
 	kp := kubePod{node: pod.Spec.NodeName, requests: kubefit.Requests(pod)}
 	u.Add(kp.requests, +1)
 	c.kube.where[key] = kp
+	c.requick(kp.node)
 }
 
 func (c *Cluster) untrackKubePod(key string) {
@@ -135,6 +147,7 @@ func (c *Cluster) untrackKubePod(key string) {
 			delete(c.kube.usage, kp.node)
 		}
 	}
+	c.requick(kp.node)
 }
 
 // KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
@@ -180,38 +193,39 @@ func (c *Cluster) kubeGateFor(pod *corev1.Pod, scope KubeScope) *kubeGate {
 	return g
 }
 
-// usage is the node's bound pods as the evaluated pod sees them.
-func (c *Cluster) kubeUsage(g *kubeGate, node string) kubefit.Usage {
-	var u kubefit.Usage
-	if p := c.kube.usage[node]; p != nil {
-		u = *p
+// kubeUsage is the node's bound pods as the evaluated pod sees them.
+func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
+	u := c.kube.usage[node]
+	if u == nil {
+		u = &kubefit.Usage{}
 	}
 	if g == nil || g.self.node != node && g.copies[node] == 0 {
 		return u
 	}
-	// Copy before changing: the tracked usage is shared.
-	cp := kubefit.Usage{Pods: u.Pods}
-	cp.Requested = make(corev1.ResourceList, len(u.Requested))
-	for k, q := range u.Requested {
-		cp.Requested[k] = q.DeepCopy()
-	}
+	cp := u.Clone() // the tracked usage is shared
 	if g.self.node == node {
 		cp.Add(g.self.requests, -1)
 	}
 	for i := 0; i < g.copies[node]; i++ {
 		cp.Add(g.pod.Requests(), +1)
 	}
-	return cp
+	return &cp
 }
 
 // kubeNode is the node object kube-scheduler's checks read; a node known only by its name is an empty one.
-func (c *Cluster) kubeNode(name string) *corev1.Node {
+func (c *Cluster) kubeNode(name string) *kubefit.Node {
 	if n := c.kube.nodes[name]; n != nil {
 		return n
 	}
 	n := &corev1.Node{}
 	n.Name = name
-	return n
+	return kubefit.NewNode(n)
+}
+
+// passes is the common case's shortcut: the node surely passes kube-scheduler's checks, judged from the
+// Quick kept on the engine's node (no node object read). false means run kubeCheck.
+func (g *kubeGate) passes(n *Node) bool {
+	return g.self.node != n.Name && (g.copies == nil || g.copies[n.Name] == 0) && g.pod.QuickPass(&n.kq)
 }
 
 // check runs the gate on one node: nil when the node passes, else the node's check and kube-scheduler's

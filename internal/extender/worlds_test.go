@@ -79,7 +79,7 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 		kp := kubefit.Prepare(p, engine.DefaultConfig().ManagedResources())
 		var nn []string
 		for _, n := range w.Nodes {
-			if len(kp.CheckNode(n, kubefit.Usage{}, false)) == 0 {
+			if len(kp.CheckNode(kubefit.NewNode(n), &kubefit.Usage{}, false)) == 0 {
 				nn = append(nn, n.Name)
 			}
 		}

@@ -54,15 +54,52 @@ type podState struct {
 	ignored  map[corev1.ResourceName]bool
 	// hasAffinity: the pod has a nodeSelector or required node affinity (without, every node matches).
 	hasAffinity bool
-	// checked are the resources the pod requests that NodeResourcesFit compares, in its order.
-	checked []corev1.ResourceName
+	// checked are the resources the pod requests that NodeResourcesFit compares, in its order;
+	// checkedValues their requests as kube-scheduler counts them (milli-CPU, else the value).
+	checked       []corev1.ResourceName
+	checkedValues []int64
 }
 
-// nodeInfo is a node with the requests of the pods already bound to it.
+// nodeInfo is a node with the requests of the pods already bound to it, and the int64s kube-scheduler
+// compares for the pods count, CPU (milli) and memory.
 type nodeInfo struct {
 	node      *corev1.Node
 	requested corev1.ResourceList
 	pods      int
+
+	allocPods          int64
+	hasPods            bool // allocatable lists pods
+	allocCPU, allocMem int64
+	usedCPU, usedMem   int64
+}
+
+// Node is a node object with its allocatable pods, CPU and memory read once as int64s.
+type Node struct {
+	Obj                *corev1.Node
+	allocPods          int64
+	hasPods            bool
+	allocCPU, allocMem int64
+}
+
+// NewNode reads the node's allocatable once for CheckNode.
+func NewNode(obj *corev1.Node) *Node {
+	n := &Node{Obj: obj}
+	alloc := obj.Status.Allocatable
+	if q, ok := alloc[corev1.ResourcePods]; ok {
+		n.hasPods, n.allocPods = true, q.Value()
+	}
+	if q, ok := alloc[corev1.ResourceCPU]; ok {
+		n.allocCPU = q.MilliValue()
+	}
+	if q, ok := alloc[corev1.ResourceMemory]; ok {
+		n.allocMem = q.Value()
+	}
+	return n
+}
+
+func (n *Node) info(u *Usage) nodeInfo {
+	return nodeInfo{node: n.Obj, requested: u.Requested, pods: u.Pods, allocPods: n.allocPods, hasPods: n.hasPods,
+		allocCPU: n.allocCPU, allocMem: n.allocMem, usedCPU: u.cpu, usedMem: u.mem}
 }
 
 // A check returns the failures of one constraint (the Check field is filled in by the caller), nil when it passes.
@@ -82,21 +119,20 @@ var checks = []check{
 	{CheckNodeResourcesFit, nodeResourcesFitFilter},
 }
 
-// staticChecks are the checks that read only the node object and the pod, not the pods already on the node
-// nor the node's cordon: what a bind can still refuse when kube-scheduler's view was stale.
-var staticChecks = []check{
-	{CheckNodeName, nodeNameFilter},
-	{CheckTaintToleration, taintTolerationFilter},
-	{CheckNodeAffinity, nodeAffinityFilter},
-}
-
 // Pod is a pod prepared once for checks node by node (kube-scheduler's PreFilter state).
-type Pod struct{ st podState }
+type Pod struct {
+	st podState
+	// simple: no spec.nodeName, no selector or required affinity, no checked resource but CPU and memory;
+	// cpu (milli) and mem are its requests of them (QuickPass).
+	simple   bool
+	cpu, mem int64
+}
 
 // Usage is what the pods bound to a node take from it: their number and the sum of their requests.
 type Usage struct {
 	Pods      int
 	Requested corev1.ResourceList
+	cpu, mem  int64 // Requested's milli-CPU and memory
 }
 
 // Add adds (sign +1) or removes (-1) one pod's requests.
@@ -114,6 +150,8 @@ func (u *Usage) Add(requests corev1.ResourceList, sign int) {
 		}
 		u.Requested[name] = sum
 	}
+	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
+	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
 }
 
 // Requests is a pod's requests as NodeResourcesFit counts them (init containers as their peak, overhead).
@@ -138,6 +176,21 @@ func Prepare(pod *corev1.Pod, ignoredResources []string) *Pod {
 	a := pod.Spec.Affinity
 	p.st.hasAffinity = len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
 	p.st.checked = requestedResources(&p.st)
+	p.simple = pod.Spec.NodeName == "" && !p.st.hasAffinity && !p.st.ignored[corev1.ResourcePods]
+	for _, name := range p.st.checked {
+		q := p.st.requests[name]
+		switch name {
+		case corev1.ResourceCPU:
+			p.cpu = q.MilliValue()
+			p.st.checkedValues = append(p.st.checkedValues, p.cpu)
+		case corev1.ResourceMemory:
+			p.mem = q.Value()
+			p.st.checkedValues = append(p.st.checkedValues, p.mem)
+		default:
+			p.simple = false
+			p.st.checkedValues = append(p.st.checkedValues, q.Value())
+		}
+	}
 	return p
 }
 
@@ -146,27 +199,45 @@ func Prepare(pod *corev1.Pod, ignoredResources []string) *Pod {
 // NodeResourcesFit's "Insufficient cpu" and "Insufficient memory"); nil when the node passes them all.
 // static runs only the checks that read the node object and the pod alone (NodeName, TaintToleration,
 // NodeAffinity). u is the node's bound pods, the pod itself left out.
-func (p *Pod) CheckNode(node *corev1.Node, u Usage, static bool) []Failure {
-	list := checks
-	if static {
-		list = staticChecks
+func (p *Pod) CheckNode(node *Node, u *Usage, static bool) []Failure {
+	// The filters are called directly, not through the checks table: the node's info then stays on the
+	// stack, and a node that passes costs no allocation.
+	ni := node.info(u)
+	st := &p.st
+	if !static {
+		if f := nodeUnschedulableFilter(st, &ni); f != nil {
+			return named(f, CheckNodeUnschedulable)
+		}
 	}
-	ni := &nodeInfo{node: node, requested: u.Requested, pods: u.Pods}
-	for _, c := range list {
-		if f := c.filter(&p.st, ni); len(f) > 0 {
-			for i := range f {
-				f[i].Check = c.name
-			}
-			return f
+	if f := nodeNameFilter(st, &ni); f != nil {
+		return named(f, CheckNodeName)
+	}
+	if f := taintTolerationFilter(st, &ni); f != nil {
+		return named(f, CheckTaintToleration)
+	}
+	if f := nodeAffinityFilter(st, &ni); f != nil {
+		return named(f, CheckNodeAffinity)
+	}
+	if !static {
+		if f := nodeResourcesFitFilter(st, &ni); f != nil {
+			return named(f, CheckNodeResourcesFit)
 		}
 	}
 	return nil
 }
 
+func named(f []Failure, check string) []Failure {
+	for i := range f {
+		f[i].Check = check
+	}
+	return f
+}
+
 // AllFailures returns every check the node fails, in kube-scheduler's order (kube-scheduler stops at the
 // first; the rest say what else would have to change).
-func (p *Pod) AllFailures(node *corev1.Node, u Usage) []Failure {
-	ni := &nodeInfo{node: node, requested: u.Requested, pods: u.Pods}
+func (p *Pod) AllFailures(node *Node, u *Usage) []Failure {
+	info := node.info(u)
+	ni := &info
 	var out []Failure
 	for _, c := range checks {
 		for _, f := range c.filter(&p.st, ni) {
@@ -228,7 +299,11 @@ func newNodeInfo(pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) *nodeI
 			ni.requested[name] = sum
 		}
 	}
-	return ni
+	u := Usage{Pods: ni.pods, Requested: ni.requested}
+	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
+	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
+	info := NewNode(node).info(&u)
+	return &info
 }
 
 func samePod(a, b *corev1.Pod) bool {
@@ -310,4 +385,41 @@ func (p *Pod) Requests() corev1.ResourceList { return p.st.requests }
 func UntoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
 	t, bad := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
 	return t, bad
+}
+
+// Clone is a copy of the usage that can change on its own.
+func (u *Usage) Clone() Usage {
+	c := *u
+	c.Requested = make(corev1.ResourceList, len(u.Requested))
+	for k, q := range u.Requested {
+		c.Requested[k] = q.DeepCopy()
+	}
+	return c
+}
+
+// Quick is what the common case needs to know of a node, kept beside the caller's own per-node data so a
+// walk over thousands of nodes reads no node object: whether it is clean (not cordoned, no taints), its
+// allocatable pods, CPU (milli) and memory, and what its bound pods take of them.
+type Quick struct {
+	Clean                         bool
+	HasPods                       bool
+	AllocPods, AllocCPU, AllocMem int64
+	Pods, CPU, Mem                int64
+}
+
+// Quick is the node's Quick with its bound pods' usage u (nil: none).
+func (n *Node) Quick(u *Usage) Quick {
+	q := Quick{Clean: !n.Obj.Spec.Unschedulable && len(n.Obj.Spec.Taints) == 0, HasPods: n.hasPods,
+		AllocPods: n.allocPods, AllocCPU: n.allocCPU, AllocMem: n.allocMem}
+	if u != nil {
+		q.Pods, q.CPU, q.Mem = int64(u.Pods), u.cpu, u.mem
+	}
+	return q
+}
+
+// QuickPass reports whether the node surely passes every check, from its Quick alone: the pod names no node,
+// has no node selector or required affinity, requests nothing but CPU and memory that NodeResourcesFit checks,
+// and the clean node has room. false means "run CheckNode", not "fails".
+func (p *Pod) QuickPass(q *Quick) bool {
+	return p.simple && q.Clean && (!q.HasPods || q.Pods+1 <= q.AllocPods) && p.cpu <= q.AllocCPU-q.CPU && p.mem <= q.AllocMem-q.Mem
 }

@@ -12,6 +12,9 @@ import (
 
 // NodeHealth says in a word or two why a node's GPUs can or cannot be used.
 func NodeHealth(n *engine.Node) string {
+	if !n.Registered && n.UnreadableBy != "" {
+		return "unregistered (HAMi " + n.UnreadableBy + " cannot read it)"
+	}
 	if !n.Registered {
 		return "unregistered"
 	}

@@ -69,6 +69,35 @@ func TestKubeGatesRepro(t *testing.T) {
 	if copies == "" || strings.Contains(copies, "gpu-t4-01") || strings.Contains(copies, "gpu-t4-02") {
 		t.Errorf("what-if copies land on the tainted or cordoned node: %q\n%s", copies, wi)
 	}
+	// Node state as kubectl shows it, in top's text and JSON.
+	top, _, err := run(t, "top", "--snapshot", snap, "--once")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"taint dedicated=vision:NoSchedule", "SchedulingDisabled", "unregistered (HAMi v2.10 cannot read it)"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("top lacks %q:\n%s", want, top)
+		}
+	}
+	js, _, err := run(t, "top", "--snapshot", snap, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"unschedulable": true`, `"taints": [`, `"dedicated=vision:NoSchedule"`, `"unreadableBy": "v2.10"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("top -o json lacks %s", want)
+		}
+	}
+
+	// A pod being deleted reads Terminating, with the GPUs it still holds.
+	term, _, err := run(t, "why-pending", "segmenter-0", "-n", "team-vision", "--snapshot", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(term, "it is Terminating on node gpu-t4-01") || !strings.Contains(term, "It still holds its GPUs until it is gone:") || !strings.Contains(term, "GPU-gpu-t4-01-") {
+		t.Errorf("why-pending of a Terminating pod:\n%s", term)
+	}
+
 	manifest := filepath.Join(t.TempDir(), "pod.yaml")
 	if err := os.WriteFile(manifest, []byte(`apiVersion: v1
 kind: Pod

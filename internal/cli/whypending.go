@@ -226,12 +226,23 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPending) error {
 	out.Node = pod.Spec.NodeName
 	out.Allocation = c.Pod(pod.Namespace, pod.Name)
+	if pod.DeletionTimestamp != nil {
+		out.Phase = "Terminating" // as kubectl's STATUS column says
+	}
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	w := o.streams.Out
-	fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
 	a := out.Allocation
+	if pod.DeletionTimestamp != nil {
+		fmt.Fprintf(w, "Pod %s is not pending: it is Terminating on node %s (deleted %s, phase %s).\n", out.Pod, out.Node,
+			pod.DeletionTimestamp.UTC().Format(time.RFC3339), orPending(pod.Status.Phase))
+		if a != nil {
+			fmt.Fprintln(w, "It still holds its GPUs until it is gone:")
+		}
+	} else {
+		fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
+	}
 	if a == nil {
 		if pod.Annotations[codec.PodNodeAnnotation] == "" {
 			fmt.Fprintln(w, "It holds no HAMi GPUs (no hami.io/vgpu-node annotation).")

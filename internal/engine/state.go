@@ -60,6 +60,12 @@ type Node struct {
 	// form (--hami-version): the node is unregistered for it, as for HAMi, though its GPUs and their pods are
 	// still read and shown.
 	UnreadableBy string `json:"unreadableBy,omitempty"`
+	// Unschedulable is spec.unschedulable (kubectl cordon: SchedulingDisabled); NotReady says the node's Ready
+	// condition is not True ("False" or "Unknown"; empty when Ready or not reported); Taints are its NoSchedule
+	// and NoExecute taints as key=value:Effect, the unschedulable taint of a cordon left out.
+	Unschedulable bool     `json:"unschedulable,omitempty"`
+	NotReady      string   `json:"notReady,omitempty"`
+	Taints        []string `json:"taints,omitempty"`
 	// AllocatableGPUs is status.allocatable of the count resource; -1 when the node does not list it.
 	AllocatableGPUs int64                     `json:"allocatableGPUs"`
 	Handshake       codec.Handshake           `json:"handshake"`
@@ -140,6 +146,9 @@ type PodAllocation struct {
 	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
 	// by resource name.
 	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
+	// Terminating: the pod is being deleted (metadata.deletionTimestamp) and still holds its GPUs until it is
+	// gone, as kubectl's STATUS Terminating says.
+	Terminating bool `json:"terminating,omitempty"`
 
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
 	qos map[int]int
@@ -321,7 +330,17 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable}
+	for _, t := range n.Spec.Taints {
+		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
+			node.Taints = append(node.Taints, t.ToString())
+		}
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
+			node.NotReady = string(cond.Status)
+		}
+	}
 	if q, ok := n.Status.Allocatable[corev1.ResourceName(c.cfg.ResourceCountName)]; ok {
 		node.AllocatableGPUs = quantityValue(q)
 	}

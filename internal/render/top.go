@@ -10,8 +10,40 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
-// NodeHealth says in a word or two why a node's GPUs can or cannot be used.
+// NodeHealth says in a word or two why a node's GPUs can or cannot be used: the node's state as kubectl shows
+// it first (NotReady, SchedulingDisabled, its NoSchedule and NoExecute taints), then HAMi's view.
 func NodeHealth(n *engine.Node) string {
+	st, h := NodeState(n), gpuHealth(n)
+	switch {
+	case st == "":
+		return h
+	case h == "ok":
+		return st
+	}
+	return st + "; " + h
+}
+
+// NodeState is the node's state as kubectl get nodes and describe show it, "" for a Ready, schedulable,
+// untainted node: "NotReady,SchedulingDisabled, taint dedicated=vision:NoSchedule".
+func NodeState(n *engine.Node) string {
+	var parts []string
+	if n.NotReady != "" {
+		parts = append(parts, "NotReady")
+	}
+	if n.Unschedulable {
+		parts = append(parts, "SchedulingDisabled")
+	}
+	st := strings.Join(parts, ",")
+	if len(n.Taints) > 0 {
+		if st != "" {
+			st += ", "
+		}
+		st += "taint " + strings.Join(n.Taints, ", ")
+	}
+	return st
+}
+
+func gpuHealth(n *engine.Node) string {
 	if !n.Registered && n.UnreadableBy != "" {
 		return "unregistered (HAMi " + n.UnreadableBy + " cannot read it)"
 	}

@@ -9,8 +9,8 @@ import (
 // KubeGatesDemo is the demo cluster after issue 25's repro: `kubectl cordon gpu-t4-02` (spec.unschedulable
 // and the unschedulable taint, as kubectl and the node controller leave it), `kubectl taint node gpu-t4-01
 // dedicated=vision:NoSchedule`, and a pending pod default/vision-1 of HAMi's profile asking for 1 GPU of
-// 1000 MiB with nodeSelector kubernetes.io/hostname: gpu-t4-01. Only the nodes' tolerations and the pod decide
-// differently from the demo: every GPU stays as it is.
+// 1000 MiB with nodeSelector kubernetes.io/hostname: gpu-t4-01; and team-vision/segmenter-0 on gpu-t4-01 is
+// being deleted (Terminating), still holding its GPU. Every GPU's usage stays as in the demo.
 func KubeGatesDemo() []byte {
 	var list map[string]any
 	if err := yaml.Unmarshal(examples.DemoCluster, &list); err != nil {
@@ -19,6 +19,10 @@ func KubeGatesDemo() []byte {
 	items := list["items"].([]any)
 	for _, it := range items {
 		o := it.(map[string]any)
+		if md := o["metadata"].(map[string]any); o["kind"] == "Pod" && md["name"] == "segmenter-0" {
+			md["deletionTimestamp"] = "2026-11-20T09:55:00Z"
+			md["deletionGracePeriodSeconds"] = 30
+		}
 		if o["kind"] != "Node" {
 			continue
 		}

@@ -25,6 +25,12 @@ func TestKubeGatesPendingAndWhatIf(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	press(m, "1")
+	for _, want := range []string{"SchedulingDisabled", "taint dedicated=vision:NoSchedule"} { // gpu-t4-03's is in the goldens
+		if !strings.Contains(screen(m), want) {
+			t.Errorf("Nodes view lacks %q:\n%s", want, screen(m))
+		}
+	}
 	press(m, "4")
 	row := ""
 	for _, l := range strings.Split(screen(m), "\n") {

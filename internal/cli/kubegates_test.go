@@ -119,3 +119,53 @@ spec:
 		t.Errorf("what-if for a pod selecting the tainted node:\n%s", sel)
 	}
 }
+
+// TestWhyStillPending: a pod that fits but stays Pending is told why: on the kube-gates demo with a kube-system
+// pod that is no scheduler, neither hami-scheduler nor default-scheduler is seen, and no FailedScheduling event
+// exists; a non-GPU pod is not told that default-scheduler places it.
+func TestWhyStillPending(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "still-pending.yaml")
+	extra := `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: coredns-1, namespace: kube-system, creationTimestamp: "2026-11-20T08:00:00Z"}
+spec: {nodeName: cpu-01, containers: [{name: coredns, image: coredns}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: default, creationTimestamp: "2026-11-20T09:00:00Z"}
+spec:
+  schedulerName: default-scheduler
+  containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: infer-1, namespace: default, creationTimestamp: "2026-11-20T09:59:50Z"}
+spec:
+  schedulerName: hami-scheduler
+  containers: [{name: main, image: x, resources: {limits: {nvidia.com/gpu: 1, nvidia.com/gpumem: 1000}}}]
+status: {phase: Pending}
+`
+	if err := os.WriteFile(path, append(tb.KubeGatesDemo(), []byte(extra)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	web, _, err := run(t, "why-pending", "web-1", "-n", "default", "--snapshot", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(web, "places the pod") || !strings.Contains(web, "no scheduler named default-scheduler is seen (no held leader Lease kube-scheduler") {
+		t.Errorf("non-GPU pod on a cluster with no scheduler seen:\n%s", web)
+	}
+	gpu, _, err := run(t, "why-pending", "infer-1", "-n", "default", "--snapshot", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Placement on", "Why it may still be Pending:", "no scheduler named hami-scheduler is seen", "the pod is 10s old"} {
+		if !strings.Contains(gpu, want) {
+			t.Errorf("a fitting GPU pod: missing %q in\n%s", want, gpu)
+		}
+	}
+}

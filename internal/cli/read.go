@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
@@ -100,7 +102,12 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
 	r.client = cs
-	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
+	// The schedulers' leader Leases say whether a scheduler runs (why-pending's "why it may still be Pending").
+	leases := query.SchedulerLeases(r.schedulerName)
+	if r.schedulerName != corev1.DefaultSchedulerName {
+		leases = append(leases, query.SchedulerLeases(corev1.DefaultSchedulerName)...)
+	}
+	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host, Leases: leases})
 	if err != nil {
 		return nil, err
 	}

@@ -381,7 +381,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 	if v.Card != nil && v.Card.Enforced {
 		what += " and the queue's card quota"
 	}
-	v.Summary = fmt.Sprintf("%d/%d nodes pass %s; preferred: %s; %s places the pod, HAMi chooses no GPU for it",
+	v.Summary = fmt.Sprintf("%d/%d nodes pass %s; preferred: %s; the pod is %s's to place, HAMi chooses no GPU for it",
 		len(feasible), len(nodes), what, v.Feasible[0], v.Scheduler)
 	return v
 }

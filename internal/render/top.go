@@ -237,7 +237,7 @@ func FitsLine(v *engine.Verdict) string {
 		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
 	}
 	if len(v.Feasible) > 0 {
-		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + " places it; HAMi chooses no GPU)"
+		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + "'s to place; HAMi chooses no GPU)"
 	}
 	return v.Summary
 }

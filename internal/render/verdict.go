@@ -26,6 +26,20 @@ type VerdictInput struct {
 	// Wide adds the per-node table; Nodes adds the per-GPU gate table of those nodes.
 	Wide  bool
 	Nodes []string
+	// Waiting says why a pod that fits may still be Pending (query.WhyWaiting); nil for none.
+	Waiting []string
+}
+
+// waiting writes why a pod that fits is still Pending.
+func waiting(p *printer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	p.blank()
+	p.line("Why it may still be Pending:")
+	for _, l := range lines {
+		p.line("  - %s", l)
+	}
 }
 
 // Verdict writes the explanation of a verdict: summary, gate table, quota, hints, per-node and per-GPU
@@ -35,6 +49,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	p := &printer{w: w}
 	if v.NoGPURequest && v.Card == nil {
 		p.line("%s", v.Summary)
+		waiting(p, in.Waiting)
 		return p.err
 	}
 	if v.NoGPURequest {
@@ -59,6 +74,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	case v.Fits && v.Placement == nil:
 		p.blank()
 		p.line("%s", FitsLine(v))
+		waiting(p, in.Waiting)
 	case v.Fits:
 		p.blank()
 		p.line("Placement on %s:", v.Placement.Node)
@@ -73,6 +89,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 			}
 		}
 		p.flush(t)
+		waiting(p, in.Waiting)
 	default:
 		reasonTable(p, v, "GATE")
 		why(p, v)
@@ -314,6 +331,9 @@ func otherScheduler(p *printer, in VerdictInput) error {
 		reasonTable(p, v, "CHECK")
 	}
 	why(p, v)
+	if v.Fits {
+		waiting(p, in.Waiting)
+	}
 	cardQuota(p, v)
 	hints(p, v)
 	if in.Wide {

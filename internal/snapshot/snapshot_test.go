@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -100,4 +101,35 @@ func FuzzParse(f *testing.F) {
 		}
 		s.Cluster(engine.DefaultConfig()) // building the engine model from any parsed input must not panic
 	})
+}
+
+// TestLeasesRoundTrip: a scheduler's leader Lease in a file is read, says the source could read Leases, and is
+// written back with its own apiVersion.
+func TestLeasesRoundTrip(t *testing.T) {
+	in := []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: coordination.k8s.io/v1
+  kind: Lease
+  metadata: {name: hami-scheduler, namespace: kube-system}
+  spec: {holderIdentity: hami-scheduler-0_abc, leaseDurationSeconds: 15}
+`)
+	s, err := Parse(in, "leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Leases) != 1 || !s.LeasesRead || *s.Leases[0].Spec.HolderIdentity != "hami-scheduler-0_abc" {
+		t.Fatalf("leases %+v, read %v", s.Leases, s.LeasesRead)
+	}
+	var buf bytes.Buffer
+	if err := s.WriteList(&buf, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "apiVersion: coordination.k8s.io/v1") {
+		t.Errorf("written without the Lease's apiVersion:\n%s", buf.String())
+	}
+	again, err := Parse(buf.Bytes(), "again")
+	if err != nil || len(again.Leases) != 1 {
+		t.Fatalf("round trip: %v, %d leases", err, len(again.Leases))
+	}
 }

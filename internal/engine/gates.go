@@ -208,7 +208,11 @@ func GateRank(c Code) int {
 
 // sayKube is a kube-scheduler check's sentence: the nodes it rejects and one node's reason.
 func sayKube(_ *aggregate, s saying) string {
-	return fmt.Sprintf("kube-scheduler rejects %s before HAMi's gates (e.g. %s: %s)", s.names(), s.e.node, s.e.detail)
+	names := s.names()
+	if more := s.nodes - len(s.few); more > 0 {
+		names += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Sprintf("kube-scheduler rejects %s before HAMi's gates (e.g. %s: %s)", names, s.e.node, s.e.detail)
 }
 
 func sayUnregistered(_ *aggregate, s saying) string {

@@ -186,7 +186,9 @@ func nodeTable(p *printer, v *engine.Verdict, kube []kubefit.NodeResult) {
 	}
 	p.blank()
 	p.line("Nodes:")
-	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "HAMI REASON", "KUBERNETES")
+	// REASON is the verdict's: the first kube-scheduler check the node fails, else HAMi's FailedNodes text;
+	// EVERY KUBE CHECK lists each kube-scheduler check the node fails (kube-scheduler stops at the first).
+	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "REASON", "EVERY KUBE CHECK")
 	for _, ns := range v.Nodes {
 		fits, reason := "no", ns.Reason
 		if ns.Fits {

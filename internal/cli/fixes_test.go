@@ -13,13 +13,26 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestDemoFixesAreProven: for every pending pod of the demo, every fix why-pending prints (-o json carries them
 // as data) is applied here, independently of the engine's own proof, to a fresh copy of the demo's objects;
 // the pod is evaluated on a cluster built from them and must fit exactly when the fix says it is sufficient.
 func TestDemoFixesAreProven(t *testing.T) {
-	base, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if seen := proveFixes(t, examples.DemoCluster, "--demo"); seen < 5 {
+		t.Errorf("only %d fixes on the demo's pending pods; the test would prove nothing", seen)
+	}
+	// kube-scheduler's own checks: a toleration, an uncordon and the node selector, proven the same way.
+	if seen := proveFixes(t, tb.KubeGatesDemo(), "--snapshot", kubeGatesSnapshot(t)); seen < 3 {
+		t.Errorf("only %d fixes on the kube-gates demo's pending pods", seen)
+	}
+}
+
+// proveFixes applies every fix why-pending prints for the pending pods of the cluster (data, read by the
+// commands through source) to a fresh copy and checks the verdict after it; it returns the fixes seen.
+func proveFixes(t *testing.T, data []byte, source ...string) int {
+	base, err := snapshot.Parse(data, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +41,7 @@ func TestDemoFixesAreProven(t *testing.T) {
 		if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
 			continue
 		}
-		out, errOut, err := run(t, "why-pending", p.Name, "-n", p.Namespace, "--demo", "-o", "json")
+		out, errOut, err := run(t, append([]string{"why-pending", p.Name, "-n", p.Namespace, "-o", "json"}, source...)...)
 		if err != nil {
 			t.Fatalf("%s/%s: %v\n%s", p.Namespace, p.Name, err, errOut)
 		}
@@ -41,7 +54,7 @@ func TestDemoFixesAreProven(t *testing.T) {
 		if wp.Verdict == nil || wp.Verdict.Fits {
 			continue
 		}
-		text, _, err := run(t, "why-pending", p.Name, "-n", p.Namespace, "--demo")
+		text, _, err := run(t, append([]string{"why-pending", p.Name, "-n", p.Namespace}, source...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +63,7 @@ func TestDemoFixesAreProven(t *testing.T) {
 			if !strings.Contains(text, f.Text()) {
 				t.Errorf("%s/%s: the fix %q is in -o json but not printed:\n%s", p.Namespace, p.Name, f.Text(), text)
 			}
-			s, err := snapshot.Parse(examples.DemoCluster, "demo")
+			s, err := snapshot.Parse(data, "demo")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,9 +82,7 @@ func TestDemoFixesAreProven(t *testing.T) {
 			}
 		}
 	}
-	if seen < 5 {
-		t.Errorf("only %d fixes on the demo's pending pods; the test would prove nothing", seen)
-	}
+	return seen
 }
 
 // applyFix changes the snapshot (a ResourceQuota, a queue) or returns a changed copy of the pod.
@@ -91,6 +102,22 @@ func applyFix(t *testing.T, s *snapshot.Snapshot, key string, f engine.Fix) *cor
 		return n
 	}
 	switch kind, name, _ := strings.Cut(f.Object, " "); kind {
+	case "Node":
+		if f.Field != "spec.unschedulable" || f.To != "false" {
+			t.Fatalf("fix %+v: unknown node change", f)
+		}
+		for _, n := range s.Nodes {
+			if n.Name == name {
+				n.Spec.Unschedulable = false
+				var keep []corev1.Taint
+				for _, x := range n.Spec.Taints {
+					if x.Key != corev1.TaintNodeUnschedulable {
+						keep = append(keep, x)
+					}
+				}
+				n.Spec.Taints = keep
+			}
+		}
 	case "ResourceQuota":
 		fields := strings.Split(strings.TrimSuffix(strings.TrimPrefix(f.Field, "spec.hard["), "]"), "], spec.hard[")
 		tos := strings.Split(f.To, ", ")
@@ -154,6 +181,21 @@ func applyFix(t *testing.T, s *snapshot.Snapshot, key string, f engine.Fix) *cor
 			}
 			if !found {
 				t.Fatalf("fix %+v: the pod has no container %s", f, name)
+			}
+		case f.Field == "spec.tolerations":
+			// "+key=value:Effect" or "+key:Effect" (Exists)
+			spec := strings.TrimPrefix(f.To, "+")
+			kv, effect, _ := strings.Cut(spec, ":")
+			key, value, eq := strings.Cut(kv, "=")
+			tol := corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffect(effect)}
+			if eq {
+				tol.Operator, tol.Value = corev1.TolerationOpEqual, value
+			}
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, tol)
+		case strings.HasPrefix(f.Field, "spec.nodeSelector") || strings.HasPrefix(f.Field, "spec.affinity"):
+			pod.Spec.NodeSelector = nil
+			if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+				a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
 			}
 		default:
 			t.Fatalf("fix %+v: unknown pod field", f)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 
@@ -143,7 +145,12 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	if r.watchClient, err = kubernetes.NewForConfig(watch); err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
-	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host})
+	// The schedulers' leader Leases say whether a scheduler runs (why-pending's "why it may still be Pending").
+	leases := query.SchedulerLeases(r.schedulerName)
+	if r.schedulerName != corev1.DefaultSchedulerName {
+		leases = append(leases, query.SchedulerLeases(corev1.DefaultSchedulerName)...)
+	}
+	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host, Leases: leases})
 	if err != nil {
 		return nil, stalled(err, rc.Host, timeout)
 	}

@@ -18,8 +18,8 @@ func TestTopCardOnlyPodThatFits(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, errOut)
 		}
 		for _, want := range []string{
-			"mig-notebook   0      1h    fits now, preferred a100-mig-01 (volcano places it; HAMi chooses no GPU)",
-			"train-small    2      1h    fits now, preferred h100-01 (volcano places it; HAMi chooses no GPU)",
+			"mig-notebook   0      1h    fits now, preferred a100-mig-01 (volcano's to place; HAMi chooses no GPU)",
+			"train-small    2      1h    fits now, preferred h100-01 (volcano's to place; HAMi chooses no GPU)",
 			"train-big      4      1h    QueueCardQuotaNotFit on 1/2 nodes: h100-01: queue research: NVIDIA-H100-80GB-HBM3 0 of 2 used, the pod needs 4",
 			"misrouted      1      1h    SchedulerNotHAMi: asks for HAMi's nvidia.com/gpumem but is addressed to default-scheduler, not hami-scheduler",
 		} {
@@ -39,7 +39,7 @@ func TestVerdictsNameTheScheduler(t *testing.T) {
 		args      []string
 		want, not []string
 	}{
-		{"train-small", nil, []string{"1/2 nodes pass kube-scheduler's standard checks and the queue's card quota; preferred: h100-01; volcano places the pod",
+		{"train-small", nil, []string{"1/2 nodes pass kube-scheduler's standard checks and the queue's card quota; preferred: h100-01; the pod is volcano's to place",
 			"NodeResourcesFit   1       a100-mig-01: needs nvidia.com/gpu 2, 0 free of 0 allocatable"}, []string{"NodeUnregistered"}},
 		{"train-big", nil, []string{"0/2 nodes are available: 1 NodeResourcesFit, 1 QueueCardQuotaNotFit.",
 			"raise its volcano.sh/card.quota to 4"}, []string{"NodeUnregistered"}},

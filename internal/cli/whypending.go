@@ -81,6 +81,9 @@ type WhyPending struct {
 	Verdict *engine.Verdict `json:"verdict,omitempty"`
 	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
 	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
+	// Waiting says why a pod that fits may still be Pending: scheduling gates, a nomination, no
+	// FailedScheduling event with no scheduler of its name seen, its age.
+	Waiting []string `json:"waiting,omitempty"`
 	// Events are the pod's recent events (live clusters, or a snapshot that has them).
 	Events []EventSummary `json:"events,omitempty"`
 	// Problems are the input problems found while reading the cluster (object, field, message).
@@ -210,12 +213,14 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	out.Verdict = v
 	out.Kubernetes = kubeChecks(s, pod, cfg)
 	out.Unbound = unboundHolders(s, o.now())
+	seen := query.SeeScheduler(v.Scheduler, s.Leases, s.LeasesRead, s.Pods, o.now())
+	out.Waiting = query.WhyWaiting(pod, v, s.EventsFor(o.Namespace, o.Pod), seen, o.now())
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	fmt.Fprintf(o.streams.Out, "Pod %s is %s and not bound to a node.\n", out.Pod, orPending(pod.Status.Phase))
 	if err := render.Verdict(o.streams.Out, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
-		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes}); err != nil {
+		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes, Waiting: out.Waiting}); err != nil {
 		return err
 	}
 	printUnbound(o.streams.Out, out.Unbound)
@@ -226,12 +231,23 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPending) error {
 	out.Node = pod.Spec.NodeName
 	out.Allocation = c.Pod(pod.Namespace, pod.Name)
+	if pod.DeletionTimestamp != nil {
+		out.Phase = "Terminating" // as kubectl's STATUS column says
+	}
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
 	w := o.streams.Out
-	fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
 	a := out.Allocation
+	if pod.DeletionTimestamp != nil {
+		fmt.Fprintf(w, "Pod %s is not pending: it is Terminating on node %s (deleted %s, phase %s).\n", out.Pod, out.Node,
+			pod.DeletionTimestamp.UTC().Format(time.RFC3339), orPending(pod.Status.Phase))
+		if a != nil {
+			fmt.Fprintln(w, "It still holds its GPUs until it is gone:")
+		}
+	} else {
+		fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
+	}
 	if a == nil {
 		if pod.Annotations[codec.PodNodeAnnotation] == "" {
 			fmt.Fprintln(w, "It holds no HAMi GPUs (no hami.io/vgpu-node annotation).")

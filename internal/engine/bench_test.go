@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
@@ -14,18 +15,41 @@ import (
 // benchCluster generates a cluster of nodes with 8 x 80 GiB GPUs each and podsPerNode running pods, each
 // holding one GPU share (2-8 GiB, 5-25 % cores): about 40 % of memory and 45 % of slots in use.
 func benchCluster(t testing.TB, nodes, podsPerNode int) *Cluster {
+	return benchClusterWith(t, DefaultConfig(), nodes, podsPerNode)
+}
+
+// benchKubeCluster is benchCluster as the commands build it (Config.SchedulerName set): kube-scheduler's checks
+// are gates, every node has allocatable pods, CPU and memory, and every pod requests CPU and memory; no node is
+// tainted or cordoned, so the checks pass everywhere (the common case, which must cost almost nothing).
+func benchKubeCluster(t testing.TB, nodes, podsPerNode int) *Cluster {
+	cfg := DefaultConfig()
+	cfg.SchedulerName = DefaultSchedulerName
+	return benchClusterWith(t, cfg, nodes, podsPerNode)
+}
+
+func benchClusterWith(t testing.TB, cfg Config, nodes, podsPerNode int) *Cluster {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
-	c := NewCluster(DefaultConfig())
+	c := NewCluster(cfg)
+	kube := cfg.SchedulerName != ""
 	for i := 0; i < nodes; i++ {
 		name := fmt.Sprintf("node-%05d", i)
-		c.SetNode(mkNode(name, gpus(name, 8, 81920)))
+		n := mkNode(name, gpus(name, 8, 81920))
+		if kube {
+			n.Status.Allocatable["pods"] = resource.MustParse("110")
+			n.Status.Allocatable["cpu"] = resource.MustParse("128")
+			n.Status.Allocatable["memory"] = resource.MustParse("1Ti")
+		}
+		c.SetNode(n)
 		for j := 0; j < podsPerNode; j++ {
 			mem := int64(2048 + rng.IntN(6)*1024)
 			cores := int64(5 + rng.IntN(5)*5)
 			g := rng.IntN(8)
 			p := placedOn(mkPod("team-"+fmt.Sprint(i%20), fmt.Sprintf("%s-pod-%d", name, j), tb.MakeContainer("c").GPUs(1).GPUMem(mem).GPUCores(cores).Obj()),
 				name, fmt.Sprintf("%s-g%d,NVIDIA,%d,%d:;", name, g, mem, cores))
+			if kube {
+				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("4Gi")}
+			}
 			c.SetPod(p)
 		}
 	}
@@ -33,7 +57,10 @@ func benchCluster(t testing.TB, nodes, podsPerNode int) *Cluster {
 }
 
 func benchEvaluate(b *testing.B, nodes, pods int, pod *corev1.Pod, wantFit bool) {
-	c := benchCluster(b, nodes, pods/nodes)
+	benchEvaluateOn(b, benchCluster(b, nodes, pods/nodes), pod, wantFit)
+}
+
+func benchEvaluateOn(b *testing.B, c *Cluster, pod *corev1.Pod, wantFit bool) {
 	if v := c.Evaluate(pod, EvalOptions{}); v.Fits != wantFit {
 		b.Fatalf("fits=%v, want %v: %s", v.Fits, wantFit, v.Summary)
 	}
@@ -60,6 +87,20 @@ func BenchmarkEvaluatePending500Nodes10kPods(b *testing.B) {
 func BenchmarkEvaluatePending5000Nodes100kPods(b *testing.B) {
 	benchEvaluate(b, 5000, 100000, pendingPod(), false)
 }
+
+// The same with kube-scheduler's checks as gates (the commands' evaluation); the pod requests CPU and memory.
+func BenchmarkEvaluatePending5000Nodes100kPodsKube(b *testing.B) {
+	benchEvaluateOn(b, benchKubeCluster(b, 5000, 20), withCPU(pendingPod()), false)
+}
+func BenchmarkEvaluateFits5000Nodes100kPodsKube(b *testing.B) {
+	benchEvaluateOn(b, benchKubeCluster(b, 5000, 20), withCPU(fittingPod()), true)
+}
+
+func withCPU(p *corev1.Pod) *corev1.Pod {
+	p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{"cpu": resource.MustParse("2"), "memory": resource.MustParse("8Gi")}
+	return p
+}
+
 func BenchmarkEvaluateFits500Nodes10kPods(b *testing.B) {
 	benchEvaluate(b, 500, 10000, fittingPod(), true)
 }

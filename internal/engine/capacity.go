@@ -35,6 +35,11 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	f.build = true
 	// Each copy also takes cards from the pod's queue (Volcano card quota); card is this run's own copy.
 	f.card = c.cardStatus(pod)
+	// Each copy also takes the pod's CPU, memory and pod count from its node (kube-scheduler's checks).
+	if f.kube = c.kubeGateFor(pod, KubeAuto); f.kube != nil {
+		f.kube.copies = map[string]int{}
+		f.kube.self = kubePod{} // copies are new pods: none is counted yet
+	}
 	nodes := append([]*Node(nil), c.nodeList...)
 	cloned := make([]bool, len(nodes))
 	fits := make([]bool, len(nodes))
@@ -84,6 +89,9 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		}
 		copies[best]++
 		out.Copies++
+		if f.kube != nil {
+			f.kube.copies[nodes[best].Name]++
+		}
 		refit(best)
 		if f.card != nil && f.card.Enforced {
 			f.card.consume(ranks[best])

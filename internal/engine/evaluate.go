@@ -25,6 +25,10 @@ type EvalOptions struct {
 	// Unranked leaves Verdict.Feasible in name order instead of best first (the extender's filter needs only
 	// which nodes fit; sorting thousands of them is its largest single cost).
 	Unranked bool
+	// Kube picks which of kube-scheduler's own checks (cordon, taints, selector and affinity, resources) are
+	// gates of the verdict; the zero value runs them all where the engine answers alone (the commands and the
+	// terminal UI), none on the extender's cluster.
+	Kube KubeScope
 }
 
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
@@ -46,14 +50,18 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	if !req.WantsGPU() && v.Card != nil {
 		return c.evaluateCards(v, opts)
 	}
+	kube := c.kubeGateFor(pod, opts.Kube)
 	if !req.WantsGPU() {
 		v.NoGPURequest, v.Fits = true, true
 		v.Summary = "the pod asks for no GPU resources that HAMi manages (" + c.cfg.ResourceCountName + ")"
+		if kube != nil {
+			c.kubeOnly(v, kube, opts)
+		}
 		return v
 	}
 	self := c.pods[key]
 	f := newFitter(c, req, self, false)
-	f.card = v.Card
+	f.card, f.kube = v.Card, kube
 	v.Quota = withoutSelf(v.Quota, self)
 	var now nowFunc
 	if !opts.Now.IsZero() {
@@ -79,7 +87,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			wf := f
 			if w > 0 {
 				wf = newFitter(c, req, self, false)
-				wf.card = v.Card
+				wf.card, wf.kube = v.Card, kube
 			}
 			wg.Add(1)
 			go func() {
@@ -192,6 +200,9 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		}
 		if res.nodeCheck != nil {
 			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
+			if res.reason != "" {
+				ns.Reason = res.reason
+			}
 		} else {
 			ns.Container = req.Containers[res.container].Name
 			ns.Code, ns.Reason = f.gpuReasons(st)

@@ -32,6 +32,8 @@ type fitter struct {
 	// concerns it. cardModels is this fitter's own cache of card-model checks.
 	card       *CardStatus
 	cardModels modelChecks
+	// kube is kube-scheduler's own checks, run before HAMi's node gates; nil when the evaluation skips them.
+	kube *kubeGate
 	// detail asks for every gate's result per GPU, not only the first failure.
 	detail bool
 	// build asks fitNode to return the placement; without it only the yes/no and the statuses are kept.
@@ -120,6 +122,7 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 type nodeFit struct {
 	ok         bool
 	nodeCheck  *Check // set for a node-level failure
+	reason     string // kube-scheduler's reasons, for a failure of its checks
 	container  int    // index into req.Containers of the first failing container
 	gpus       []GPUStatus
 	containers []ContainerPlacement
@@ -153,6 +156,13 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	for i := range n.GPUs {
 		g := &n.GPUs[i]
 		statuses[i] = GPUStatus{Index: g.Index, UUID: g.UUID, Type: g.Type, Numa: g.Numa}
+	}
+	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
+	if f.kube != nil && !f.kube.passes(n) {
+		if chk, reason := f.c.kubeCheck(f.kube, n.Name); chk != nil {
+			res.nodeCheck, res.reason = chk, reason
+			return res
+		}
 	}
 	if chk := f.nodeGate(n, now); chk != nil {
 		res.nodeCheck = chk

@@ -56,7 +56,14 @@ func (f Fix) Text() string {
 // hints that guessed the same changes without proof are dropped. Not safe to call concurrently with other
 // evaluations of the same cluster (the CLI and the terminal UI call it from one goroutine).
 func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
-	if v == nil || v.Fits || v.NotHAMi || v.NoGPURequest || v.Request == nil || !v.Request.WantsGPU() {
+	if v == nil || v.Fits || v.NotHAMi || v.Request == nil {
+		return
+	}
+	if v.NoGPURequest || !v.Request.WantsGPU() {
+		// Only kube-scheduler's checks can refuse it.
+		opts.Nodes, opts.DetailNodes, opts.DetailAll, opts.Unranked = nil, nil, false, true
+		v.Fixes = c.kubeFixes(pod, v, func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) })
+		c.fixObjects(pod, v.Fixes)
 		return
 	}
 	// The fixes rewrite one device type's resources and selectors: a pod mixing types is explained, not fixed.
@@ -69,7 +76,6 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	t := c.fixTarget(kind)
 	opts.Nodes, opts.DetailNodes, opts.DetailAll, opts.Unranked = nil, nil, false, true
 	eval := func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) }
-	key := pod.Namespace + "/" + pod.Name
 	var fixes []Fix
 
 	// Cluster-side changes first: the pod stays as its owner wrote it. The namespace quota fix knows NVIDIA's
@@ -92,6 +98,8 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 			})
 		}
 	}
+	// kube-scheduler's own checks: a toleration, an uncordon, the node selector.
+	fixes = append(fixes, c.kubeFixes(pod, v, eval)...)
 	// Pod-side changes.
 	for _, f := range []func() *Fix{
 		func() *Fix { return filterFix(pod, v, eval, CardTypeMismatch, t.useType, t.noUseType) },
@@ -103,11 +111,7 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 			fixes = append(fixes, *x)
 		}
 	}
-	for i := range fixes {
-		if fixes[i].Object == "" {
-			fixes[i].Object = "Pod " + key
-		}
-	}
+	c.fixObjects(pod, fixes)
 	v.Fixes = fixes
 	var hints []string
 	for _, h := range v.Hints {
@@ -117,6 +121,15 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 		hints = append(hints, h)
 	}
 	v.Hints = hints
+}
+
+// fixObjects names the pod as the object of the fixes that change it.
+func (c *Cluster) fixObjects(pod *corev1.Pod, fixes []Fix) {
+	for i := range fixes {
+		if fixes[i].Object == "" {
+			fixes[i].Object = "Pod " + pod.Namespace + "/" + pod.Name
+		}
+	}
 }
 
 // outcome fills a fix's verdict fields from the evaluation after the change.

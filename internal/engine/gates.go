@@ -20,7 +20,8 @@ const (
 // FailedAndUnresolvableNodes, the explanation's sentence, the help screen and docs/engine.md (rendered from
 // it by TestGateTableDoc) all read it. Adding a gate is a row here, the check in the walk, and its tests.
 type Gate struct {
-	// Number is the gate's place in docs/engine.md: r routing, k1-k5 kube-scheduler's checks, n1-n5 node
+	// Number is the gate's place in docs/engine.md: r routing, k1-k5 kube-scheduler's checks in its default
+	// profile's filter order (gates of every verdict where the engine answers alone), n1-n5 node
 	// gates, 1-14 the GPU gates in HAMi's order.
 	Number string `json:"number"`
 	Name   string `json:"gate"`
@@ -55,27 +56,28 @@ func (s saying) where() string { return fmt.Sprintf("node %s, GPU %d", s.e.node,
 // names lists a few nodes with this node-level code.
 func (s saying) names() string { return strings.Join(s.few, ", ") }
 
-// Gates is the gate table in evaluation order: the routing check, kube-scheduler's checks (another
-// scheduler's pods), the node gates, then the GPU gates in HAMi v2.10's order.
+// Gates is the gate table in evaluation order: the routing check, kube-scheduler's checks (every pod where the
+// engine answers alone; another scheduler's pods get only these), the node gates, then the GPU gates in HAMi
+// v2.10's order.
 var Gates = []Gate{
 	{Number: "r", Name: "routing", Code: SchedulerNotHAMi, Level: LevelPod, Unresolvable: true,
 		Meaning: "a pod asking for HAMi's gpumem, gpumem-percentage or gpucores is addressed to HAMi's profile", Numbers: "the resources, the pod's scheduler",
 		Hint: "install HAMi's admission webhook (or set spec.schedulerName to HAMi's profile) and recreate the pod"},
-	{Number: "k1", Name: "node-name", Code: KubeNodeName, Level: LevelNode, Unresolvable: true,
-		Meaning: "`spec.nodeName`, if set, names the node", Numbers: "the node asked for",
-		Hint: "drop or correct spec.nodeName"},
-	{Number: "k2", Name: "node-unschedulable", Code: KubeUnschedulable, Level: LevelNode, Unresolvable: true,
+	{Number: "k1", Name: "node-unschedulable", Code: KubeUnschedulable, Level: LevelNode, Unresolvable: true,
 		Meaning: "the node is not cordoned (`spec.unschedulable`), or the pod tolerates it", Numbers: "-",
-		Hint: "uncordon the node"},
-	{Number: "k3", Name: "node-affinity", Code: KubeNodeAffinity, Level: LevelNode, Unresolvable: true,
-		Meaning: "the node matches the pod's `nodeSelector` and required node affinity", Numbers: "the selector",
-		Hint: "change the pod's nodeSelector or affinity, or label the node"},
-	{Number: "k4", Name: "taint-toleration", Code: KubeTaint, Level: LevelNode, Unresolvable: true,
+		Hint: "uncordon the node (kubectl uncordon)", say: sayKube},
+	{Number: "k2", Name: "node-name", Code: KubeNodeName, Level: LevelNode, Unresolvable: true,
+		Meaning: "`spec.nodeName`, if set, names the node", Numbers: "the node asked for",
+		Hint: "drop or correct spec.nodeName", say: sayKube},
+	{Number: "k3", Name: "taint-toleration", Code: KubeTaint, Level: LevelNode, Unresolvable: true,
 		Meaning: "the pod tolerates every NoSchedule and NoExecute taint of the node", Numbers: "the taint",
-		Hint: "add a toleration, or remove the taint"},
+		Hint: "add a toleration, or remove the taint", say: sayKube},
+	{Number: "k4", Name: "node-affinity", Code: KubeNodeAffinity, Level: LevelNode, Unresolvable: true,
+		Meaning: "the node matches the pod's `nodeSelector` and required node affinity", Numbers: "the selector",
+		Hint: "change the pod's nodeSelector or affinity, or label the node", say: sayKube},
 	{Number: "k5", Name: "resources-fit", Code: KubeResourcesFit, Level: LevelNode,
-		Meaning: "the node's `allocatable` minus its pods' requests holds the pod's requests (whole devices and MIG resources included)", Numbers: "resource, requested, used, allocatable",
-		Hint: "ask for less, or free the node"},
+		Meaning: "the node's `allocatable` minus its pods' requests holds the pod's requests (whole devices and MIG resources included; for HAMi's pods, every resource but HAMi's own); a node whose `allocatable` has no `pods` count is not checked for it", Numbers: "resource, requested, used, allocatable",
+		Hint: "ask for less, or free the node", say: sayKube},
 
 	{Number: "n1", Name: "registered", Code: NodeUnregistered, Level: LevelNode, Unresolvable: true,
 		Meaning: "the node registers devices: `hami.io/node-nvidia-register`, or another family's register annotation or capacity, is present and readable", Numbers: "the parse error, naming the key and position",
@@ -203,6 +205,15 @@ func GateRank(c Code) int {
 }
 
 // The sentences of the explanation, one per code, numbers from the aggregate.
+
+// sayKube is a kube-scheduler check's sentence: the nodes it rejects and one node's reason.
+func sayKube(_ *aggregate, s saying) string {
+	names := s.names()
+	if more := s.nodes - len(s.few); more > 0 {
+		names += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Sprintf("kube-scheduler rejects %s before HAMi's gates (e.g. %s: %s)", names, s.e.node, s.e.detail)
+}
 
 func sayUnregistered(_ *aggregate, s saying) string {
 	if s.req.DeviceWord() != "GPU" {

@@ -182,7 +182,8 @@ func TestWebhookRefusal(t *testing.T) {
 }
 
 // TestRegisterFormatByVersion checks the per-node warning for a register annotation the configured HAMi
-// version cannot read; kubectl-hami reads every form either way.
+// version cannot read. kubectl-hami reads every form, but a node the version cannot read is unregistered, as
+// for HAMi: its GPUs are listed, no pod is placed there, and the gate says why.
 func TestRegisterFormatByVersion(t *testing.T) {
 	text9 := "GPU-a,10,16384,100,NVIDIA-A100,0,true,0,hami-core:"
 	text7 := "GPU-a,10,16384,100,NVIDIA-A100,0,true:"
@@ -204,8 +205,16 @@ func TestRegisterFormatByVersion(t *testing.T) {
 			c := NewCluster(cfg)
 			n := mkNode("n1", nil, codec.NodeRegisterAnnotation, tc.value)
 			probs := c.SetNode(n)
-			if node := c.Node("n1"); node == nil || !node.Registered || len(node.GPUs) != 1 {
+			node := c.Node("n1")
+			if node == nil || len(node.GPUs) != 1 {
 				t.Fatalf("node not read: %+v", node)
+			}
+			if unreadable := tc.want != ""; node.Registered == unreadable || (node.UnreadableBy != "") != unreadable {
+				t.Errorf("registered %v, unreadable by %q: want registered only when the version reads the form", node.Registered, node.UnreadableBy)
+			}
+			v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), EvalOptions{})
+			if tc.want != "" && (v.Fits || v.Nodes[0].Code != NodeUnregistered || !strings.Contains(v.Nodes[0].Check.Detail, tc.want)) {
+				t.Errorf("a node the version cannot read: fits %v, %+v", v.Fits, v.Nodes[0])
 			}
 			var got string
 			for _, p := range probs {

@@ -28,6 +28,15 @@ const (
 	KubeResourcesFit  Code = Code(kubefit.CheckNodeResourcesFit)
 )
 
+// IsKubeCheck reports whether the code is one of kube-scheduler's own checks (a plugin name).
+func IsKubeCheck(c Code) bool {
+	switch c {
+	case KubeNodeName, KubeUnschedulable, KubeNodeAffinity, KubeTaint, KubeResourcesFit:
+		return true
+	}
+	return false
+}
+
 // schedulerOf names the scheduler that decides the pod and whether HAMi's gates apply. A pod without
 // spec.schedulerName (the API server always sets one; hand-written snapshots may not) and every pod of a
 // cluster whose Config names no profile (the extender's: kube-scheduler sends it only its own pods) are HAMi's.
@@ -68,22 +77,37 @@ func hamiOnlyResources(pod *corev1.Pod, cfg Config) []string {
 	return out
 }
 
-// kubeWorld is the part of the cluster kube-scheduler's standard checks read: the Node objects and the pods
-// bound to each node. It is kept only when the Config names HAMi's profile (the CLI and the terminal UI).
+// kubeWorld is the part of the cluster kube-scheduler's standard checks read: the Node objects (always kept:
+// the extender's bind checks the node's taints and labels) and, when the Config names HAMi's profile (the
+// CLI and the terminal UI), what the pods bound to each node request.
 type kubeWorld struct {
-	nodes map[string]*corev1.Node
-	bound map[string]map[string]*corev1.Pod // node -> namespace/name -> pod
-	where map[string]string                 // namespace/name -> node
+	nodes map[string]*kubefit.Node
+	usage map[string]*kubefit.Usage // node -> its bound pods' count and requests
+	where map[string]kubePod        // namespace/name -> where the pod is counted
+}
+
+// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it.
+type kubePod struct {
+	node     string
+	requests corev1.ResourceList
 }
 
 func (c *Cluster) trackKubeNode(n *corev1.Node) {
-	if c.cfg.SchedulerName == "" {
-		return
-	}
 	if c.kube.nodes == nil {
-		c.kube.nodes = map[string]*corev1.Node{}
+		c.kube.nodes = map[string]*kubefit.Node{}
 	}
-	c.kube.nodes[n.Name] = n
+	kn := kubefit.NewNode(n)
+	c.kube.nodes[n.Name] = kn
+	if node := c.nodes[n.Name]; node != nil {
+		node.kq = kn.Quick(c.kube.usage[n.Name])
+	}
+}
+
+// requick refreshes the node's Quick after its bound pods changed.
+func (c *Cluster) requick(name string) {
+	if node, kn := c.nodes[name], c.kube.nodes[name]; node != nil && kn != nil {
+		node.kq = kn.Quick(c.kube.usage[name])
+	}
 }
 
 func (c *Cluster) untrackKubeNode(name string) { delete(c.kube.nodes, name) }
@@ -97,25 +121,176 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod) {
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return
 	}
-	if c.kube.bound == nil {
-		c.kube.bound, c.kube.where = map[string]map[string]*corev1.Pod{}, map[string]string{}
+	if c.kube.usage == nil {
+		c.kube.usage, c.kube.where = map[string]*kubefit.Usage{}, map[string]kubePod{}
 	}
-	if c.kube.bound[pod.Spec.NodeName] == nil {
-		c.kube.bound[pod.Spec.NodeName] = map[string]*corev1.Pod{}
+	u := c.kube.usage[pod.Spec.NodeName]
+	if u == nil {
+		u = &kubefit.Usage{}
+		c.kube.usage[pod.Spec.NodeName] = u
 	}
-	c.kube.bound[pod.Spec.NodeName][key] = pod
-	c.kube.where[key] = pod.Spec.NodeName
+	kp := kubePod{node: pod.Spec.NodeName, requests: kubefit.Requests(pod)}
+	u.Add(kp.requests, +1)
+	c.kube.where[key] = kp
+	c.requick(kp.node)
 }
 
 func (c *Cluster) untrackKubePod(key string) {
-	node, ok := c.kube.where[key]
+	kp, ok := c.kube.where[key]
 	if !ok {
 		return
 	}
 	delete(c.kube.where, key)
-	delete(c.kube.bound[node], key)
-	if len(c.kube.bound[node]) == 0 {
-		delete(c.kube.bound, node)
+	if u := c.kube.usage[kp.node]; u != nil {
+		u.Add(kp.requests, -1)
+		if u.Pods <= 0 {
+			delete(c.kube.usage, kp.node)
+		}
+	}
+	c.requick(kp.node)
+}
+
+// KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
+type KubeScope int
+
+const (
+	// KubeAuto is every check where the engine answers alone (Config.SchedulerName set: the commands and the
+	// terminal UI), none for the extender's cluster.
+	KubeAuto KubeScope = iota
+	// KubeOff runs HAMi's gates only: the extender's /filter and /prioritize, whose nodes kube-scheduler has
+	// already filtered (with the pods it assumed, which the extender cannot see).
+	KubeOff
+	// KubeStatic runs the checks that read the node object and the pod alone (NodeName, TaintToleration,
+	// NodeAffinity): /bind's own check.
+	KubeStatic
+	// KubeAll runs every check the cluster can judge.
+	KubeAll
+)
+
+// kubeGate is kube-scheduler's checks prepared for one evaluation.
+type kubeGate struct {
+	pod    *kubefit.Pod
+	static bool
+	self   kubePod // the evaluated pod where it is counted (its own requests leave its node)
+	// copies are Capacity's copies placed so far per node, each taking the pod's requests.
+	copies map[string]int
+}
+
+// kubeGateFor prepares the kube checks for a HAMi pod, or nil when the scope runs none.
+func (c *Cluster) kubeGateFor(pod *corev1.Pod, scope KubeScope) *kubeGate {
+	switch scope {
+	case KubeOff:
+		return nil
+	case KubeAuto:
+		if c.cfg.SchedulerName == "" {
+			return nil
+		}
+		scope = KubeAll
+	}
+	pod = withDefaultRequests(pod)
+	g := &kubeGate{pod: kubefit.Prepare(pod, c.cfg.ManagedResources()), static: scope == KubeStatic}
+	g.self = c.kube.where[pod.Namespace+"/"+pod.Name]
+	return g
+}
+
+// kubeUsage is the node's bound pods as the evaluated pod sees them.
+func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
+	u := c.kube.usage[node]
+	if u == nil {
+		u = &kubefit.Usage{}
+	}
+	if g == nil || g.self.node != node && g.copies[node] == 0 {
+		return u
+	}
+	cp := u.Clone() // the tracked usage is shared
+	if g.self.node == node {
+		cp.Add(g.self.requests, -1)
+	}
+	for i := 0; i < g.copies[node]; i++ {
+		cp.Add(g.pod.Requests(), +1)
+	}
+	return &cp
+}
+
+// kubeNode is the node object kube-scheduler's checks read; a node known only by its name is an empty one.
+func (c *Cluster) kubeNode(name string) *kubefit.Node {
+	if n := c.kube.nodes[name]; n != nil {
+		return n
+	}
+	n := &corev1.Node{}
+	n.Name = name
+	return kubefit.NewNode(n)
+}
+
+// passes is the common case's shortcut: the node surely passes kube-scheduler's checks, judged from the
+// Quick kept on the engine's node (no node object read). false means run kubeCheck.
+func (g *kubeGate) passes(n *Node) bool {
+	return g.self.node != n.Name && (g.copies == nil || g.copies[n.Name] == 0) && g.pod.QuickPass(&n.kq)
+}
+
+// check runs the gate on one node: nil when the node passes, else the node's check and kube-scheduler's
+// reasons for it.
+func (c *Cluster) kubeCheck(g *kubeGate, name string) (*Check, string) {
+	f := g.pod.CheckNode(c.kubeNode(name), c.kubeUsage(g, name), g.static)
+	if len(f) == 0 {
+		return nil, ""
+	}
+	return kubeFailure(f)
+}
+
+// kubeFailure is the check and the reasons of a node's kube failures (the first check's decide the code).
+func kubeFailure(f []kubefit.Failure) (*Check, string) {
+	msgs := make([]string, 0, len(f))
+	var reasons []string
+	for _, x := range f {
+		msgs = append(msgs, x.Message)
+		if x.Check == f[0].Check {
+			reasons = append(reasons, x.Reason)
+		}
+	}
+	return &Check{Gate: f[0].Check, Code: Code(f[0].Check), Detail: strings.Join(msgs, "; ")}, strings.Join(reasons, ", ")
+}
+
+// kubeOnly judges a HAMi pod that asks for no GPU by kube-scheduler's checks alone: it fits where they pass.
+func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
+	names := c.nodeNames
+	if opts.Nodes != nil {
+		_, names = c.subset(opts.Nodes)
+	}
+	v.Nodes = make([]NodeStatus, len(names))
+	counts := map[Code]int{}
+	for i, name := range names {
+		ns := &v.Nodes[i]
+		ns.Node = name
+		chk, reason := c.kubeCheck(g, name)
+		if chk == nil {
+			ns.Fits = true
+			v.Feasible = append(v.Feasible, name)
+			continue
+		}
+		ns.Code, ns.Check, ns.Reason = chk.Code, chk, reason
+		if counts[chk.Code] == 0 {
+			v.Reasons = append(v.Reasons, ReasonCount{Code: chk.Code})
+		}
+		counts[chk.Code]++
+	}
+	for i := range v.Reasons {
+		v.Reasons[i].Nodes = counts[v.Reasons[i].Code]
+	}
+	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Code < v.Reasons[j].Code })
+	if len(v.Feasible) > 0 {
+		v.Summary += fmt.Sprintf("; %d/%d nodes pass kube-scheduler's checks", len(v.Feasible), len(names))
+		return
+	}
+	v.Fits = false
+	v.Summary = summaryLine(len(names), v.Reasons) + " The pod asks for no GPU resources that HAMi manages; kube-scheduler's own checks reject every node."
+	for _, rc := range v.Reasons {
+		for i := range v.Nodes {
+			if ns := &v.Nodes[i]; ns.Code == rc.Code {
+				v.Explanation = append(v.Explanation, fmt.Sprintf("%s on %d node(s), e.g. %s: %s", rc.Code, rc.Nodes, ns.Node, checkDetail(ns.Check)))
+				break
+			}
+		}
 	}
 }
 
@@ -132,24 +307,12 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 	if v.Scheduler != VolcanoSchedulerName {
 		v.Card = nil // only Volcano enforces the queues' card quota
 	}
-	kubeNodes := make([]*corev1.Node, len(names))
-	podsByNode := map[string][]*corev1.Pod{}
+	// Every check runs on every node: the detail lists all that stand in the way, the first decides.
+	g := &kubeGate{pod: kubefit.Prepare(pod, nil), self: c.kube.where[pod.Namespace+"/"+pod.Name]}
+	results := make([]kubefit.NodeResult, len(names))
 	for i, name := range names {
-		kubeNodes[i] = c.kube.nodes[name]
-		if kubeNodes[i] == nil {
-			kubeNodes[i] = &corev1.Node{}
-			kubeNodes[i].Name = name
-		}
-		keys := make([]string, 0, len(c.kube.bound[name]))
-		for k := range c.kube.bound[name] {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			podsByNode[name] = append(podsByNode[name], c.kube.bound[name][k])
-		}
+		results[i] = kubefit.NodeResult{Node: name, Failures: g.pod.AllFailures(c.kubeNode(name), c.kubeUsage(g, name))}
 	}
-	results := kubefit.Check(pod, kubeNodes, podsByNode, nil)
 	v.Nodes = make([]NodeStatus, len(nodes))
 	counts := map[Code]int{}
 	var order []Code
@@ -218,7 +381,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 	if v.Card != nil && v.Card.Enforced {
 		what += " and the queue's card quota"
 	}
-	v.Summary = fmt.Sprintf("%d/%d nodes pass %s; preferred: %s; %s places the pod, HAMi chooses no GPU for it",
+	v.Summary = fmt.Sprintf("%d/%d nodes pass %s; preferred: %s; the pod is %s's to place, HAMi chooses no GPU for it",
 		len(feasible), len(nodes), what, v.Feasible[0], v.Scheduler)
 	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 )
 
 // GPU is one physical GPU with its registered capacity and what counted pods use of it.
@@ -55,6 +56,16 @@ type Node struct {
 	// Registered is false when hami.io/node-nvidia-register is missing or unreadable; RegisterError says why.
 	Registered    bool   `json:"registered"`
 	RegisterError string `json:"registerError,omitempty"`
+	// UnreadableBy is the HAMi version ("v2.10") that cannot read the node's hami.io/node-nvidia-register
+	// form (--hami-version): the node is unregistered for it, as for HAMi, though its GPUs and their pods are
+	// still read and shown.
+	UnreadableBy string `json:"unreadableBy,omitempty"`
+	// Unschedulable is spec.unschedulable (kubectl cordon: SchedulingDisabled); NotReady says the node's Ready
+	// condition is not True ("False" or "Unknown"; empty when Ready or not reported); Taints are its NoSchedule
+	// and NoExecute taints as key=value:Effect, the unschedulable taint of a cordon left out.
+	Unschedulable bool     `json:"unschedulable,omitempty"`
+	NotReady      string   `json:"notReady,omitempty"`
+	Taints        []string `json:"taints,omitempty"`
 	// AllocatableGPUs is status.allocatable of the count resource; -1 when the node does not list it.
 	AllocatableGPUs int64                     `json:"allocatableGPUs"`
 	Handshake       codec.Handshake           `json:"handshake"`
@@ -68,8 +79,9 @@ type Node struct {
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
 	uuidIndex map[string]int
-	pos       int   // index in Cluster.nodeList
-	kindCount []int // devices per Config.Kinds index
+	kq        kubefit.Quick // kube-scheduler's view of the node for the common case (kubeGate.passes)
+	pos       int           // index in Cluster.nodeList
+	kindCount []int         // devices per Config.Kinds index
 }
 
 // DevicesOf is the number of the node's devices of kind k (an index in Config.Kinds).
@@ -134,6 +146,9 @@ type PodAllocation struct {
 	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
 	// by resource name.
 	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
+	// Terminating: the pod is being deleted (metadata.deletionTimestamp) and still holds its GPUs until it is
+	// gone, as kubectl's STATUS Terminating says.
+	Terminating bool `json:"terminating,omitempty"`
 
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
 	qos map[int]int
@@ -315,12 +330,23 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable}
+	for _, t := range n.Spec.Taints {
+		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
+			node.Taints = append(node.Taints, t.ToString())
+		}
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
+			node.NotReady = string(cond.Status)
+		}
+	}
 	if q, ok := n.Status.Allocatable[corev1.ResourceName(c.cfg.ResourceCountName)]; ok {
 		node.AllocatableGPUs = quantityValue(q)
 	}
 	annos := n.Annotations
 	reg, ok := annos[codec.NodeRegisterAnnotation]
+	unreadable := "" // the configured HAMi version cannot read the NVIDIA annotation
 	switch {
 	case !ok:
 		node.RegisterError = noNVIDIARegister
@@ -334,6 +360,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		node.Registered = true
 		if msg := registerVersionProblem(codec.RegisterFormat(reg), c.cfg.hamiVersion()); msg != "" {
 			bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "%s", msg)
+			unreadable = msg
 		}
 		for _, d := range devs {
 			if _, dup := node.uuidIndex[d.ID]; dup {
@@ -351,7 +378,22 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 			})
 		}
 	}
+	if unreadable != "" {
+		// One model of the node for every surface: what HAMi's version cannot read is not registered. The GPUs
+		// stay listed (their pods still hold them); no gate lets a pod reach them.
+		node.Registered, node.RegisterError, node.UnreadableBy = false, unreadable, c.cfg.hamiVersion().String()
+	}
 	c.addVendorDevices(n, node, bad)
+	if unreadable != "" && node.Registered {
+		// Another family registered here: its devices stay usable, the NVIDIA GPUs HAMi cannot read do not.
+		kept := node.GPUs[:0]
+		for _, g := range node.GPUs {
+			if g.Kind != 0 {
+				kept = append(kept, g)
+			}
+		}
+		node.GPUs = kept
+	}
 	// Device type, then index, then UUID, for display; GPU walks start from the registration order (GPU.reg),
 	// as HAMi's do.
 	sort.SliceStable(node.GPUs, func(i, j int) bool {
@@ -365,6 +407,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		return a.UUID < b.UUID
 	})
 	node.kindCount = make([]int, len(c.kinds))
+	clear(node.uuidIndex)
 	for i := range node.GPUs {
 		node.uuidIndex[node.GPUs[i].UUID] = i
 		node.kindCount[node.GPUs[i].Kind]++
@@ -410,10 +453,10 @@ func registerVersionProblem(format string, v HAMiVersion) string {
 	switch {
 	case (format == codec.RegisterText7 || format == codec.RegisterText9) && v.AtLeast(2, 8):
 		return fmt.Sprintf("registered in the %s text form, which HAMi v2.8 and later do not read: HAMi %s's scheduler "+
-			"sees this node as unregistered (\"node unregistered\") and places nothing here; kubectl-hami reads it", format, v)
+			"sees this node as unregistered (\"node unregistered\") and places nothing here; kubectl-hami shows it unregistered too", format, v)
 	case format == codec.RegisterJSON && !v.AtLeast(2, 8):
 		return fmt.Sprintf("registered in the JSON form, which HAMi v2.7 and earlier do not read: HAMi %s's scheduler "+
-			"sees this node as unregistered and places nothing here; kubectl-hami reads it", v)
+			"sees this node as unregistered and places nothing here; kubectl-hami shows it unregistered too", v)
 	}
 	return ""
 }

@@ -81,7 +81,8 @@ func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAlloca
 		annoKey = codec.PodToAllocateAnnotation
 		raw, ok = pod.Annotations[annoKey]
 	}
-	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey}
+	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey,
+		Terminating: pod.DeletionTimestamp != nil}
 	vendor := vendorAllocations(pod, cfg, kinds, alloc, bad)
 	if !ok && vendor {
 		return alloc, probs

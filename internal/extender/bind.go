@@ -124,6 +124,9 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 		reason := v.Summary
 		if ns := v.NodeStatus(args.Node); ns != nil && ns.Reason != "" {
 			reason = ns.Reason
+			if engine.IsKubeCheck(ns.Code) && ns.Check != nil {
+				return fmt.Errorf("pod %s cannot be bound to node %s: kube-scheduler's %s check refuses it: %s (%s)", key, args.Node, ns.Code, reason, ns.Check.Detail)
+			}
 		}
 		return fmt.Errorf("pod %s no longer fits on node %s: %s", key, args.Node, reason)
 	}

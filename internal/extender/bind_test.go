@@ -599,6 +599,47 @@ func TestBindDoesNotFitAnyMore(t *testing.T) {
 	}
 }
 
+// TestBindRefusesNodeKubeExcludes: /filter answers for HAMi's gates only, but the bind's own check also
+// refuses a node the pod's nodeSelector or an untolerated NoSchedule taint excludes, with a clear error, and
+// leaves the pod unbound.
+func TestBindRefusesNodeKubeExcludes(t *testing.T) {
+	selected := xtPod("default", "sel").GPUs(1).GPUMem(1000).Obj()
+	selected.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "b2"}
+	plain := xtPod("default", "plain").GPUs(1).GPUMem(1000).Obj()
+	tainted := xtNode("b1", xtGPUs("b1", 1, 10000, 10))
+	tainted.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "vision", Effect: corev1.TaintEffectNoSchedule}}
+	e := newXTEnv(t, extender.Options{}, tainted, xtNode("b2", xtGPUs("b2", 1, 10000, 10)), selected, plain)
+	if !e.fitsOn(plain, "b1") || !e.fitsOn(selected, "b1") {
+		t.Fatal("/filter must answer for HAMi's gates only: b1's GPU is free")
+	}
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		{plain, "TaintToleration check refuses it: node(s) had untolerated taint {dedicated: vision}"},
+		{selected, "TaintToleration"},
+	} {
+		res := e.bind(tc.pod, "b1")
+		if !strings.Contains(res.Error, "cannot be bound to node b1") || !strings.Contains(res.Error, tc.want) {
+			t.Errorf("bind %s to the tainted node: error %q, want one with %q", tc.pod.Name, res.Error, tc.want)
+		}
+		got, err := e.client.CoreV1().Pods("default").Get(t.Context(), tc.pod.Name, metav1.GetOptions{})
+		if err != nil || got.Spec.NodeName != "" {
+			t.Errorf("pod %s after a refused bind: node %q, err %v", tc.pod.Name, got.Spec.NodeName, err)
+		}
+	}
+	plain.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+	sel2 := selected.DeepCopy()
+	sel2.Spec.Tolerations = plain.Spec.Tolerations
+	e.state.SetPod(sel2, e.clock.Now())
+	if res := e.bind(sel2, "b1"); !strings.Contains(res.Error, "NodeAffinity check refuses it") {
+		t.Errorf("bind a pod selecting b2 to b1: error %q, want NodeAffinity", res.Error)
+	}
+	if res := e.bind(sel2, "b2"); res.Error != "" {
+		t.Errorf("bind to the selected node: %s", res.Error)
+	}
+}
+
 // xtHookedClient delays pod patches outside the fake clientset's global lock (a reactor would hold it and
 // serialize every other call).
 type xtHookedClient struct {

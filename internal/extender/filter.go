@@ -44,7 +44,9 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	var v *engine.Verdict
 	s.state.Read(func(c *engine.Cluster) {
-		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: now, Nodes: nonNil(names), Unranked: true})
+		// kube-scheduler has run its own filters on these nodes (with the pods it assumed, which the extender
+		// cannot see): /filter answers for HAMi's gates only, in HAMi's words.
+		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: now, Nodes: nonNil(names), Unranked: true, Kube: engine.KubeOff})
 		s.recent.store(args.Pod, c.Version(), v)
 	})
 	locks := s.state.NodeLocks() // usually none or a few
@@ -143,7 +145,7 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 			v = cached
 			return
 		}
-		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names)})
+		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: s.now(), Nodes: nonNil(names), Kube: engine.KubeOff})
 	})
 	score := make(map[string]int64, len(v.Nodes))
 	if !v.NoGPURequest {

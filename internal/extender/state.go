@@ -144,7 +144,9 @@ func (s *State) Reserve(pod *corev1.Pod, node string, now time.Time) (*engine.Ve
 		return nil, nil, nil, fmt.Errorf("pod %s is already bound to node %s (by this extender, %s ago); nothing changed",
 			key, a.pod.Spec.NodeName, now.Sub(a.at).Round(time.Millisecond))
 	}
-	v := s.cluster.Evaluate(pod, engine.EvalOptions{Now: now, Nodes: []string{node}})
+	// The bind's own check adds kube-scheduler's checks that read the node and the pod alone (name, taints,
+	// selector and required affinity): a node they exclude is refused whatever sent the bind.
+	v := s.cluster.Evaluate(pod, engine.EvalOptions{Now: now, Nodes: []string{node}, Kube: engine.KubeStatic})
 	if !v.Fits || v.Placement == nil {
 		return v, nil, nil, nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
 
@@ -73,8 +74,19 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 		if req, _ := engine.ParseRequest(p, engine.DefaultConfig()); !req.WantsGPU() {
 			continue
 		}
-		v := ref.Evaluate(p, engine.EvalOptions{Now: e.clock.Now()})
-		nn := append([]string(nil), names...)
+		// kube-scheduler sends the extender only the nodes its own filters pass (cordon, taints, selector,
+		// resources: the bound pods' usage aside here), and the bind refuses one its static checks exclude.
+		kp := kubefit.Prepare(p, engine.DefaultConfig().ManagedResources())
+		var nn []string
+		for _, n := range w.Nodes {
+			if len(kp.CheckNode(kubefit.NewNode(n), &kubefit.Usage{}, false)) == 0 {
+				nn = append(nn, n.Name)
+			}
+		}
+		if len(nn) == 0 {
+			continue
+		}
+		v := ref.Evaluate(p, engine.EvalOptions{Now: e.clock.Now(), Nodes: nn})
 		var fr extenderv1.ExtenderFilterResult
 		e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: p, NodeNames: &nn}, &fr)
 		filters++

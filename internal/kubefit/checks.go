@@ -1,6 +1,7 @@
 // Package kubefit checks the standard node constraints kube-scheduler's Filter plugins apply before any
-// scheduler extender (such as HAMi's) is called: NodeName, NodeUnschedulable, NodeAffinity, TaintToleration
-// and NodeResourcesFit. It is pure: it reads the objects it is given and does no I/O.
+// scheduler extender (such as HAMi's) is called: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity
+// and NodeResourcesFit, in the order of kube-scheduler v1.37's default profile. It is pure: it reads the
+// objects it is given and does no I/O.
 package kubefit
 
 import (
@@ -51,13 +52,54 @@ type podState struct {
 	requests corev1.ResourceList
 	affinity nodeaffinity.RequiredNodeAffinity
 	ignored  map[corev1.ResourceName]bool
+	// hasAffinity: the pod has a nodeSelector or required node affinity (without, every node matches).
+	hasAffinity bool
+	// checked are the resources the pod requests that NodeResourcesFit compares, in its order;
+	// checkedValues their requests as kube-scheduler counts them (milli-CPU, else the value).
+	checked       []corev1.ResourceName
+	checkedValues []int64
 }
 
-// nodeInfo is a node with the requests of the pods already bound to it.
+// nodeInfo is a node with the requests of the pods already bound to it, and the int64s kube-scheduler
+// compares for the pods count, CPU (milli) and memory.
 type nodeInfo struct {
 	node      *corev1.Node
 	requested corev1.ResourceList
 	pods      int
+
+	allocPods          int64
+	hasPods            bool // allocatable lists pods
+	allocCPU, allocMem int64
+	usedCPU, usedMem   int64
+}
+
+// Node is a node object with its allocatable pods, CPU and memory read once as int64s.
+type Node struct {
+	Obj                *corev1.Node
+	allocPods          int64
+	hasPods            bool
+	allocCPU, allocMem int64
+}
+
+// NewNode reads the node's allocatable once for CheckNode.
+func NewNode(obj *corev1.Node) *Node {
+	n := &Node{Obj: obj}
+	alloc := obj.Status.Allocatable
+	if q, ok := alloc[corev1.ResourcePods]; ok {
+		n.hasPods, n.allocPods = true, q.Value()
+	}
+	if q, ok := alloc[corev1.ResourceCPU]; ok {
+		n.allocCPU = q.MilliValue()
+	}
+	if q, ok := alloc[corev1.ResourceMemory]; ok {
+		n.allocMem = q.Value()
+	}
+	return n
+}
+
+func (n *Node) info(u *Usage) nodeInfo {
+	return nodeInfo{node: n.Obj, requested: u.Requested, pods: u.Pods, allocPods: n.allocPods, hasPods: n.hasPods,
+		allocCPU: n.allocCPU, allocMem: n.allocMem, usedCPU: u.cpu, usedMem: u.mem}
 }
 
 // A check returns the failures of one constraint (the Check field is filled in by the caller), nil when it passes.
@@ -66,13 +108,144 @@ type check struct {
 	filter func(*podState, *nodeInfo) []Failure
 }
 
-// checks run in kube-scheduler's default Filter plugin order.
+// checks run in kube-scheduler v1.37's default Filter plugin order (pkg/scheduler/apis/config/v1
+// getDefaultPlugins: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+// then the volume and topology plugins a snapshot cannot judge).
 var checks = []check{
-	{CheckNodeName, nodeNameFilter},
 	{CheckNodeUnschedulable, nodeUnschedulableFilter},
-	{CheckNodeAffinity, nodeAffinityFilter},
+	{CheckNodeName, nodeNameFilter},
 	{CheckTaintToleration, taintTolerationFilter},
+	{CheckNodeAffinity, nodeAffinityFilter},
 	{CheckNodeResourcesFit, nodeResourcesFitFilter},
+}
+
+// Pod is a pod prepared once for checks node by node (kube-scheduler's PreFilter state).
+type Pod struct {
+	st podState
+	// simple: no spec.nodeName, no selector or required affinity, no checked resource but CPU and memory;
+	// cpu (milli) and mem are its requests of them (QuickPass).
+	simple   bool
+	cpu, mem int64
+}
+
+// Usage is what the pods bound to a node take from it: their number and the sum of their requests.
+type Usage struct {
+	Pods      int
+	Requested corev1.ResourceList
+	cpu, mem  int64 // Requested's milli-CPU and memory
+}
+
+// Add adds (sign +1) or removes (-1) one pod's requests.
+func (u *Usage) Add(requests corev1.ResourceList, sign int) {
+	u.Pods += sign
+	if u.Requested == nil {
+		u.Requested = corev1.ResourceList{}
+	}
+	for name, q := range requests {
+		sum := u.Requested[name]
+		if sign > 0 {
+			sum.Add(q)
+		} else {
+			sum.Sub(q)
+		}
+		u.Requested[name] = sum
+	}
+	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
+	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
+}
+
+// Requests is a pod's requests as NodeResourcesFit counts them (init containers as their peak, overhead).
+func Requests(pod *corev1.Pod) corev1.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
+
+// Prepare reads the pod once for CheckNode; ignoredResources are left out of NodeResourcesFit.
+func Prepare(pod *corev1.Pod, ignoredResources []string) *Pod {
+	if pod == nil {
+		pod = &corev1.Pod{}
+	}
+	p := &Pod{st: podState{
+		pod:      pod,
+		requests: Requests(pod),
+		affinity: nodeaffinity.GetRequiredNodeAffinity(pod),
+		ignored:  map[corev1.ResourceName]bool{},
+	}}
+	for _, r := range ignoredResources {
+		p.st.ignored[corev1.ResourceName(r)] = true
+	}
+	a := pod.Spec.Affinity
+	p.st.hasAffinity = len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+	p.st.checked = requestedResources(&p.st)
+	p.simple = pod.Spec.NodeName == "" && !p.st.hasAffinity && !p.st.ignored[corev1.ResourcePods]
+	for _, name := range p.st.checked {
+		q := p.st.requests[name]
+		switch name {
+		case corev1.ResourceCPU:
+			p.cpu = q.MilliValue()
+			p.st.checkedValues = append(p.st.checkedValues, p.cpu)
+		case corev1.ResourceMemory:
+			p.mem = q.Value()
+			p.st.checkedValues = append(p.st.checkedValues, p.mem)
+		default:
+			p.simple = false
+			p.st.checkedValues = append(p.st.checkedValues, q.Value())
+		}
+	}
+	return p
+}
+
+// CheckNode returns the failures of the first check the node fails, in kube-scheduler's order, as
+// kube-scheduler stops at a node's first failing plugin (one plugin may report several reasons:
+// NodeResourcesFit's "Insufficient cpu" and "Insufficient memory"); nil when the node passes them all.
+// static runs only the checks that read the node object and the pod alone (NodeName, TaintToleration,
+// NodeAffinity). u is the node's bound pods, the pod itself left out.
+func (p *Pod) CheckNode(node *Node, u *Usage, static bool) []Failure {
+	// The filters are called directly, not through the checks table: the node's info then stays on the
+	// stack, and a node that passes costs no allocation.
+	ni := node.info(u)
+	st := &p.st
+	if !static {
+		if f := nodeUnschedulableFilter(st, &ni); f != nil {
+			return named(f, CheckNodeUnschedulable)
+		}
+	}
+	if f := nodeNameFilter(st, &ni); f != nil {
+		return named(f, CheckNodeName)
+	}
+	if f := taintTolerationFilter(st, &ni); f != nil {
+		return named(f, CheckTaintToleration)
+	}
+	if f := nodeAffinityFilter(st, &ni); f != nil {
+		return named(f, CheckNodeAffinity)
+	}
+	if !static {
+		if f := nodeResourcesFitFilter(st, &ni); f != nil {
+			return named(f, CheckNodeResourcesFit)
+		}
+	}
+	return nil
+}
+
+func named(f []Failure, check string) []Failure {
+	for i := range f {
+		f[i].Check = check
+	}
+	return f
+}
+
+// AllFailures returns every check the node fails, in kube-scheduler's order (kube-scheduler stops at the
+// first; the rest say what else would have to change).
+func (p *Pod) AllFailures(node *Node, u *Usage) []Failure {
+	info := node.info(u)
+	ni := &info
+	var out []Failure
+	for _, c := range checks {
+		for _, f := range c.filter(&p.st, ni) {
+			f.Check = c.name
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Check evaluates the pod against every node. podsByNode are the pods already bound to each node
@@ -83,15 +256,7 @@ func Check(pod *corev1.Pod, nodes []*corev1.Node, podsByNode map[string][]*corev
 	if pod == nil {
 		pod = &corev1.Pod{}
 	}
-	st := &podState{
-		pod:      pod,
-		requests: resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}),
-		affinity: nodeaffinity.GetRequiredNodeAffinity(pod),
-		ignored:  map[corev1.ResourceName]bool{},
-	}
-	for _, r := range ignoredResources {
-		st.ignored[corev1.ResourceName(r)] = true
-	}
+	st := &Prepare(pod, ignoredResources).st
 	results := make([]NodeResult, len(nodes))
 	for i, node := range nodes {
 		if node == nil {
@@ -134,7 +299,11 @@ func newNodeInfo(pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) *nodeI
 			ni.requested[name] = sum
 		}
 	}
-	return ni
+	u := Usage{Pods: ni.pods, Requested: ni.requested}
+	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
+	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
+	info := NewNode(node).info(&u)
+	return &info
 }
 
 func samePod(a, b *corev1.Pod) bool {
@@ -165,6 +334,9 @@ func nodeUnschedulableFilter(st *podState, ni *nodeInfo) []Failure {
 }
 
 func nodeAffinityFilter(st *podState, ni *nodeInfo) []Failure {
+	if !st.hasAffinity {
+		return nil
+	}
 	// Parse errors are ignored, as kube-scheduler does: an invalid term matches nothing.
 	if ok, _ := st.affinity.Match(ni.node); ok {
 		return nil
@@ -186,6 +358,9 @@ func nodeAffinityFilter(st *podState, ni *nodeInfo) []Failure {
 }
 
 func taintTolerationFilter(st *podState, ni *nodeInfo) []Failure {
+	if len(ni.node.Spec.Taints) == 0 {
+		return nil
+	}
 	// Comparison operators (Lt/Gt) are an alpha feature gate, off by default in v1.37.
 	taint, untolerated := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), ni.node.Spec.Taints,
 		st.pod.Spec.Tolerations, doNotScheduleTaint, false)
@@ -201,4 +376,50 @@ func taintTolerationFilter(st *podState, ni *nodeInfo) []Failure {
 // doNotScheduleTaint keeps the taints the filter looks at: NoSchedule and NoExecute, not PreferNoSchedule.
 func doNotScheduleTaint(t *corev1.Taint) bool {
 	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+}
+
+// Requests is the prepared pod's requests (Requests of the pod given to Prepare).
+func (p *Pod) Requests() corev1.ResourceList { return p.st.requests }
+
+// UntoleratedTaint is the first NoSchedule or NoExecute taint of the node the pod does not tolerate.
+func UntoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
+	t, bad := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
+	return t, bad
+}
+
+// Clone is a copy of the usage that can change on its own.
+func (u *Usage) Clone() Usage {
+	c := *u
+	c.Requested = make(corev1.ResourceList, len(u.Requested))
+	for k, q := range u.Requested {
+		c.Requested[k] = q.DeepCopy()
+	}
+	return c
+}
+
+// Quick is what the common case needs to know of a node, kept beside the caller's own per-node data so a
+// walk over thousands of nodes reads no node object: whether it is clean (not cordoned, no taints), its
+// allocatable pods, CPU (milli) and memory, and what its bound pods take of them.
+type Quick struct {
+	Clean                         bool
+	HasPods                       bool
+	AllocPods, AllocCPU, AllocMem int64
+	Pods, CPU, Mem                int64
+}
+
+// Quick is the node's Quick with its bound pods' usage u (nil: none).
+func (n *Node) Quick(u *Usage) Quick {
+	q := Quick{Clean: !n.Obj.Spec.Unschedulable && len(n.Obj.Spec.Taints) == 0, HasPods: n.hasPods,
+		AllocPods: n.allocPods, AllocCPU: n.allocCPU, AllocMem: n.allocMem}
+	if u != nil {
+		q.Pods, q.CPU, q.Mem = int64(u.Pods), u.cpu, u.mem
+	}
+	return q
+}
+
+// QuickPass reports whether the node surely passes every check, from its Quick alone: the pod names no node,
+// has no node selector or required affinity, requests nothing but CPU and memory that NodeResourcesFit checks,
+// and the clean node has room. false means "run CheckNode", not "fails".
+func (p *Pod) QuickPass(q *Quick) bool {
+	return p.simple && q.Clean && (!q.HasPods || q.Pods+1 <= q.AllocPods) && p.cpu <= q.AllocCPU-q.CPU && p.mem <= q.AllocMem-q.Mem
 }

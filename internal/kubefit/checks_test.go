@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 var hamiResources = []string{"nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpucores"}
@@ -164,10 +165,14 @@ func TestCheckOneNode(t *testing.T) {
 			want:  []Failure{{CheckNodeResourcesFit, "Insufficient cpu", "needs cpu 4, 2 free of 8 allocatable"}}},
 		{name: "the pod itself among the bound pods does not count", pod: mkPod("p", rl("cpu", "6")), node: mkNode("n1", rl("cpu", "8", "pods", "1")),
 			bound: []*corev1.Pod{mkPod("p", rl("cpu", "6"))}},
+		// A missing resource is zero, but a missing pods count is a hand-written snapshot's omission: unchecked.
 		{name: "nil allocatable is zero", pod: mkPod("p", rl("cpu", "100m")), node: mkNode("n1", nil),
 			want: []Failure{
-				{CheckNodeResourcesFit, "Too many pods", "needs pods 1, 0 free of 0 allocatable (0 pods on the node)"},
 				{CheckNodeResourcesFit, "Insufficient cpu", "needs cpu 100m, 0 free of 0 allocatable"},
+			}},
+		{name: "allocatable pods 0 is full", pod: mkPod("p", nil), node: mkNode("n1", corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}),
+			want: []Failure{
+				{CheckNodeResourcesFit, "Too many pods", "needs pods 1, 0 free of 0 allocatable (0 pods on the node)"},
 			}},
 
 		// Several checks at once, in kube-scheduler's order.
@@ -175,10 +180,10 @@ func TestCheckOneNode(t *testing.T) {
 			pod:  mkPod("p", rl("cpu", "16"), nodeSelector("gpu", "a100"), func(p *corev1.Pod) { p.Spec.NodeName = "other" }),
 			node: mkNode("n1", stdAlloc(), cordoned, gpuTaint),
 			want: []Failure{
-				{CheckNodeName, "node(s) didn't match the requested node name", `pod asks for node "other" by spec.nodeName`},
 				{CheckNodeUnschedulable, "node(s) were unschedulable", "node is cordoned (spec.unschedulable) and the pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule"},
-				{CheckNodeAffinity, "node(s) didn't match Pod's node affinity/selector", "nodeSelector gpu=a100 (node has no gpu label)"},
+				{CheckNodeName, "node(s) didn't match the requested node name", `pod asks for node "other" by spec.nodeName`},
 				{CheckTaintToleration, "node(s) had untolerated taint {gpu: true}", "the pod does not tolerate taint gpu=true:NoSchedule"},
+				{CheckNodeAffinity, "node(s) didn't match Pod's node affinity/selector", "nodeSelector gpu=a100 (node has no gpu label)"},
 				{CheckNodeResourcesFit, "Insufficient cpu", "needs cpu 16, 8 free of 8 allocatable"},
 			}},
 	}

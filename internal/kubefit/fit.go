@@ -16,20 +16,38 @@ import (
 func nodeResourcesFitFilter(st *podState, ni *nodeInfo) []Failure {
 	var out []Failure
 	alloc := ni.node.Status.Allocatable
-	if !st.ignored[corev1.ResourcePods] {
-		allowed := alloc[corev1.ResourcePods]
-		if int64(ni.pods)+1 > allowed.Value() {
+	if ni.hasPods && !st.ignored[corev1.ResourcePods] {
+		// A node without allocatable pods is one a hand-written snapshot left out: the API server's nodes
+		// always have it (kube-scheduler would count it as zero).
+		if int64(ni.pods)+1 > ni.allocPods {
+			allowed := alloc[corev1.ResourcePods]
 			out = append(out, Failure{Reason: ReasonTooManyPods,
 				Message: fmt.Sprintf("needs pods 1, %d free of %s allocatable (%d pods on the node)",
-					allowed.Value()-int64(ni.pods), allowed.String(), ni.pods)})
+					ni.allocPods-int64(ni.pods), allowed.String(), ni.pods)})
 		}
 	}
-	for _, name := range requestedResources(st) {
+	for i, name := range st.checked {
+		// kube-scheduler compares int64s: milli-CPU, and every other resource's Value (rounded up).
+		switch name {
+		case corev1.ResourceCPU:
+			if st.checkedValues[i] <= ni.allocCPU-ni.usedCPU {
+				continue
+			}
+		case corev1.ResourceMemory:
+			if st.checkedValues[i] <= ni.allocMem-ni.usedMem {
+				continue
+			}
+		default:
+			capacity, used := alloc[name], ni.requested[name]
+			if st.checkedValues[i] <= capacity.Value()-used.Value() {
+				continue
+			}
+		}
+		capacity, used := alloc[name], ni.requested[name]
 		req := st.requests[name]
-		capacity := alloc[name]
 		free := capacity.DeepCopy()
-		free.Sub(ni.requested[name])
-		if req.Cmp(free) > 0 {
+		free.Sub(used)
+		{
 			out = append(out, Failure{Reason: "Insufficient " + string(name),
 				Message: fmt.Sprintf("needs %s %s, %s free of %s allocatable", name, req.String(), free.String(), capacity.String())})
 		}

@@ -7,7 +7,8 @@ import (
 )
 
 // Summary renders the results as kube-scheduler's FitError does: "0/3 nodes are available: 1 Insufficient cpu,
-// 2 node(s) didn't match Pod's node affinity/selector." Each reason counts once per node, the "count reason"
+// 2 node(s) didn't match Pod's node affinity/selector." A node counts the reasons of its first failing check
+// only (kube-scheduler stops at a node's first failing plugin), each reason once, the "count reason"
 // strings are sorted as strings (so "10 x" sorts before "2 y", as in kube-scheduler), and the total is the
 // number of results. It returns "" when every node passes.
 func Summary(results []NodeResult) string {
@@ -15,6 +16,9 @@ func Summary(results []NodeResult) string {
 	for _, r := range results {
 		seen := map[string]bool{}
 		for _, f := range r.Failures {
+			if f.Check != r.Failures[0].Check {
+				continue
+			}
 			if !seen[f.Reason] {
 				seen[f.Reason] = true
 				counts[f.Reason]++

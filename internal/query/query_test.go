@@ -93,17 +93,20 @@ func TestEventTime(t *testing.T) {
 }
 
 func TestTotals(t *testing.T) {
-	a := &engine.Node{Name: "a", GPUs: []engine.GPU{
+	a := &engine.Node{Name: "a", Registered: true, GPUs: []engine.GPU{
 		{Slots: 10, UsedSlots: 2, TotalMem: 1000, UsedMem: 300, TotalCores: 100, UsedCores: 40},
 		{Slots: 5, UsedSlots: 1, TotalMem: 500, UsedMem: 0, TotalCores: 100, UsedCores: 0},
 	}}
-	b := &engine.Node{Name: "b"}
+	b := &engine.Node{Name: "b", Registered: true}
+	// A node its HAMi version cannot read keeps its GPUs listed, but none HAMi can use: none counts.
+	unreadable := &engine.Node{Name: "c", UnreadableBy: "v2.10", GPUs: a.GPUs}
 	cases := []struct {
 		node *engine.Node
 		want NodeSums
 	}{
 		{a, NodeSums{Slots: 15, UsedSlots: 3, Mem: 1500, UsedMem: 300, Cores: 200, UsedCores: 40}},
 		{b, NodeSums{}},
+		{unreadable, NodeSums{}},
 	}
 	var tot Totals
 	for _, c := range cases {
@@ -113,7 +116,7 @@ func TestTotals(t *testing.T) {
 		}
 		tot.Add(c.node, got, 3)
 	}
-	want := Totals{Nodes: 2, GPUs: 2, Pods: 6, NodeSums: cases[0].want}
+	want := Totals{Nodes: 3, GPUs: 2, Pods: 9, NodeSums: cases[0].want}
 	if tot != want {
 		t.Errorf("Totals = %+v, want %+v", tot, want)
 	}

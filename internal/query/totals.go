@@ -9,9 +9,13 @@ type NodeSums struct {
 	Cores, UsedCores int64
 }
 
-// SumNode adds up a node's GPUs.
+// SumNode adds up a node's GPUs; an unregistered node has none HAMi can use (its GPUs may still be read, as on
+// a node whose register form the HAMi version cannot read).
 func SumNode(n *engine.Node) NodeSums {
 	var s NodeSums
+	if !n.Registered {
+		return s
+	}
 	for i := range n.GPUs {
 		g := &n.GPUs[i]
 		s.Slots += int64(g.Slots)
@@ -33,7 +37,9 @@ type Totals struct {
 // Add counts one node: its GPUs, the pods counted on it and its sums.
 func (t *Totals) Add(n *engine.Node, sums NodeSums, pods int) {
 	t.Nodes++
-	t.GPUs += len(n.GPUs)
+	if n.Registered {
+		t.GPUs += len(n.GPUs)
+	}
 	t.Pods += pods
 	t.Slots += sums.Slots
 	t.UsedSlots += sums.UsedSlots

@@ -10,8 +10,43 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
-// NodeHealth says in a word or two why a node's GPUs can or cannot be used.
+// NodeHealth says in a word or two why a node's GPUs can or cannot be used: the node's state as kubectl shows
+// it first (NotReady, SchedulingDisabled, its NoSchedule and NoExecute taints), then HAMi's view.
 func NodeHealth(n *engine.Node) string {
+	st, h := NodeState(n), gpuHealth(n)
+	switch {
+	case st == "":
+		return h
+	case h == "ok":
+		return st
+	}
+	return st + "; " + h
+}
+
+// NodeState is the node's state as kubectl get nodes and describe show it, "" for a Ready, schedulable,
+// untainted node: "NotReady,SchedulingDisabled, taint dedicated=vision:NoSchedule".
+func NodeState(n *engine.Node) string {
+	var parts []string
+	if n.NotReady != "" {
+		parts = append(parts, "NotReady")
+	}
+	if n.Unschedulable {
+		parts = append(parts, "SchedulingDisabled")
+	}
+	st := strings.Join(parts, ",")
+	if len(n.Taints) > 0 {
+		if st != "" {
+			st += ", "
+		}
+		st += "taint " + strings.Join(n.Taints, ", ")
+	}
+	return st
+}
+
+func gpuHealth(n *engine.Node) string {
+	if !n.Registered && n.UnreadableBy != "" {
+		return "unregistered (HAMi " + n.UnreadableBy + " cannot read it)"
+	}
 	if !n.Registered {
 		return "unregistered"
 	}
@@ -168,9 +203,9 @@ func MainReasonOf(v *engine.Verdict) engine.ReasonCount {
 }
 
 // outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
-// registered or served, or none of the type, UUID or card model the pod names. They explain a node, not the wait.
+// registered or served, or none of the type, UUID, card model, node selector or node name the pod names. They explain a node, not the wait.
 var outOfScope = map[engine.Code]bool{engine.NodeUnregistered: true, engine.NodeDevicesNotReady: true, engine.CardTypeMismatch: true,
-	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true}
+	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true, engine.KubeNodeAffinity: true, engine.KubeNodeName: true}
 
 // MainReason is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
 // most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
@@ -202,7 +237,7 @@ func FitsLine(v *engine.Verdict) string {
 		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
 	}
 	if len(v.Feasible) > 0 {
-		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + " places it; HAMi chooses no GPU)"
+		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + "'s to place; HAMi chooses no GPU)"
 	}
 	return v.Summary
 }

@@ -26,6 +26,20 @@ type VerdictInput struct {
 	// Wide adds the per-node table; Nodes adds the per-GPU gate table of those nodes.
 	Wide  bool
 	Nodes []string
+	// Waiting says why a pod that fits may still be Pending (query.WhyWaiting); nil for none.
+	Waiting []string
+}
+
+// waiting writes why a pod that fits is still Pending.
+func waiting(p *printer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	p.blank()
+	p.line("Why it may still be Pending:")
+	for _, l := range lines {
+		p.line("  - %s", l)
+	}
 }
 
 // Verdict writes the explanation of a verdict: summary, gate table, quota, hints, per-node and per-GPU
@@ -35,6 +49,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	p := &printer{w: w}
 	if v.NoGPURequest && v.Card == nil {
 		p.line("%s", v.Summary)
+		waiting(p, in.Waiting)
 		return p.err
 	}
 	if v.NoGPURequest {
@@ -44,9 +59,8 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	if v.NotHAMi {
 		return otherScheduler(p, in)
 	}
-	if kubeSummary := kubefit.Summary(in.Kube); kubeSummary != "" {
-		p.line("Kubernetes constraints: %s", kubeSummary)
-	}
+	// kube-scheduler's own checks are gates of the verdict: the summary above counts them; -o wide lists
+	// every one a node fails.
 	p.blank()
 	p.line("Requests:")
 	for _, c := range v.Request.Containers {
@@ -60,6 +74,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	case v.Fits && v.Placement == nil:
 		p.blank()
 		p.line("%s", FitsLine(v))
+		waiting(p, in.Waiting)
 	case v.Fits:
 		p.blank()
 		p.line("Placement on %s:", v.Placement.Node)
@@ -74,6 +89,7 @@ func Verdict(w io.Writer, in VerdictInput) error {
 			}
 		}
 		p.flush(t)
+		waiting(p, in.Waiting)
 	default:
 		reasonTable(p, v, "GATE")
 		why(p, v)
@@ -170,7 +186,9 @@ func nodeTable(p *printer, v *engine.Verdict, kube []kubefit.NodeResult) {
 	}
 	p.blank()
 	p.line("Nodes:")
-	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "HAMI REASON", "KUBERNETES")
+	// REASON is the verdict's: the first kube-scheduler check the node fails, else HAMi's FailedNodes text;
+	// EVERY KUBE CHECK lists each kube-scheduler check the node fails (kube-scheduler stops at the first).
+	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "REASON", "EVERY KUBE CHECK")
 	for _, ns := range v.Nodes {
 		fits, reason := "no", ns.Reason
 		if ns.Fits {
@@ -315,6 +333,9 @@ func otherScheduler(p *printer, in VerdictInput) error {
 		reasonTable(p, v, "CHECK")
 	}
 	why(p, v)
+	if v.Fits {
+		waiting(p, in.Waiting)
+	}
 	cardQuota(p, v)
 	hints(p, v)
 	if in.Wide {

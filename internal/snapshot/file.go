@@ -14,6 +14,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -305,6 +306,8 @@ func decodeObject(js []byte) (any, error) {
 		obj = &corev1.ConfigMap{}
 	case "Event":
 		obj = &corev1.Event{}
+	case "Lease":
+		obj = &coordinationv1.Lease{}
 	case "Queue", "PodGroup":
 		if tm.APIVersion == "" {
 			if err := unmarshal(js, &tm); err != nil {
@@ -340,6 +343,9 @@ func (s *Snapshot) add(obj any) {
 		s.Pods = append(s.Pods, o)
 	case *corev1.ResourceQuota:
 		s.Quotas = append(s.Quotas, o)
+	case *coordinationv1.Lease:
+		s.Leases = append(s.Leases, o)
+		s.LeasesRead = true
 	case *corev1.ConfigMap:
 		s.ConfigMaps = append(s.ConfigMaps, o)
 	case *corev1.Event:
@@ -395,6 +401,9 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	for _, e := range s.Events {
 		add("Event", e)
 	}
+	for _, l := range s.Leases {
+		list.Items = append(list.Items, withKind{kind: "Lease", apiVersion: "coordination.k8s.io/v1", obj: l})
+	}
 	for _, u := range append(append([]*unstructured.Unstructured(nil), s.Queues...), s.PodGroups...) {
 		list.Items = append(list.Items, u.Object) // keeps its own apiVersion and kind
 	}
@@ -421,8 +430,8 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 
 // withKind marshals an object with apiVersion v1 and its kind set, whatever its TypeMeta says.
 type withKind struct {
-	kind string
-	obj  any
+	kind, apiVersion string // apiVersion "" is v1
+	obj              any
 }
 
 func (w withKind) MarshalJSON() ([]byte, error) {
@@ -435,6 +444,9 @@ func (w withKind) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	m["apiVersion"] = json.RawMessage(`"v1"`)
+	if w.apiVersion != "" {
+		m["apiVersion"] = json.RawMessage(`"` + w.apiVersion + `"`)
+	}
 	m["kind"] = json.RawMessage(`"` + w.kind + `"`)
 	return json.Marshal(m)
 }

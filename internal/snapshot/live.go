@@ -22,6 +22,9 @@ type LiveOptions struct {
 	Server string
 	// PageSize bounds each list call (0: 500).
 	PageSize int64
+	// Leases are the names of the scheduler leader Leases to look for, in every namespace (one list by name
+	// each: the node heartbeats of kube-node-lease are not read).
+	Leases []string
 }
 
 // Live reads nodes, pods, resourcequotas and the HAMi device ConfigMap from the cluster.
@@ -83,7 +86,32 @@ func Live(ctx context.Context, cs kubernetes.Interface, o LiveOptions) (*Snapsho
 			return nil, fmt.Errorf("cannot read ConfigMap %s from the cluster at %s: %w", o.DeviceConfigMap, o.Server, err)
 		}
 	}
+	if err := readLeases(ctx, cs, s, o.Leases); err != nil {
+		return nil, fmt.Errorf("cannot list leases from the cluster at %s: %w", o.Server, err)
+	}
 	return s, nil
+}
+
+// readLeases reads the Leases of these names; without the right to (Forbidden) the snapshot cannot tell.
+func readLeases(ctx context.Context, cs kubernetes.Interface, s *Snapshot, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	for _, name := range names {
+		l, err := cs.CoordinationV1().Leases("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+		switch {
+		case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return err
+		}
+		for i := range l.Items {
+			stripNoise(&l.Items[i])
+			s.Leases = append(s.Leases, &l.Items[i])
+		}
+	}
+	s.LeasesRead = true
+	return nil
 }
 
 // AddPodEvents reads the events about one pod into the snapshot.

@@ -5,6 +5,7 @@ package snapshot
 import (
 	"sort"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -19,6 +20,10 @@ type Snapshot struct {
 	Quotas     []*corev1.ResourceQuota
 	ConfigMaps []*corev1.ConfigMap // the HAMi device ConfigMap, when there is one
 	Events     []*corev1.Event     // FailedScheduling events, when read
+	// Leases are the schedulers' leader Leases read (by name: LiveOptions.Leases); LeasesRead says the
+	// source could read them, so that none found means none held.
+	Leases     []*coordinationv1.Lease
+	LeasesRead bool
 	// Volcano's queues and PodGroups (card-model quota); Volcano is true when its Queue CRD was found.
 	Queues    []*unstructured.Unstructured
 	PodGroups []*unstructured.Unstructured

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,5 +145,36 @@ func TestDeviceConfigRefusesAbsurdValues(t *testing.T) {
 	}
 	if _, err := DeviceConfig(cm("  defaultMemory: 0\n  defaultCores: 0\n  memoryFactor: 1\n"), def); err != nil {
 		t.Errorf("0 memory (the whole GPU) and 0 cores are HAMi's own defaults: %v", err)
+	}
+}
+
+// TestLeasesRoundTrip: a scheduler's leader Lease in a file is read, says the source could read Leases, and is
+// written back with its own apiVersion.
+func TestLeasesRoundTrip(t *testing.T) {
+	in := []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: coordination.k8s.io/v1
+  kind: Lease
+  metadata: {name: hami-scheduler, namespace: kube-system}
+  spec: {holderIdentity: hami-scheduler-0_abc, leaseDurationSeconds: 15}
+`)
+	s, err := Parse(in, "leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Leases) != 1 || !s.LeasesRead || *s.Leases[0].Spec.HolderIdentity != "hami-scheduler-0_abc" {
+		t.Fatalf("leases %+v, read %v", s.Leases, s.LeasesRead)
+	}
+	var buf bytes.Buffer
+	if err := s.WriteList(&buf, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "apiVersion: coordination.k8s.io/v1") {
+		t.Errorf("written without the Lease's apiVersion:\n%s", buf.String())
+	}
+	again, err := Parse(buf.Bytes(), "again")
+	if err != nil || len(again.Leases) != 1 {
+		t.Fatalf("round trip: %v, %d leases", err, len(again.Leases))
 	}
 }

@@ -385,6 +385,9 @@ func TestSimulatedUsage(t *testing.T) {
 	}
 	moved := false
 	for _, n := range m.data.Nodes {
+		if !n.Node.Registered {
+			continue // no agent reports for GPUs HAMi cannot see (gpu-t4-03 under v2.10)
+		}
 		for _, g := range n.Node.GPUs {
 			r, ok := first[g.UUID]
 			if !ok {

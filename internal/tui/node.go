@@ -94,7 +94,11 @@ func (v *nodeView) detailRows(m *Model) []row {
 	for _, p := range n.Pods {
 		for _, c := range p.Containers {
 			for _, d := range c.Devices {
-				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Mem: d.UsedMem, Cores: d.UsedCores})
+				name := p.Name
+				if p.Terminating {
+					name += " (Terminating)" // kubectl's STATUS: it still holds the GPU until it is gone
+				}
+				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: name, Container: c.Name, Mem: d.UsedMem, Cores: d.UsedCores})
 			}
 		}
 	}

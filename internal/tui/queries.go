@@ -44,6 +44,14 @@ func (w *world) explain(ns, name string) (render.VerdictInput, bool) {
 	if !w.live {
 		s := snapshot.Snapshot{Events: w.events}
 		in.Events = s.EventsFor(ns, name)
+		// A snapshot holds every event it will ever have: no FailedScheduling event is an answer (live, the
+		// events are read after the page opens).
+		pods := make([]*corev1.Pod, 0, len(w.pods))
+		for _, p := range w.pods {
+			pods = append(pods, p)
+		}
+		sort.Slice(pods, func(i, j int) bool { return pods[i].Namespace+"/"+pods[i].Name < pods[j].Namespace+"/"+pods[j].Name })
+		in.Waiting = query.WhyWaiting(pod, v, in.Events, query.SeeScheduler(v.Scheduler, w.leases, w.leasesRead, pods, now), now)
 	}
 	return in, true
 }

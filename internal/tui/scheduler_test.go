@@ -37,7 +37,7 @@ func TestCardOnlyWorldEveryView(t *testing.T) {
 		press(m, ":", "pending", "enter")
 		got := screen(m)
 		if size[0] == 200 {
-			for _, want := range []string{"fits now, preferred a100-mig-01 (volcano places it", "SchedulerNotHAMi: asks for HAMi's nvidia.com/gpumem"} {
+			for _, want := range []string{"fits now, preferred a100-mig-01 (volcano's to place", "SchedulerNotHAMi: asks for HAMi's nvidia.com/gpumem"} {
 				if !strings.Contains(got, want) {
 					t.Errorf("Pending view at %v lacks %q:\n%s", size, want, got)
 				}

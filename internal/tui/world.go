@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -31,6 +32,10 @@ type world struct {
 	quotas map[string]*corev1.ResourceQuota // namespace/name
 	cms    map[string]*corev1.ConfigMap     // namespace/name
 	events []*corev1.Event                  // from a snapshot file; live events are read on demand
+	// leases are the schedulers' leader Leases of a snapshot (leasesRead: it could tell), for "why it may
+	// still be Pending".
+	leases     []*coordinationv1.Lease
+	leasesRead bool
 	// Volcano's objects: queues by name, PodGroups by namespace/name; volcano is the snapshot's Volcano.
 	queues    map[string]*unstructured.Unstructured
 	podGroups map[string]*unstructured.Unstructured
@@ -54,6 +59,7 @@ func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func(
 	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now,
 		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, len(s.Pods)),
 		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events,
+		leases: s.Leases, leasesRead: s.LeasesRead,
 		queues: map[string]*unstructured.Unstructured{}, podGroups: map[string]*unstructured.Unstructured{}, volcano: s.Volcano}
 	w.kinds = w.mirrors()
 	for _, n := range s.Nodes {

@@ -150,8 +150,16 @@ func (p *plane) runWorld(t *testing.T, seed uint64, r *report) {
 		preds := map[string]prediction{"verdict": fromVerdict(wi, false), "verdict+kube": fromVerdict(wi, true)}
 		r.pods++
 		ex := describe(w, pod, wi, o)
+		// The webhook sends a pod of the default scheduler that asks for HAMi's resources to HAMi's profile; where
+		// what-if judged it for the scheduler it names, its classes are kept apart.
+		rerouted := wi.Verdict.NotHAMi && o.sched != "" && o.sched != wi.Verdict.Scheduler
 		for name, pr := range preds {
 			classes := compare(pr, o, len(w.Nodes))
+			if rerouted {
+				for i := range classes {
+					classes[i] = "[webhook: " + schedName(live.Spec.SchedulerName) + " -> " + o.sched + ", what-if judges it for " + wi.Verdict.Scheduler + "] " + classes[i]
+				}
+			}
 			if name == "verdict" {
 				r.addAll(r.verdict, r.verdictPods, seed, size, key, classes, ex)
 			} else {
@@ -164,6 +172,13 @@ func (p *plane) runWorld(t *testing.T, seed uint64, r *report) {
 
 // settle gives the informers of the extender and the schedulers a moment to see the last writes.
 func settle() { time.Sleep(250 * time.Millisecond) }
+
+func schedName(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
 
 func livePod(p *corev1.Pod) *corev1.Pod {
 	p = p.DeepCopy()

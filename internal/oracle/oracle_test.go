@@ -285,6 +285,11 @@ func (p *plane) create(t testing.TB, pod *corev1.Pod) outcome {
 		}
 		if time.Now().After(deadline) {
 			o.timeout = true
+			for _, cond := range got.Status.Conditions {
+				if cond.Type == corev1.PodScheduled {
+					o.pending = cond.Reason + ": " + cond.Message // not Unschedulable: a bind error, retried
+				}
+			}
 			break
 		}
 		time.Sleep(30 * time.Millisecond)
@@ -656,7 +661,7 @@ func describe(w *snapshot.Snapshot, pod *corev1.Pod, wi *cli.WhatIf, o outcome) 
 	case o.node != "":
 		fmt.Fprintf(&b, "\n      real: admitted for %s, bound to %s", o.sched, o.node)
 	case o.timeout:
-		b.WriteString("\n      real: neither bound nor Unschedulable")
+		fmt.Fprintf(&b, "\n      real: admitted for %s, neither bound nor Unschedulable within %s; PodScheduled: %s", o.sched, unschedulableWait, o.pending)
 	case o.pending != "":
 		fmt.Fprintf(&b, "\n      real: admitted for %s, Pending: %s", o.sched, o.pending)
 	}

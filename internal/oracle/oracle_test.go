@@ -112,7 +112,8 @@ type prediction struct {
 	reasons  map[string]int    // FailedScheduling's reason counts this predictor expects when nothing fits
 	code     map[string]string // per node, why it does not fit
 	routing  string
-	open     bool // fits, but names no feasible node (a pod without a HAMi request)
+	open     bool              // fits, but names no feasible node (a pod without a HAMi request)
+	kube     map[string]string // per node, the first kube-scheduler check what-if prints as failing
 }
 
 func (p *plane) runWorld(t *testing.T, seed uint64, r *report) {
@@ -355,7 +356,12 @@ func (p *plane) after(t testing.TB, pod *corev1.Pod, o outcome) {
 // what-if prints them (WhatIf.Kubernetes), and fails with their reasons first (kube-scheduler filters first).
 func fromVerdict(wi *cli.WhatIf, kube bool) prediction {
 	v := wi.Verdict
-	pr := prediction{refused: wi.Refusal != nil, reasons: map[string]int{}, code: map[string]string{}, routing: v.Routing}
+	pr := prediction{refused: wi.Refusal != nil, reasons: map[string]int{}, code: map[string]string{}, routing: v.Routing, kube: map[string]string{}}
+	for _, nr := range wi.Kubernetes {
+		if len(nr.Failures) > 0 {
+			pr.kube[nr.Node] = nr.Failures[0].Reason
+		}
+	}
 	kf := map[string][]string{}
 	if kube {
 		for _, nr := range wi.Kubernetes {
@@ -464,7 +470,11 @@ func compare(pr prediction, o outcome, nodes int) []string {
 		for _, n := range pr.feasible {
 			switch {
 			case !slices.Contains(f.Sent, n):
-				out = append(out, "what-if feasible node excluded by kube-scheduler's own filters")
+				says := "pass"
+				if r, ok := pr.kube[n]; ok {
+					says = normReason(r)
+				}
+				out = append(out, "what-if feasible node excluded by kube-scheduler's own filters (what-if's kube checks on it: "+says+")")
 			case !slices.Contains(f.Kept, n):
 				out = append(out, "what-if feasible node refused by the extender's /filter: "+normReason(f.Failed[n]))
 			}

@@ -496,7 +496,7 @@ var (
 	availableRe = regexp.MustCompile(`^0/(\d+) nodes are available`)
 	braces      = regexp.MustCompile(`\{[^}]*\}`)
 	fractions   = regexp.MustCompile(`\d+/\d+ `)
-	numbers     = regexp.MustCompile(`\d+`)
+	numbers     = regexp.MustCompile(`\b\d+\b`)
 )
 
 // parseReasons reads "0/N nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {a: b}. preemption:

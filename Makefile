@@ -11,7 +11,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds
+.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds soak-oracle
 .PHONY: dist krew-manifest test-release test-helm completion
 
 all: build
@@ -81,7 +81,7 @@ fuzz:
 	done
 
 # soak: the long runs kept out of `make test`: fault runs on the real control plane and generated worlds.
-soak: soak-extender soak-worlds
+soak: soak-extender soak-worlds soak-oracle
 
 # soak-extender: the shipped serve-extender behind kube-scheduler, a burst of GPU pods and mid-burst a
 # SIGKILL of the extender or a kube-apiserver restart; see docs/benchmarks.md (fault recovery).
@@ -99,6 +99,18 @@ soak-worlds:
 	@WORLDS=$(WORLDS) WORLD_SEED=$(WORLD_SEED) $(GO) test -count=1 -timeout 0 -v -run 'TestGeneratedWorlds' \
 		./internal/cli/ ./internal/tui/ ./internal/extender/ > bin/soak-worlds.log 2>&1; status=$$?; \
 		grep -E '^(--- |ok|FAIL)|worlds from seed|seed [0-9]+' bin/soak-worlds.log; exit $$status
+
+# soak-oracle: the real kube-scheduler as the oracle of what-if's verdict (internal/oracle, docs/engine.md): WORLDS
+# generated worlds with kube constraints (600 unless given, about 2,200 pending pods, 20 minutes) from WORLD_SEED on
+# one control plane of deploy/extender. It fails on any disagreement; ORACLE_REPORT=1 only prints the table. The
+# table goes to bin/soak-oracle.txt, the log to bin/soak-oracle.log.
+soak-oracle: ORACLE_WORLDS = $(if $(filter command line environment,$(origin WORLDS)),$(WORLDS),600)
+soak-oracle: k8s-binaries
+	@mkdir -p bin
+	@KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) WORLDS=$(ORACLE_WORLDS) WORLD_SEED=$(WORLD_SEED) \
+		ORACLE_REPORT_FILE=$(CURDIR)/bin/soak-oracle.txt $(GO) test -count=1 -timeout 0 -v -run '^TestOracle$$' \
+		./internal/oracle/ > bin/soak-oracle.log 2>&1; status=$$?; \
+		cat bin/soak-oracle.txt 2>/dev/null; grep -E '^(--- |ok|FAIL)' bin/soak-oracle.log; exit $$status
 
 clean:
 	rm -rf bin dist

@@ -42,6 +42,7 @@ var notes = map[string]string{
 	"internal/agent/agenttest":           "helpers the agent's tests share: Nodes and pods on a real API server",
 	"internal/agent/agenttest/manifests": "the deploy tests' helpers: kustomize builds and server-side apply (apart: kustomize must not link into the NVML tests)",
 	"internal/worldgen":                  "seeded random clusters for the property tests and `make soak-worlds`",
+	"internal/oracle":                    "test only: the real kube-scheduler and serve-extender (deploy/extender) as the oracle of what-if's verdict; `make soak-oracle`",
 	"internal/testbuild":                 "named builders of pods and containers for tests (kube-scheduler's `st.MakePod()` style), and the demo cluster with issue 25's cordon, taint and selecting pod (`KubeGatesDemo`); only tests import it",
 	"internal/version":                   "set with `-ldflags -X` by `make build`, `make dist` and the Dockerfiles",
 	"internal/testenv":                   "real etcd, kube-apiserver and kube-scheduler for tests, built by `hack/k8s-binaries.sh`",

@@ -27,6 +27,10 @@ type Options struct {
 	MaxPods  int
 	// Malformed is the share (0..1) of annotations written wrong on purpose; default 0.05.
 	Malformed float64
+	// Kube makes a world a real kube-apiserver and kube-scheduler hold as it is, with kube-scheduler's own
+	// constraints (taints, tolerations, selectors, required affinity, cordons, CPU/memory/pod pressure) and
+	// pending pods of HAMi's and the default scheduler (kube.go). Off, a seed's world is what it always was.
+	Kube bool
 }
 
 // Epoch is the creation time of every object; evaluate at Epoch plus an hour.
@@ -88,6 +92,9 @@ func World(seed uint64, opts Options) *snapshot.Snapshot {
 		g.pod(i)
 	}
 	g.vendors(seed)
+	if opts.Kube {
+		g.kube(seed)
+	}
 	return g.s
 }
 

@@ -423,9 +423,18 @@ func TestNamespaceOverlayPoliciesFollowTheExtender(t *testing.T) {
 		[]byte(`{"metadata":{"annotations":{"hami.io/mutex.lock":"2026-11-26T22:00:00Z,team,placed"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Errorf("the extender's ServiceAccount in %s may not take a node lock: %v", ns, err)
 	}
-	if _, err := ext.CoreV1().Pods("team").Patch(ctx, "placed", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"x"}}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
-		t.Errorf("the extender's ServiceAccount in %s changed another label: %v, want Forbidden", ns, err)
-	}
+	// The extender's own write policy is a policy of its own, enforced when the API server has loaded it: wait
+	// for its refusal rather than reading the first answer (a slow API server loads the two apart).
+	label := 0
+	waitFor(t, 30*time.Second, "the extender's ServiceAccount in "+ns+" refused another label", func() error {
+		label++ // a new value each time: a write that changes nothing is no write
+		_, err := ext.CoreV1().Pods("team").Patch(ctx, "placed", types.MergePatchType,
+			fmt.Appendf(nil, `{"metadata":{"labels":{"app":"x%d"}}}`, label), metav1.PatchOptions{})
+		if !apierrors.IsForbidden(err) {
+			return fmt.Errorf("changed another label: %v, want Forbidden", err)
+		}
+		return nil
+	})
 
 	// A ClusterRoleBinding without subjects names nobody: the placement stays guarded against everyone, and
 	// other pod writes go on (no policy error refuses every pod write of the cluster).

@@ -150,7 +150,7 @@ func TestLiveCluster(t *testing.T) {
 			"namespace inference has 3712 MiB of limits.nvidia.com/gpumem left (used 60288 of 64000, ResourceQuota gpu-quota)",
 			"Recent events:",
 			// Live() lists no events: this row comes from snapshot.AddPodEvents reading the apiserver.
-			"20m         FailedScheduling   hami-scheduler   12      0/11 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 NodeInsufficientDevice, 2 ResourceQuotaNotFit, 5 CardTypeMismatch.",
+			"20m         FailedScheduling   hami-scheduler   12      0/11 nodes are available: 1 NodeDevicesNotReady, 2 NodeInsufficientDevice, 2 NodeUnregistered, 2 ResourceQuotaNotFit, 4 CardTypeMismatch.",
 		} {
 			if !strings.Contains(got, w) {
 				t.Errorf("why-pending llm-serve-2 lacks %q:\n%s", w, got)
@@ -164,7 +164,7 @@ func TestLiveCluster(t *testing.T) {
 	t.Run("why-pending card quota from live Volcano queues", func(t *testing.T) {
 		got := live(t, "why-pending", "reranker-0", "-n", "inference")
 		for _, w := range []string{
-			"0/11 nodes are available: 1 NodeDevicesNotReady, 1 NodeUnregistered, 2 QueueCardQuotaNotFit, 7 CardModelNotRequested.",
+			"0/11 nodes are available: 1 NodeDevicesNotReady, 2 NodeUnregistered, 2 QueueCardQuotaNotFit, 6 CardModelNotRequested.",
 			"QueueCardQuotaNotFit    2       gpu-h100-01: queue serving: NVIDIA-H100-80GB-HBM3 2 of 2 used, the pod needs 1",
 			"Card quota (Volcano queue serving, volcano.sh/card.quota), in whole cards:",
 			// Raising the card quota alone is proven not enough: the namespace quota decides next.

@@ -448,9 +448,18 @@ func (a *Agent) RegisterOnce(ctx context.Context) (bool, error) {
 		a.metrics.registrations.WithLabelValues("error").Inc()
 		return false, fmt.Errorf("cannot read Node %s: %w", a.opts.NodeName, err)
 	}
-	annos := map[string]string{}
+	annos := map[string]any{}
 	if cur, ok := node.Annotations[codec.NodeRegisterAnnotation]; !ok || cur != value {
 		annos[codec.NodeRegisterAnnotation] = value
+	}
+	// The device-plugin variant tells the scheduler that this node's plugin needs no node lock to find the pod
+	// it allocates (codec.NodeAllocatorAnnotation); without it, the key goes: HAMi's plugin needs the lock.
+	cur, has := node.Annotations[codec.NodeAllocatorAnnotation]
+	switch {
+	case a.opts.DevicePlugin != nil && cur != codec.AllocatorKubectlHAMi:
+		annos[codec.NodeAllocatorAnnotation] = codec.AllocatorKubectlHAMi
+	case a.opts.DevicePlugin == nil && has:
+		annos[codec.NodeAllocatorAnnotation] = nil
 	}
 	if a.opts.RegisterFormat == FormatLegacy {
 		// HAMi <= v2.7 schedulers stamp Requesting_<time> and drop the node's GPUs when no `Reported <time>`

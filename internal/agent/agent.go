@@ -273,6 +273,9 @@ loop:
 	}
 	timer.Stop()
 	cancel()
+	if a.opts.DevicePlugin != nil && a.opts.Mode == RunFull {
+		a.unregisterAllocator()
+	}
 	if srv != nil {
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = srv.Shutdown(sctx)
@@ -280,6 +283,27 @@ loop:
 	}
 	wg.Wait()
 	return err
+}
+
+// unregisterAllocator removes codec.NodeAllocatorAnnotation from the Node when the agent stops: until its plugin
+// serves kubelet again the node speaks HAMi's lock protocol (safe whichever plugin comes next: this agent again
+// rewrites the key, HAMi's device plugin needs the lock).
+func (a *Agent) unregisterAllocator() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	nodes := a.client.CoreV1().Nodes()
+	node, err := nodes.Get(ctx, a.opts.NodeName, metav1.GetOptions{})
+	if err != nil {
+		a.log.Warn("cannot read the Node to remove "+codec.NodeAllocatorAnnotation, "err", err)
+		return
+	}
+	if _, has := node.Annotations[codec.NodeAllocatorAnnotation]; !has {
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{codec.NodeAllocatorAnnotation: nil}}})
+	if _, err := nodes.Patch(ctx, a.opts.NodeName, types.MergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+		a.log.Warn("cannot remove "+codec.NodeAllocatorAnnotation+"; the node's binds skip HAMi's lock until the agent is back", "err", err)
+	}
 }
 
 // cycle is one scan, plus the registration in full mode.

@@ -88,7 +88,7 @@ soak: soak-extender soak-worlds
 # SIGKILL of the leader; see docs/benchmarks.md (fault recovery).
 soak-extender: k8s-binaries
 	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) KUBECTL_HAMI_SOAK=1 \
-		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/
+		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/ ./internal/agent/deviceplugin/
 
 # soak-worlds: WORLDS generated clusters (from WORLD_SEED) through every surface: the commands, the terminal
 # UI's views and drills, the extender's filter/prioritize/bind. A failure names its seed: rerun it with

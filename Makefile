@@ -84,10 +84,11 @@ fuzz:
 soak: soak-extender soak-worlds soak-oracle
 
 # soak-extender: the shipped serve-extender behind kube-scheduler, a burst of GPU pods and mid-burst a
-# SIGKILL of the extender or a kube-apiserver restart; see docs/benchmarks.md (fault recovery).
+# SIGKILL of the extender or a kube-apiserver restart; with the Deployment's flags, a 200-pod burst and a
+# SIGKILL of the leader; see docs/benchmarks.md (fault recovery).
 soak-extender: k8s-binaries
 	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) KUBECTL_HAMI_SOAK=1 \
-		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/
+		$(GO) test -count=1 -v -timeout 30m -run '^TestSoak' ./internal/extender/ ./internal/agent/deviceplugin/
 
 # soak-worlds: WORLDS generated clusters (from WORLD_SEED) through every surface: the commands, the terminal
 # UI's views and drills, the extender's filter/prioritize/bind. A failure names its seed: rerun it with

@@ -281,6 +281,9 @@ loop:
 	}
 	timer.Stop()
 	cancel()
+	if a.opts.DevicePlugin != nil && a.opts.Mode == RunFull {
+		a.unregisterAllocator()
+	}
 	if srv != nil {
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = srv.Shutdown(sctx)
@@ -288,6 +291,27 @@ loop:
 	}
 	wg.Wait()
 	return err
+}
+
+// unregisterAllocator removes codec.NodeAllocatorAnnotation from the Node when the agent stops: until its plugin
+// serves kubelet again the node speaks HAMi's lock protocol (safe whichever plugin comes next: this agent again
+// rewrites the key, HAMi's device plugin needs the lock).
+func (a *Agent) unregisterAllocator() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	nodes := a.client.CoreV1().Nodes()
+	node, err := nodes.Get(ctx, a.opts.NodeName, metav1.GetOptions{})
+	if err != nil {
+		a.log.Warn("cannot read the Node to remove "+codec.NodeAllocatorAnnotation, "err", err)
+		return
+	}
+	if _, has := node.Annotations[codec.NodeAllocatorAnnotation]; !has {
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{codec.NodeAllocatorAnnotation: nil}}})
+	if _, err := nodes.Patch(ctx, a.opts.NodeName, types.MergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+		a.log.Warn("cannot remove "+codec.NodeAllocatorAnnotation+"; the node's binds skip HAMi's lock until the agent is back", "err", err)
+	}
 }
 
 // cycle is one scan, plus the registration in full mode.
@@ -456,9 +480,18 @@ func (a *Agent) RegisterOnce(ctx context.Context) (bool, error) {
 		a.metrics.registrations.WithLabelValues("error").Inc()
 		return false, fmt.Errorf("cannot read Node %s: %w", a.opts.NodeName, err)
 	}
-	annos := map[string]string{}
+	annos := map[string]any{}
 	if cur, ok := node.Annotations[codec.NodeRegisterAnnotation]; !ok || cur != value {
 		annos[codec.NodeRegisterAnnotation] = value
+	}
+	// The device-plugin variant tells the scheduler that this node's plugin needs no node lock to find the pod
+	// it allocates (codec.NodeAllocatorAnnotation); without it, the key goes: HAMi's plugin needs the lock.
+	cur, has := node.Annotations[codec.NodeAllocatorAnnotation]
+	switch {
+	case a.opts.DevicePlugin != nil && cur != codec.AllocatorKubectlHAMi:
+		annos[codec.NodeAllocatorAnnotation] = codec.AllocatorKubectlHAMi
+	case a.opts.DevicePlugin == nil && has:
+		annos[codec.NodeAllocatorAnnotation] = nil
 	}
 	if a.opts.RegisterFormat == FormatLegacy {
 		// HAMi <= v2.7 schedulers stamp Requesting_<time> and drop the node's GPUs when no `Reported <time>`

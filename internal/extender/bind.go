@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -74,6 +75,32 @@ func validPodRef(namespace, name string) bool {
 	return len(validation.IsDNS1123Label(namespace)) == 0 && len(validation.IsDNS1123Subdomain(name)) == 0
 }
 
+// awaitLeader reports whether this replica leads, waiting up to LeaderWait (and ctx) for it to.
+func (s *Server) awaitLeader(ctx context.Context) bool {
+	if s.opts.IsLeader == nil || s.opts.IsLeader() {
+		return true
+	}
+	if s.opts.LeaderWait <= 0 {
+		return false
+	}
+	deadline := time.NewTimer(s.opts.LeaderWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return s.opts.IsLeader()
+		case <-tick.C:
+			if s.opts.IsLeader() {
+				return true
+			}
+		}
+	}
+}
+
 // errAlreadyBound marks a bind refused because the pod is bound, or being bound, already: nothing changed.
 var errAlreadyBound = errors.New("already bound")
 
@@ -84,7 +111,7 @@ type bindFlight struct {
 }
 
 func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) error {
-	if s.opts.IsLeader != nil && !s.opts.IsLeader() {
+	if !s.awaitLeader(ctx) {
 		return fmt.Errorf("this extender replica is not the leader")
 	}
 	key := args.PodNamespace + "/" + args.PodName

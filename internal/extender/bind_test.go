@@ -580,6 +580,15 @@ func TestBindRefusesRecreatedPodAndFollower(t *testing.T) {
 	if res := f.bind(pod, "b1"); res.Error != "" {
 		t.Errorf("bind on the leader: %s", res.Error)
 	}
+
+	// A replica about to lead (a replacement waiting for a killed leader's Lease) holds the bind until it
+	// leads, rather than fail it into kube-scheduler's backoff.
+	var soon atomic.Bool
+	g := newXTEnv(t, extender.Options{IsLeader: soon.Load, LeaderWait: 5 * time.Second}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
+	time.AfterFunc(300*time.Millisecond, func() { soon.Store(true) })
+	if res := g.bind(pod, "b1"); res.Error != "" {
+		t.Errorf("bind on a replica that leads 300 ms later: %s", res.Error)
+	}
 }
 
 // TestBindDoesNotFitAnyMore: the pod fit at filter time but the node filled up before bind.

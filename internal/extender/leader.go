@@ -12,6 +12,14 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
+// The Lease's settings (kube-scheduler's defaults): a replica that finds the Lease held by another identity
+// takes it LeaseDuration after it first saw it unchanged, checking every RetryPeriod.
+const (
+	LeaseDuration = 15 * time.Second
+	RenewDeadline = 10 * time.Second
+	RetryPeriod   = 2 * time.Second
+)
+
 // Leader runs leader election on a Lease so that, with several replicas, exactly one binds.
 type Leader struct {
 	leading atomic.Bool
@@ -29,7 +37,7 @@ func (l *Leader) Run(ctx context.Context, cs kubernetes.Interface, namespace, na
 	}
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock: lock, ReleaseOnCancel: true,
-		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		LeaseDuration: LeaseDuration, RenewDeadline: RenewDeadline, RetryPeriod: RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) { l.leading.Store(true); log.Info("leading", "lease", namespace+"/"+name) },
 			OnStoppedLeading: func() { l.leading.Store(false); log.Info("stopped leading", "lease", namespace+"/"+name) },

@@ -3,6 +3,7 @@ package extender
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -274,6 +275,15 @@ type nodeLease struct {
 
 // enterNode waits for the node's turn and takes (or, sharing, joins) the node lock for the pod.
 func (s *Server) enterNode(ctx context.Context, node string, pod *corev1.Pod, now time.Time) (nodeLease, error) {
+	if s.state.LockFree(node) {
+		// The node's device plugin is kubectl-hami's agent: it tells the pods allocating at once apart without
+		// the lock (codec.NodeAllocatorAnnotation), so binds to the node run side by side and write no lock. A
+		// live lock another scheduler took still holds the node: that plugin would take its owner first.
+		if why := s.lockedReason(s.state.NodeLock(node), node, pod, now); why != "" {
+			return nodeLease{}, errors.New(why)
+		}
+		return nodeLease{leave: func(bool) {}}, nil
+	}
 	t := s.nodeTurn(node)
 	t.Lock()
 	if !s.opts.ReleaseLockAfterBind {

@@ -34,6 +34,7 @@ type xtSoakExtender struct {
 	bin, kcfg  string
 	addr, logs string
 	noWait     bool     // start returns at once (a replica that is not the leader is never ready)
+	shipped    bool     // the Deployment's flags: no --release-node-lock (a device plugin releases the lock)
 	args       []string // beyond the defaults: serve-extender's flags, as a Deployment would set them
 	mu         sync.Mutex
 	cmd        *exec.Cmd
@@ -49,7 +50,11 @@ func (x *xtSoakExtender) start() {
 	if err != nil {
 		x.t.Fatal(err)
 	}
-	cmd := exec.Command(x.bin, append([]string{"serve-extender", "--kubeconfig", x.kcfg, "--listen", x.addr, "--release-node-lock"}, x.args...)...)
+	args := []string{"serve-extender", "--kubeconfig", x.kcfg, "--listen", x.addr}
+	if !x.shipped {
+		args = append(args, "--release-node-lock")
+	}
+	cmd := exec.Command(x.bin, append(args, x.args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		x.t.Fatal(err)

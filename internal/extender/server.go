@@ -38,6 +38,11 @@ type Options struct {
 	EventInterval time.Duration
 	// IsLeader says whether this replica may bind; nil means always.
 	IsLeader func() bool
+	// LeaderWait is how long a bind that reaches a replica not (yet) leading waits for it to lead before it
+	// fails: a replacement for a leader killed without releasing its Lease leads once the Lease expires, at
+	// about the time its kube-scheduler (on a Lease of the same settings) starts sending binds; a bind failed
+	// meanwhile would put the pod in kube-scheduler's backoff (up to 10 s). 0 fails at once.
+	LeaderWait time.Duration
 	// BindTimeout bounds a bind's own API calls; a placement or lock of an unbound pod that no bind here works
 	// on is abandoned after it (the janitor takes it back, and other binds take the lock over).
 	BindTimeout time.Duration
@@ -62,7 +67,7 @@ const (
 // DefaultOptions are the defaults of `kubectl hami serve-extender`.
 func DefaultOptions() Options {
 	return Options{SchedulerName: "hami-scheduler", EventInterval: time.Minute, BindTimeout: 10 * time.Second, RollbackTimeout: 5 * time.Minute,
-		LockHold: 500 * time.Millisecond}
+		LockHold: 500 * time.Millisecond, LeaderWait: LeaseDuration + RetryPeriod + time.Second}
 }
 
 // Server answers kube-scheduler's extender calls and HAMi's admission webhook.

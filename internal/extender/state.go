@@ -25,8 +25,11 @@ type State struct {
 	objects map[string]*corev1.Pod
 	// locks holds each node's hami.io/mutex.lock as the informer last delivered it; longest is the longest
 	// node name seen (it sizes the scheduler verbs' body limit).
-	locks   map[string]string
-	longest int
+	locks map[string]string
+	// lockFree holds the nodes whose agent serves the device plugin and finds the pod it allocates without
+	// hami.io/mutex.lock (codec.NodeAllocatorAnnotation).
+	lockFree map[string]bool
+	longest  int
 }
 
 type assumption struct {
@@ -39,7 +42,8 @@ const assumeTTL = 2 * time.Minute
 
 // NewState returns an empty state with the engine configuration.
 func NewState(cfg engine.Config) *State {
-	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}, objects: map[string]*corev1.Pod{}, locks: map[string]string{}}
+	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}, objects: map[string]*corev1.Pod{}, locks: map[string]string{},
+		lockFree: map[string]bool{}}
 }
 
 // Read runs f with the cluster under a read lock.
@@ -66,6 +70,11 @@ func (s *State) SetNode(n *corev1.Node) {
 	} else {
 		delete(s.locks, n.Name)
 	}
+	if n.Annotations[codec.NodeAllocatorAnnotation] == codec.AllocatorKubectlHAMi {
+		s.lockFree[n.Name] = true
+	} else {
+		delete(s.lockFree, n.Name)
+	}
 	s.longest = max(s.longest, len(n.Name))
 }
 
@@ -75,6 +84,22 @@ func (s *State) RemoveNode(name string) {
 	defer s.mu.Unlock()
 	s.cluster.RemoveNode(name)
 	delete(s.locks, name)
+	delete(s.lockFree, name)
+}
+
+// LockFree reports whether the node's agent registered as the device plugin that needs no node lock
+// (codec.NodeAllocatorAnnotation), as the informer last delivered the Node. An unknown node is not.
+func (s *State) LockFree(node string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.lockFree[node]
+}
+
+// NodeLock is the node's hami.io/mutex.lock as the informer last delivered it.
+func (s *State) NodeLock(node string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.locks[node]
 }
 
 // SetQuota records a ResourceQuota.

@@ -36,7 +36,7 @@ func (p *Plugin) Allocate(ctx context.Context, req *pluginapi.AllocateRequest) (
 // failure after the pod is found marks it failed and releases its node lock.
 func (p *Plugin) allocateContainer(ctx context.Context, count int) (*pluginapi.ContainerAllocateResponse, error) {
 	for attempt := 1; ; attempt++ {
-		pod, err := p.pendingPod(ctx)
+		pod, err := p.pendingPod(ctx, count)
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", p.opts.NodeName, err)
 		}

@@ -1,6 +1,7 @@
 package deviceplugin_test
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -52,8 +53,13 @@ func TestDevicePluginOnAPIServer(t *testing.T) {
 		})
 		xt.bind(t, pod, c.node)
 		pod = c.pod("multi")
-		if got := c.lockOwner(); got != "default/multi" {
-			t.Fatalf("after bind the node lock names %q, want default/multi", got)
+		// The agent registered as the node's device plugin: the extender binds without the node lock.
+		if n, err := env.Client.CoreV1().Nodes().Get(context.Background(), c.node, metav1.GetOptions{}); err != nil ||
+			n.Annotations[codec.NodeAllocatorAnnotation] != codec.AllocatorKubectlHAMi {
+			t.Fatalf("the agent's Node lacks %s=%s: %v", codec.NodeAllocatorAnnotation, codec.AllocatorKubectlHAMi, err)
+		}
+		if got := c.lock(); got != "" {
+			t.Fatalf("after bind the node lock is %q, want none", got)
 		}
 		entries := allocatedEntries(t, pod)
 		if len(entries) != 4 || len(entries[0]) != 1 || len(entries[1]) != 2 || len(entries[2]) != 0 || len(entries[3]) != 1 {
@@ -97,15 +103,38 @@ func TestDevicePluginOnAPIServer(t *testing.T) {
 			if now.Annotations[codec.PodAllocatedAnnotation] != pod.Annotations[codec.PodAllocatedAnnotation] {
 				t.Errorf("after %s: %s changed", o.container, codec.PodAllocatedAnnotation)
 			}
-			wantPhase, wantOwner := "allocating", "default/multi"
+			wantPhase, wantOwner := "allocating", ""
 			if last {
-				wantPhase, wantOwner = "success", ""
+				wantPhase = "success"
 			}
 			if got := now.Annotations[codec.PodBindPhaseAnnotation]; got != wantPhase {
 				t.Errorf("after %s: bind-phase %q, want %q", o.container, got, wantPhase)
 			}
 			if got := c.lockOwner(); got != wantOwner {
 				t.Errorf("after %s: node lock owner %q, want %q", o.container, got, wantOwner)
+			}
+		}
+	})
+
+	t.Run("two pods bound at once each get their own entry, in the order kubelet sees them bound", func(t *testing.T) {
+		c := startChain(t, env, "dp-two", withCore)
+		first := c.createPod("two-first", nil, []ctrSpec{{name: "main", gpus: 1, mem: 1000, cores: 10}})
+		second := c.createPod("two-second", nil, []ctrSpec{{name: "main", gpus: 1, mem: 2000, cores: 20}})
+		xt.bind(t, first, c.node)
+		xt.bind(t, second, c.node) // no lock: it need not wait for the first pod's allocation
+		for _, name := range []string{"two-first", "two-second"} {
+			entries := allocatedEntries(t, c.pod(name))
+			resp, err := c.kubelet.allocate(1)
+			if err != nil {
+				t.Fatalf("Allocate for %s: %v", name, err)
+			}
+			env := maps.Clone(resp.Envs)
+			delete(env, "CUDA_DEVICE_MEMORY_SHARED_CACHE")
+			if want := wantEnv(entries[0], false); !maps.Equal(env, want) {
+				t.Errorf("Allocate for %s: env %v, want its own entry's %v", name, env, want)
+			}
+			if p := c.pod(name); p.Annotations[codec.PodBindPhaseAnnotation] != "success" {
+				t.Errorf("%s: bind-phase %q after its allocation", name, p.Annotations[codec.PodBindPhaseAnnotation])
 			}
 		}
 	})

@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
@@ -23,9 +27,17 @@ var errNoPendingPod = errors.New("no pod waits for GPUs on this node: no pod hol
 // errConflict: the pod changed between reading and writing its annotations; the Allocate starts over.
 var errConflict = errors.New("the pod changed while it was allocated")
 
-// pendingPod finds the pod kubelet is admitting: the node lock's owner when it waits for GPUs on this node, else
-// the pod on this node that has waited longest in bind-phase allocating.
-func (p *Plugin) pendingPod(ctx context.Context) (*corev1.Pod, error) {
+// pendingPod finds the pod kubelet is admitting, for a container that kubelet gives count devices:
+//   - the node lock's owner when it waits for GPUs on this node: a scheduler that speaks HAMi's protocol binds
+//     to the node one pod at a time under it (kubectl-hami's extender writes no lock on nodes where this agent
+//     registered as the device plugin, see codec.NodeAllocatorAnnotation);
+//   - else, among the pods on this node in bind-phase allocating, those whose next entry has count GPUs (the
+//     Allocate request carries nothing else of the pod: only the device IDs kubelet picked);
+//   - of several, the first that kubelet admits. Kubelet admits one pod at a time, in the order its watch of the
+//     node's pods delivers them (one pod per update once it runs; a batch at its start is sorted by creation),
+//     and that order is the one the plugin's own watch sees them bound here (arrivals); a pod bound before the
+//     plugin started comes first, then by hami.io/bind-time, creation and name.
+func (p *Plugin) pendingPod(ctx context.Context, count int) (*corev1.Pod, error) {
 	node, err := p.client.CoreV1().Nodes().Get(ctx, p.opts.NodeName, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the Node: %w", err)
@@ -49,22 +61,112 @@ func (p *Plugin) pendingPod(ctx context.Context) (*corev1.Pod, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the node's pods: %w", err)
 	}
-	var best *corev1.Pod
+	var best, bestFits *corev1.Pod
 	for i := range list.Items {
 		pod := &list.Items[i]
-		if p.waitsHere(pod) && (best == nil || waitedLonger(pod, best)) {
+		if !p.waitsHere(pod) {
+			continue
+		}
+		if best == nil || p.admittedBefore(pod, best) {
 			best = pod
 		}
+		if t, err := takeNextEntry(pod); err == nil && len(t.devices) == count && (bestFits == nil || p.admittedBefore(pod, bestFits)) {
+			bestFits = pod
+		}
 	}
-	if best == nil {
-		return nil, errNoPendingPod
+	switch {
+	case bestFits != nil:
+		return bestFits, nil
+	case best != nil:
+		return best, nil // its entry does not fit: allocateContainer says so and marks it failed
 	}
-	return best, nil
+	return nil, errNoPendingPod
+}
+
+// admittedBefore reports whether kubelet admits pod a before pod b: a pod the plugin's watch saw bound here
+// earlier comes first (one bound before the watch started counts as earliest, one it has not seen yet as
+// latest); then waitedLonger.
+func (p *Plugin) admittedBefore(a, b *corev1.Pod) bool {
+	sa, sb := p.arrivals.seq(a.UID), p.arrivals.seq(b.UID)
+	if sa != sb {
+		return sa < sb
+	}
+	return waitedLonger(a, b)
+}
+
+// arrivals numbers the pods of this node in the order the plugin's watch first sees them bound here.
+type arrivals struct {
+	mu   sync.Mutex
+	next uint64
+	of   map[types.UID]uint64
+}
+
+// seq is the pod's arrival number: 0 when it was bound before the watch started, and after every pod the
+// watch has seen when it has not seen this one yet (both watches deliver in the same order: one that lags
+// kubelet's has seen every pod kubelet admitted before).
+func (a *arrivals) seq(uid types.UID) uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n, seen := a.of[uid]; seen {
+		return n
+	}
+	return math.MaxUint64
+}
+
+func (a *arrivals) add(uid types.UID, initial bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.of == nil {
+		a.of = map[types.UID]uint64{}
+	}
+	if _, seen := a.of[uid]; seen {
+		return
+	}
+	if initial {
+		a.of[uid] = 0
+		return
+	}
+	a.next++
+	a.of[uid] = a.next
+}
+
+func (a *arrivals) remove(uid types.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.of, uid)
+}
+
+// watchArrivals watches this node's pods (the same field selector as kubelet's own watch) until ctx ends and
+// records their arrivals. A watch that starts over (a relist) leaves the pods it had numbered as they were.
+func (p *Plugin) watchArrivals(ctx context.Context) {
+	factory := informers.NewSharedInformerFactoryWithOptions(p.client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "spec.nodeName=" + p.opts.NodeName
+	}))
+	inf := factory.Core().V1().Pods().Informer()
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if pod, ok := obj.(*corev1.Pod); ok {
+				p.arrivals.add(pod.UID, initial)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok {
+				p.arrivals.remove(pod.UID)
+			}
+		},
+	})
+	factory.Start(ctx.Done())
+	<-ctx.Done()
+	factory.Shutdown()
 }
 
 // waitsHere reports whether the pod was bound to this node by the extender and waits for its GPUs.
 func (p *Plugin) waitsHere(pod *corev1.Pod) bool {
-	return pod.DeletionTimestamp == nil && pod.Annotations[codec.PodBindPhaseAnnotation] == codec.BindPhaseAllocating &&
+	return pod.DeletionTimestamp == nil && pod.Status.Phase != corev1.PodFailed && pod.Status.Phase != corev1.PodSucceeded &&
+		pod.Annotations[codec.PodBindPhaseAnnotation] == codec.BindPhaseAllocating &&
 		pod.Annotations[codec.PodNodeAnnotation] == p.opts.NodeName
 }
 

@@ -32,7 +32,8 @@ type Plugin struct {
 	devices []*pluginapi.Device
 	changed chan struct{} // closed and replaced whenever devices change: wakes every ListAndWatch
 
-	allocMu sync.Mutex // Allocates take turns: each consumes the next entry of one pod's annotation
+	allocMu  sync.Mutex // Allocates take turns: each consumes the next entry of one pod's annotation
+	arrivals arrivals   // the order in which the node's pods were bound, kubelet's order of admission
 }
 
 // New builds a Plugin over the agent's registration src; client reads and patches this node's pods and Node.
@@ -75,6 +76,7 @@ func (p *Plugin) Run(ctx context.Context) error {
 	if p.opts.Mig != nil {
 		go p.migReconcileLoop(ctx)
 	}
+	go p.watchArrivals(ctx)
 	for ctx.Err() == nil {
 		if err := p.serveOnce(ctx); err != nil {
 			return err

@@ -21,6 +21,17 @@ const (
 	PodMigAllocationsAnnotation = "hami.io/vgpu-mig-allocations"
 )
 
+// NodeAllocatorAnnotation names, on a Node, the protocol its nvidia device plugin speaks with the scheduler.
+// kubectl-hami's agent writes AllocatorKubectlHAMi when it serves the device plugin itself and removes the key
+// otherwise; HAMi's device plugin never writes it. A Node without it speaks HAMi's protocol: the plugin knows
+// the pod kubelet admits by hami.io/mutex.lock, so binds to the node wait, one pod at a time, for each
+// allocation. With AllocatorKubectlHAMi the plugin finds the pod by the Allocate request itself (the entry
+// that fits it, then kubelet's admission order), so the scheduler binds to the node without that lock.
+const (
+	NodeAllocatorAnnotation = "hami.io/node-nvidia-allocator"
+	AllocatorKubectlHAMi    = "kubectl-hami/v1"
+)
+
 // Values of hami.io/bind-phase: the extender writes allocating at bind, the node's device plugin success or
 // failed when it has allocated (or could not allocate) the devices; the extender also writes failed when it
 // rolls a bind back.

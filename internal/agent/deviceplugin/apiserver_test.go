@@ -165,6 +165,10 @@ func TestDevicePluginOnAPIServer(t *testing.T) {
 		// HAMi v2.10.0's device plugin does nothing MPS-specific (plugin/mps.go is a no-op at the tag): every mode but
 		// mig gets HAMi-core's contract (plugin/server.go:832-897).
 		c := startChain(t, env, "dp-mps", chainConfig{gpus: 1, memMiB: 16384, split: 4, memoryScaling: 1, hamiCore: true, operatingMode: "mps"})
+		// The device list can reach kubelet before the registration reaches the Node: wait for the latter.
+		agenttest.WaitFor(t, 20*time.Second, "the node's registration", func() bool {
+			return agenttest.GetNode(t, env, c.node).Annotations[codec.NodeRegisterAnnotation] != ""
+		})
 		node := agenttest.GetNode(t, env, c.node)
 		regs, err := codec.ParseNodeRegister(node.Annotations[codec.NodeRegisterAnnotation])
 		if err != nil || len(regs) != 1 || regs[0].Mode != "mps" {

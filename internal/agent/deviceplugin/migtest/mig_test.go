@@ -399,9 +399,10 @@ func TestMigDevicePlugin(t *testing.T) {
 		}
 
 		// An instance no pod holds but a process uses is not destroyed either, and refuses the placement too.
+		// The process starts before the pods go, so no reconcile in between can find the instance idle.
+		c.gpus.SetMigProcesses(0, *held.GPUInstanceID, nvml.ProcessInfo{Pid: 7, UsedGpuMemory: 1 << 20})
 		c.deletePod("late")
 		c.deletePod("holder")
-		c.gpus.SetMigProcesses(0, *held.GPUInstanceID, nvml.ProcessInfo{Pid: 7, UsedGpuMemory: 1 << 20})
 		xt.bind(t, c.createPod("third", []ctrSpec{{name: "a", gpus: 1, mem: 4000}}), c.name)
 		as = migAllocations(t, c, "third")
 		as[0].Placement = held.Placement

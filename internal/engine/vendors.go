@@ -31,6 +31,10 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 				continue
 			}
 			field = "metadata.annotations[" + kind.Register + "]"
+			if kind.CountCapacityRegisters && !capacityNonZero(n, kind.Count) {
+				bad("status.capacity["+kind.Count+"]", "is 0 or absent: HAMi does not register the node's %ss while the device plugin reports none (its %ss are not counted)", kind.Word, kind.Word)
+				continue
+			}
 			var err error
 			parse := codec.ParseDeviceRegister
 			if kind.ParseRegister != nil {
@@ -57,6 +61,14 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			})
 		}
 	}
+}
+
+// capacityNonZero is HAMi's AMD CheckHealth (pkg/device/amd/device.go:195-206): the node's capacity of res is
+// a whole number other than 0; an absent capacity reads as 0.
+func capacityNonZero(n *corev1.Node, res string) bool {
+	q := n.Status.Capacity[corev1.ResourceName(res)]
+	v, ok := q.AsInt64()
+	return ok && v != 0
 }
 
 // Word is what people call one device of the GPU's type: GPU, DCU, NPU ...

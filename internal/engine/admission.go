@@ -224,7 +224,7 @@ func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, q QuotaStatus) *WebhookRefu
 			sums[cr.Kind] = s
 			order = append(order, cr.Kind)
 		}
-		m, k := cr.MemoryMiB*int64(cr.Count), cr.Cores*int64(cr.Count)
+		m, k := cr.MemoryMiB*int64(cr.Count), max(cr.Cores, cr.webhookCores)*int64(cr.Count)
 		if cr.Init {
 			s.initMem, s.initCores = max(s.initMem, m), max(s.initCores, k)
 		} else {

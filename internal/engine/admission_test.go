@@ -81,6 +81,8 @@ func TestWebhookRefusalHAMiRules(t *testing.T) {
 			"exceeding resource quota: limits.nvidia.com/gpumem in ResourceQuota gpu: 3000 MiB used + 0 MiB asked > 0 MiB limit"},
 		{"Hygon's default 100 % cores against its quota", mkPod("ns", "p", vctr("main", dcuNum, 2)),
 			"exceeding resource quota: limits.hygon.com/dcucores in ResourceQuota dcu: 0 % used + 200 % asked > 50 % limit"},
+		{"Hygon cores above 100 count as written", mkPod("ns", "p", vctr("main", dcuNum, 1, dcuMem, 1000, dcuCores, 40), vctr("second", dcuNum, 1, dcuMem, 1000, dcuCores, 150)),
+			"exceeding resource quota: limits.hygon.com/dcucores in ResourceQuota dcu: 0 % used + 190 % asked > 50 % limit"},
 		{"Hygon within its quota", mkPod("ns", "p", vctr("main", dcuNum, 1, dcuMem, 1000, dcuCores, 50)), ""},
 	}
 	c := newTestCluster(nodes, used, quotas...)

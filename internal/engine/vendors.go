@@ -231,6 +231,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cores = 0
 	case cores > 100:
 		bad(field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+		cr.webhookCores = cores // the webhook's quota check counts it as written
 		cores = 100
 	}
 	cr.Cores, cr.CoresOfDevice = cores, k.CoresPercentOfDevice

@@ -65,9 +65,10 @@ type Kind struct {
 	// QuotaInFit is set when the type's Fit checks the namespace quota of its memory and cores keys per device
 	// (Cambricon, as NVIDIA); other types' quota keys are accounted but gate nothing.
 	QuotaInFit bool `json:"quotaInFit,omitempty"`
-	// GenericType is the type word a device carries when the plugin knows no model ("MLU"): with a type
-	// selector such a device never matches (Cambricon's checkType).
-	GenericType string `json:"genericType,omitempty"`
+	// CountCapacityRegisters means HAMi keeps the Register annotation's devices only while the node's
+	// status.capacity[Count] is a whole number other than 0 (AMD's CheckHealth, pkg/device/amd/device.go:
+	// 195-206): absent or 0, the device plugin is not serving and the node is not registered for the type.
+	CountCapacityRegisters bool `json:"countCapacityRegisters,omitempty"`
 	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
 	// webhook sets the cores resource to count x 100).
 	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
 // Admit returns a copy of the pod with the defaults HAMi's admission webhook adds before scheduling, and a
@@ -70,18 +72,89 @@ type WebhookRefusal struct {
 
 // String is the refusal in one line, numbers included.
 func (r *WebhookRefusal) String() string {
+	if r.Source == "" {
+		return r.Message // a value the webhook refuses, not a quota
+	}
 	return fmt.Sprintf("%s: %s in ResourceQuota %s: %d %s used + %d %s asked > %d %s limit",
 		r.Message, r.Resource, r.Source, r.Used, r.Unit, r.Asked, r.Unit, r.Limit, r.Unit)
 }
 
-// WebhookRefusal returns HAMi's admission-time quota refusal for a pod that has been through Admit, or nil
-// when the webhook lets it be created. HAMi's webhook (fitResourceQuota, pkg/scheduler/webhook.go) adds, per
-// container, the spec's memory and cores per GPU times its GPU count (limits first, then requests; app
-// containers summed, init containers as their largest), multiplies memory by memoryFactor, and refuses when
-// the namespace's used plus that exceeds a limit. It reads the spec only: memory given as a percentage and
-// the default memory count nothing there, and the GPU-level quota gate decides them at scheduling time.
-// A pod that asks for no GPU is never reported.
+// AdmissionError is the error HAMi's webhook answers for a value a family's MutateAdmission refuses (every
+// container, init containers first): NVIDIA's memory percentage outside 0-100 (validateMemoryPercentage,
+// pkg/device/nvidia/device.go:349-351, 389-395), AMD's cores outside 1-100 (pkg/device/amd/device.go:78-87),
+// and the other families' Mutate refusals. nil when every container passes.
+func AdmissionError(pod *corev1.Pod, cfg Config) *WebhookRefusal {
+	cfg = cfg.normalized()
+	check := func(c *corev1.Container) *WebhookRefusal {
+		if name := cfg.ResourceMemoryPercentageName; name != "" {
+			q, ok := c.Resources.Limits[corev1.ResourceName(name)]
+			if !ok {
+				q, ok = c.Resources.Requests[corev1.ResourceName(name)]
+			}
+			if pct := q.Value(); ok && (pct < 0 || pct > 100) {
+				return &WebhookRefusal{Resource: name,
+					Message: fmt.Sprintf("invalid %s value %d in container %s: must be an integer between 0 and 100", name, pct, c.Name)}
+			}
+		}
+		for i := range cfg.Vendors {
+			k := &cfg.Vendors[i]
+			if k.Mutate == nil {
+				continue
+			}
+			value := func(res string) (int64, bool) {
+				if res == "" {
+					return 0, false
+				}
+				q, ok := c.Resources.Limits[corev1.ResourceName(res)]
+				if !ok {
+					q, ok = c.Resources.Requests[corev1.ResourceName(res)]
+				}
+				if !ok {
+					return 0, false
+				}
+				return quantityValue(q), true
+			}
+			count, _ := value(k.Count)
+			mem, hasMem := value(k.Memory)
+			cores, hasCores := value(k.Cores)
+			in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores}
+			switch {
+			case count <= 0 && k.CountFromCores && !names(c, k.Count) && hasCores:
+				in = device.Request{Cores: cores, HasCores: true}
+			case count <= 0:
+				continue
+			}
+			if why := k.Mutate(&in); why != "" {
+				return &WebhookRefusal{Resource: k.Count, Message: fmt.Sprintf("container %s: %s", c.Name, why)}
+			}
+		}
+		return nil
+	}
+	for i := range pod.Spec.InitContainers {
+		if r := check(&pod.Spec.InitContainers[i]); r != nil {
+			return r
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if r := check(&pod.Spec.Containers[i]); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// WebhookRefusal returns HAMi's admission-time refusal for a pod that has been through Admit, or nil when
+// the webhook lets it be created: a value a family's MutateAdmission refuses (AdmissionError), else the quota.
+// HAMi's webhook (fitResourceQuota, pkg/scheduler/webhook.go:145-189) checks every family with memory or
+// cores resources: per container, its memory and cores per device times its count (app containers summed,
+// init containers as their largest; memory times memoryFactor), skipping a family the pod asks no memory and
+// no cores of, and refuses when the namespace's used plus that exceeds a limit of that family's keys. For
+// NVIDIA it reads the spec only: memory given as a percentage and the default memory count nothing there, and
+// the GPU-level quota gate decides them at scheduling time. A pod that asks for no device is never reported.
 func (c *Cluster) WebhookRefusal(pod *corev1.Pod) *WebhookRefusal {
+	if r := AdmissionError(pod, c.cfg); r != nil {
+		return r
+	}
 	cfg := c.cfg
 	get := func(ctr *corev1.Container, name string) (int64, bool) {
 		q, ok := ctr.Resources.Limits[corev1.ResourceName(name)]
@@ -117,16 +190,69 @@ func (c *Cluster) WebhookRefusal(pod *corev1.Pod) *WebhookRefusal {
 		m, k, g := per(&pod.Spec.Containers[i])
 		mem, cores, wants = mem+m, cores+k, wants || g
 	}
-	if !wants {
+	q := c.Quota(pod.Namespace)
+	mem, cores = max(mem, initMem)*cfg.MemoryFactor, max(cores, initCores)
+	if wants && (mem != 0 || cores != 0) { // webhook.go:181-183: nothing asked, nothing checked
+		if l := q.Memory; l != nil && l.Used+mem > l.Limit {
+			return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: mem, Used: l.Used, Limit: l.Limit, Unit: "MiB"}
+		}
+		if l := q.Cores; l != nil && l.Used+cores > l.Limit {
+			return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: cores, Used: l.Used, Limit: l.Limit, Unit: "%"}
+		}
+	}
+	if len(q.Devices) == 0 {
 		return nil
 	}
-	mem, cores = max(mem, initMem)*cfg.MemoryFactor, max(cores, initCores)
-	q := c.Quota(pod.Namespace)
-	if l := q.Memory; l != nil && l.Used+mem > l.Limit {
-		return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: mem, Used: l.Used, Limit: l.Limit, Unit: "MiB"}
+	return vendorQuotaRefusal(pod, cfg, q)
+}
+
+// vendorQuotaRefusal is fitResourceQuota for the families besides NVIDIA: each family's request as its
+// GenerateResourceRequests reads it (ParseRequest: memory times memoryFactor, a percentage or an unnamed
+// memory counting nothing, the family's default cores), against its own limits.<memory> and limits.<cores>.
+func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, q QuotaStatus) *WebhookRefusal {
+	req, _ := ParseRequest(pod, cfg)
+	type sum struct{ mem, cores, initMem, initCores int64 }
+	sums := map[int]*sum{}
+	var order []int
+	for _, cr := range req.Containers {
+		if cr.Kind == 0 {
+			continue
+		}
+		s := sums[cr.Kind]
+		if s == nil {
+			s = &sum{}
+			sums[cr.Kind] = s
+			order = append(order, cr.Kind)
+		}
+		m, k := cr.MemoryMiB*int64(cr.Count), max(cr.Cores, cr.webhookCores)*int64(cr.Count)
+		if cr.Init {
+			s.initMem, s.initCores = max(s.initMem, m), max(s.initCores, k)
+		} else {
+			s.mem, s.cores = s.mem+m, s.cores+k
+		}
 	}
-	if l := q.Cores; l != nil && l.Used+cores > l.Limit {
-		return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: cores, Used: l.Used, Limit: l.Limit, Unit: "%"}
+	line := func(res string) *QuotaLine {
+		for i := range q.Devices {
+			if res != "" && q.Devices[i].Resource == "limits."+res {
+				return &q.Devices[i]
+			}
+		}
+		return nil
+	}
+	for _, kind := range order {
+		s, k := sums[kind], &cfg.Vendors[kind-1]
+		mem, cores := max(s.mem, s.initMem), max(s.cores, s.initCores)
+		if mem == 0 && cores == 0 {
+			continue
+		}
+		for _, c := range []struct {
+			res  string
+			need int64
+		}{{k.Memory, mem}, {k.Cores, cores}} {
+			if l := line(c.res); l != nil && l.Used+c.need > l.Limit {
+				return &WebhookRefusal{Message: "exceeding resource quota", Resource: l.Resource, Source: l.Source, Asked: c.need, Used: l.Used, Limit: l.Limit, Unit: l.Unit}
+			}
+		}
 	}
 	return nil
 }

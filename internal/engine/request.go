@@ -54,7 +54,10 @@ type ContainerRequest struct {
 	ByCores bool `json:"byCores,omitempty"`
 	// coresUnit is the unit of Cores when it is not a percentage (device.Kind.CoresUnit: "NeuronCores").
 	coresUnit string
-	Kind      int `json:"-"`
+	// webhookCores are the cores above 100 a container of another family names, which HAMi's webhook counts
+	// against the quota as written (GenerateResourceRequests does not clamp them); 0 otherwise.
+	webhookCores int64
+	Kind         int `json:"-"`
 }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks

@@ -31,6 +31,10 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 				continue
 			}
 			field = "metadata.annotations[" + kind.Register + "]"
+			if kind.CountCapacityRegisters && !capacityNonZero(n, kind.Count) {
+				bad("status.capacity["+kind.Count+"]", "is 0 or absent: HAMi does not register the node's %ss while the device plugin reports none (its %ss are not counted)", kind.Word, kind.Word)
+				continue
+			}
 			var err error
 			parse := codec.ParseDeviceRegister
 			if kind.ParseRegister != nil {
@@ -57,6 +61,14 @@ func (c *Cluster) addVendorDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			})
 		}
 	}
+}
+
+// capacityNonZero is HAMi's AMD CheckHealth (pkg/device/amd/device.go:195-206): the node's capacity of res is
+// a whole number other than 0; an absent capacity reads as 0.
+func capacityNonZero(n *corev1.Node, res string) bool {
+	q := n.Status.Capacity[corev1.ResourceName(res)]
+	v, ok := q.AsInt64()
+	return ok && v != 0
 }
 
 // Word is what people call one device of the GPU's type: GPU, DCU, NPU ...
@@ -219,6 +231,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		cores = 0
 	case cores > 100:
 		bad(field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+		cr.webhookCores = cores // the webhook's quota check counts it as written
 		cores = 100
 	}
 	cr.Cores, cr.CoresOfDevice = cores, k.CoresPercentOfDevice
@@ -302,53 +315,52 @@ func newSelectors(k *device.Kind, annos map[string]string) *selectors {
 	return s
 }
 
-// typeMatches is HAMi's CheckType (pkg/device/devices.go): with a use-list the type must contain one of its
-// items, else with a no-use list it must contain none; case-insensitive. A type without selectors (Ascend)
-// always matches.
+// typeMatches is HAMi's CheckType (pkg/device/devices.go:719-737; AMD's checkAMDType is the same): a use
+// list, when given, must have an item the type contains, and a no-use list, when given, must have none; both
+// apply together; case-insensitive. A type without selectors (Ascend, Cambricon) always matches.
 func (s *selectors) typeMatches(t string) bool {
 	if s == nil || len(s.useTypes) == 0 && len(s.noUseTypes) == 0 {
 		return true
 	}
-	if g := s.kind.GenericType; g != "" && (strings.TrimSpace(t) == "" || strings.EqualFold(strings.TrimSpace(t), g)) {
-		return false // a device of no known model never passes a type selector (Cambricon's checkType)
-	}
 	t = strings.ToLower(t)
-	if len(s.useTypes) > 0 {
-		for _, u := range s.useTypes {
-			if strings.Contains(t, u) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, u := range s.noUseTypes {
+	return (len(s.useTypes) == 0 || s.typeIn(t, s.useTypes)) && !s.typeIn(t, s.noUseTypes)
+}
+
+func (s *selectors) typeIn(t string, list []string) bool {
+	for _, u := range list {
 		if strings.Contains(t, u) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
+// typeDetail names the lists a refused type was held against.
 func (s *selectors) typeDetail() string {
-	if len(s.useTypes) > 0 {
-		return "type not in " + s.kind.UseType + "=" + strings.Join(s.rawUseTypes, ",")
+	use := "type not in " + s.kind.UseType + "=" + strings.Join(s.rawUseTypes, ",")
+	noUse := "type in " + s.kind.NoUseType + "=" + strings.Join(s.rawNoUseTypes, ",")
+	switch {
+	case len(s.useTypes) == 0:
+		return noUse
+	case len(s.noUseTypes) == 0:
+		return use
 	}
-	return "type in " + s.kind.NoUseType + "=" + strings.Join(s.rawNoUseTypes, ",")
+	return use + ", or " + noUse
 }
 
-// uuidMatches is HAMi's CheckUUID: a use-list names the only devices allowed, else a no-use list the excluded.
+// uuidMatches is HAMi's CheckUUID (pkg/device/devices.go:693-713): a use list, when given, must name the
+// device, and a no-use list, when given, must not; both apply together.
 func (s *selectors) uuidMatches(id string) bool {
 	if s == nil {
 		return true
 	}
-	if len(s.useUUIDs) > 0 {
-		return contains(s.useUUIDs, id)
-	}
-	return !contains(s.noUseUUIDs, id)
+	return (len(s.useUUIDs) == 0 || contains(s.useUUIDs, id)) && !contains(s.noUseUUIDs, id)
 }
 
-func (s *selectors) uuidFilterName() string {
-	if len(s.useUUIDs) > 0 {
+// uuidFilterName names the list that refused a device: the use list when the device is not in it, else the
+// no-use list.
+func (s *selectors) uuidFilterName(id string) string {
+	if len(s.useUUIDs) > 0 && !contains(s.useUUIDs, id) {
 		return s.kind.UseUUID
 	}
 	return s.kind.NoUseUUID
@@ -363,7 +375,7 @@ func (f *fitter) uuidMatchesGPU(g *GPU) bool {
 
 func (f *fitter) uuidFilterNameGPU(g *GPU) string {
 	if g.Kind != 0 {
-		return f.vendor[int(g.Kind)].uuidFilterName()
+		return f.vendor[int(g.Kind)].uuidFilterName(g.UUID)
 	}
 	return f.uuidFilterName()
 }

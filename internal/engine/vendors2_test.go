@@ -285,7 +285,9 @@ func FuzzVendors2Annotations(f *testing.F) {
 func TestAMDGates(t *testing.T) {
 	const amdNum, amdMem, amdCores, amdAlloc = "amd.com/gpu", "amd.com/gpumem", "amd.com/gpucores", "hami.io/amd-devices-allocated"
 	a1 := func(typ string) *corev1.Node {
-		return vendorNode("a1", "hami.io/node-amd-register", vdevs("a1", "gpu", typ, 2, 196608, 304, 10))
+		n := vendorNode("a1", "hami.io/node-amd-register", vdevs("a1", "gpu", typ, 2, 196608, 304, 10))
+		n.Status.Capacity = corev1.ResourceList{amdNum: resource.MustParse("2")}
+		return n
 	}
 	runVendorCases(t, []vendorCase{
 		{name: "memory only: the whole GPU's compute units", nodes: []*corev1.Node{a1("MI300X")},
@@ -324,6 +326,30 @@ func TestAMDGates(t *testing.T) {
 		}
 		if got != refused {
 			t.Errorf("gpucores %d: refused %v, want %v (%v)", cores, got, refused, probs)
+		}
+	}
+}
+
+// TestAMDCapacityRegisters is HAMi v2.10.0's AMD CheckHealth (pkg/device/amd/device.go:195-206): a node whose
+// amd.com/gpu capacity is 0, absent or not whole is never registered, whatever its register annotation says.
+func TestAMDCapacityRegisters(t *testing.T) {
+	for _, tc := range []struct {
+		capacity string // "" leaves it out
+		fits     bool
+	}{{"2", true}, {"1", true}, {"0", false}, {"", false}, {"1500m", false}} {
+		n := vendorNode("a1", "hami.io/node-amd-register", vdevs("a1", "gpu", "AMD-MI300X", 2, 196608, 304, 10))
+		if tc.capacity != "" {
+			n.Status.Capacity = corev1.ResourceList{"amd.com/gpu": resource.MustParse(tc.capacity)}
+		}
+		c := NewCluster(DefaultConfig())
+		probs := c.SetNode(n)
+		v := c.Evaluate(mkPod("ns", "p", vctr("c", "amd.com/gpu", 1, "amd.com/gpumem", 1000)), EvalOptions{})
+		if v.Fits != tc.fits {
+			t.Errorf("capacity %q: fits %v, want %v (%s)", tc.capacity, v.Fits, tc.fits, v.Summary)
+		}
+		if !tc.fits && (len(v.Reasons) != 1 || v.Reasons[0].Code != NodeUnregistered || len(probs) != 1 ||
+			!strings.Contains(probs[0].Message, "HAMi does not register the node's GPUs")) {
+			t.Errorf("capacity %q: reasons %v, problems %v; want NodeUnregistered and a problem saying why", tc.capacity, v.Reasons, probs)
 		}
 	}
 }

@@ -106,6 +106,35 @@ func TestVendorGates(t *testing.T) {
 				p.Annotations["hygon.com/use-gpuuuid"] = "d1-dcu0"
 				return p
 			}(), fits: true, annos: map[string]string{dcuAlloc: "d1-dcu0,DCU,1000,10:;"}},
+		// CheckType and CheckUUID (pkg/device/devices.go:693-737): the use and no-use lists apply together.
+		{name: "DCU type in the use and the no-use lists", nodes: []*corev1.Node{dcu()},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000, dcuCores, 10))
+				p.Annotations["hygon.com/use-dcutype"] = "Z100"
+				p.Annotations["hygon.com/nouse-dcutype"] = "Z100"
+				return p
+			}(), code: CardTypeMismatch},
+		{name: "DCU type in the use list, another in the no-use list", nodes: []*corev1.Node{dcu()},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000, dcuCores, 10))
+				p.Annotations["hygon.com/use-dcutype"] = "Z100"
+				p.Annotations["hygon.com/nouse-dcutype"] = "K100"
+				return p
+			}(), fits: true},
+		{name: "DCU UUID in the use and the no-use lists", nodes: []*corev1.Node{dcu()},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000, dcuCores, 10))
+				p.Annotations["hygon.com/use-gpuuuid"] = "d1-dcu0,d1-dcu1"
+				p.Annotations["hygon.com/nouse-gpuuuid"] = "d1-dcu1"
+				return p
+			}(), fits: true, annos: map[string]string{dcuAlloc: "d1-dcu0,DCU,1000,10:;"}},
+		{name: "DCU UUIDs all in the no-use list too", nodes: []*corev1.Node{dcu()},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", dcuNum, 1, dcuMem, 1000, dcuCores, 10))
+				p.Annotations["hygon.com/use-gpuuuid"] = "d1-dcu0"
+				p.Annotations["hygon.com/nouse-gpuuuid"] = "d1-dcu0"
+				return p
+			}(), code: CardUUIDMismatch},
 		{name: "NVIDIA pod on a DCU-only node: no GPU there", nodes: []*corev1.Node{dcu()},
 			pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), code: NodeInsufficientDevice},
 		{name: "DCU pod on an NVIDIA node", nodes: []*corev1.Node{mkNode("n1", gpus("n1", 2, 16384))},
@@ -140,12 +169,28 @@ func TestVendorGates(t *testing.T) {
 		{name: "MLU quota is checked in Fit", nodes: []*corev1.Node{mlu("MLU370-X8")},
 			quota: corev1.ResourceList{"limits." + mluMem: *resource.NewQuantity(8, resource.DecimalSI)},
 			pod:   mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16)), code: ResourceQuotaNotFit},
-		{name: "MLU of no known model fails a type selector", nodes: []*corev1.Node{mlu("")},
+		// HAMi v2.10.0's Cambricon checkType accepts every MLU (pkg/device/cambricon/device.go:243-248).
+		{name: "MLU of no known model ignores a type selector", nodes: []*corev1.Node{mlu("")},
 			pod: func() *corev1.Pod {
 				p := mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16))
 				p.Annotations["cambricon.com/nouse-mlutype"] = "MLU290"
 				return p
-			}(), code: CardTypeMismatch},
+			}(), fits: true},
+		{name: "MLU ignores a use-mlutype it does not match", nodes: []*corev1.Node{mlu("MLU370-X4")},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16))
+				p.Annotations["cambricon.com/use-mlutype"] = "X8"
+				p.Annotations["cambricon.com/nouse-mlutype"] = "MLU370"
+				return p
+			}(), fits: true},
+		// CheckUUID (pkg/device/devices.go:693-713): an MLU in both lists is refused.
+		{name: "MLU in the use and the no-use UUID lists", nodes: []*corev1.Node{mlu("MLU370-X8")},
+			pod: func() *corev1.Pod {
+				p := mkPod("ns", "p", vctr("c", mluNum, 1, mluMem, 16))
+				p.Annotations["cambricon.com/use-gpuuuid"] = "m1-cambricon-mlu-0"
+				p.Annotations["cambricon.com/nouse-gpuuuid"] = "m1-cambricon-mlu-0"
+				return p
+			}(), code: CardUUIDMismatch},
 		{name: "Iluvatar memory in 256 MiB units", nodes: []*corev1.Node{vendorNode("i1", "hami.io/node-MR-V100-register", vdevs("i1", "gpu", "MR-V100", 1, 32768, 100, 8))},
 			pod:  mkPod("ns", "p", vctr("c", "iluvatar.ai/MR-V100-vgpu", 1, "iluvatar.ai/MR-V100.vMem", 4, "iluvatar.ai/MR-V100.vCore", 30)),
 			fits: true, annos: map[string]string{"hami.io/MR-V100-devices-allocated": "i1-gpu0,MR-V100,1024,30:;"}},

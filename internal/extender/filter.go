@@ -67,6 +67,8 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 					continue
 				}
 				fits[ns.Node] = true
+			case ns.Code == engine.NodeUnregistered:
+				res.FailedAndUnresolvableNodes[ns.Node] = hamiUnregistered
 			case engine.Unresolvable(ns.Code):
 				res.FailedAndUnresolvableNodes[ns.Node] = ns.Reason
 			default:
@@ -75,7 +77,7 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, n := range names {
 			if !fits[n] && res.FailedNodes[n] == "" && res.FailedAndUnresolvableNodes[n] == "" {
-				res.FailedAndUnresolvableNodes[n] = string(engine.NodeUnregistered) // unknown to the informer yet
+				res.FailedAndUnresolvableNodes[n] = hamiUnregistered // unknown to the informer yet
 			}
 		}
 	}
@@ -113,6 +115,10 @@ func (s *Server) candidatesBounded(w http.ResponseWriter, names []string) bool {
 	}
 	return true
 }
+
+// hamiUnregistered is HAMi's FailedNodes text for a node it has not registered (pkg/scheduler/scheduler.go:851);
+// the commands keep the code, NodeUnregistered.
+const hamiUnregistered = "node unregistered"
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -54,8 +54,8 @@ func xtCheckFilterReasons(t *testing.T, res extenderv1.ExtenderFilterResult) {
 		"n-mixed": "1/2 CardInsufficientMemory, 1/2 CardNotHealth",
 	}
 	wantUnresolvable := map[string]string{
-		"n-unreg":    string(engine.NodeUnregistered),
-		"n-ghost":    string(engine.NodeUnregistered),
+		"n-unreg":    "node unregistered", // HAMi's text, pkg/scheduler/scheduler.go:851
+		"n-ghost":    "node unregistered",
 		"n-notready": string(engine.NodeDevicesNotReady),
 	}
 	if !maps.Equal(map[string]string(res.FailedNodes), wantFailed) {
@@ -303,8 +303,8 @@ func TestUnknownPodAndBrokenNodeNeverCrash(t *testing.T) {
 		t.Errorf("NodeNames = %v, want [n-ok]", res.NodeNames)
 	}
 	for _, n := range []string{"n-broken", "n-legacy"} {
-		if r := res.FailedAndUnresolvableNodes[n]; r != string(engine.NodeUnregistered) {
-			t.Errorf("node %s with a broken register annotation: unresolvable reason %q, want NodeUnregistered (FailedNodes %v)", n, r, res.FailedNodes)
+		if r := res.FailedAndUnresolvableNodes[n]; r != "node unregistered" {
+			t.Errorf("node %s with a broken register annotation: unresolvable reason %q, want HAMi's \"node unregistered\" (FailedNodes %v)", n, r, res.FailedNodes)
 		}
 	}
 	// bind for a pod the apiserver does not know

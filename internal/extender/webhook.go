@@ -51,11 +51,11 @@ func (s *Server) admit(req *admissionv1.AdmissionRequest) *admissionv1.Admission
 		if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged && containerAsks(&c, cfg) {
 			return deny(fmt.Sprintf("container %s is privileged: a privileged container sees every GPU, so HAMi cannot share them", c.Name))
 		}
-		for _, l := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
-			if q, ok := l[corev1.ResourceName(cfg.ResourceMemoryPercentageName)]; ok && (q.Value() < 1 || q.Value() > 100) {
-				return deny(fmt.Sprintf("container %s: %s is %s; want 1-100", c.Name, cfg.ResourceMemoryPercentageName, q.String()))
-			}
-		}
+	}
+	// The values a family's MutateAdmission refuses (NVIDIA's memory percentage outside 0-100, AMD's cores
+	// outside 1-100 ...), in HAMi's words.
+	if r := engine.AdmissionError(pod, cfg); r != nil {
+		return deny(r.Message)
 	}
 	admitted, _ := engine.Admit(pod, cfg)
 	if admitted.Spec.SchedulerName == "" || admitted.Spec.SchedulerName == corev1.DefaultSchedulerName {
@@ -63,6 +63,12 @@ func (s *Server) admit(req *admissionv1.AdmissionRequest) *admissionv1.Admission
 	}
 	if msg := s.quotaOverrun(admitted); msg != "" {
 		return deny(msg)
+	}
+	// The other families' quota keys, as HAMi's fitResourceQuota checks every family's.
+	var refusal *engine.WebhookRefusal
+	s.state.Read(func(c *engine.Cluster) { refusal = c.WebhookRefusal(admitted) })
+	if refusal != nil {
+		return deny(fmt.Sprintf("namespace %s: %s", admitted.Namespace, refusal))
 	}
 	patch, err := podPatch(pod, admitted)
 	if err != nil {
@@ -106,12 +112,16 @@ func containerAsks(c *corev1.Container, cfg engine.Config) bool {
 	return false
 }
 
-// quotaOverrun checks what is known before scheduling: absolute memory and cores times the GPU count.
-// Percentages depend on the card and are checked per GPU by the filter.
+// quotaOverrun checks what is known before scheduling of NVIDIA's quota keys: absolute memory and cores times
+// the GPU count. Percentages depend on the card and are checked per GPU by the filter. A pod asking no
+// memory and no cores is not checked (HAMi's fitResourceQuota, pkg/scheduler/webhook.go:181-183).
 func (s *Server) quotaOverrun(pod *corev1.Pod) string {
 	req, _ := engine.ParseRequest(pod, s.state.Config())
 	var mem, cores, initMem, initCores int64
 	for _, c := range req.Containers {
+		if c.Kind != 0 {
+			continue // another family's keys: WebhookRefusal
+		}
 		m, k := c.MemoryMiB*int64(c.Count), c.Cores*int64(c.Count)
 		if c.Init {
 			initMem, initCores = max(initMem, m), max(initCores, k)
@@ -120,12 +130,15 @@ func (s *Server) quotaOverrun(pod *corev1.Pod) string {
 		}
 	}
 	mem, cores = max(mem, initMem), max(cores, initCores)
+	if mem == 0 && cores == 0 {
+		return ""
+	}
 	var q engine.QuotaStatus
 	s.state.Read(func(c *engine.Cluster) { q = c.Quota(pod.Namespace) })
-	if l := q.Memory; l != nil && mem > 0 && l.Used+mem > l.Limit {
+	if l := q.Memory; l != nil && l.Used+mem > l.Limit {
 		return fmt.Sprintf("namespace %s: %s: the pod needs %d MiB, %d of %d MiB left (ResourceQuota %s)", pod.Namespace, l.Resource, mem, l.Free(), l.Limit, l.Source)
 	}
-	if l := q.Cores; l != nil && cores > 0 && l.Used+cores > l.Limit {
+	if l := q.Cores; l != nil && l.Used+cores > l.Limit {
 		return fmt.Sprintf("namespace %s: %s: the pod needs %d%%, %d of %d%% left (ResourceQuota %s)", pod.Namespace, l.Resource, cores, l.Free(), l.Limit, l.Source)
 	}
 	return ""

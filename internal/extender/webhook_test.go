@@ -152,8 +152,13 @@ func TestWebhookDenies(t *testing.T) {
 		pod  *corev1.Pod
 		want []string // substrings of the message
 	}{
-		{"percentage 150", xtPod("default", "pct").GPUs(1).GPUMemPercent(150).Obj(), []string{"nvidia.com/gpumem-percentage", "150", "1-100"}},
-		{"percentage 0", xtPod("default", "pct0").GPUs(1).GPUMemPercent(0).Obj(), []string{"nvidia.com/gpumem-percentage", "1-100"}},
+		{"percentage 150", xtPod("default", "pct").GPUs(1).GPUMemPercent(150).Obj(),
+			[]string{"invalid nvidia.com/gpumem-percentage value 150 in container main: must be an integer between 0 and 100"}},
+		{"AMD cores 150", func() *corev1.Pod {
+			p := xtPod("default", "amd").Obj()
+			p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"amd.com/gpu": resource.MustParse("1"), "amd.com/gpucores": resource.MustParse("150")}
+			return p
+		}(), []string{"amd.com/gpucores 150 is not an integer percentage between 1 and 100"}},
 		{"privileged GPU container", func() *corev1.Pod {
 			p := xtPod("default", "priv").GPUs(1).GPUMem(2000).GPUCores(10).Obj()
 			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
@@ -185,6 +190,11 @@ func TestWebhookDenies(t *testing.T) {
 		resp, got := e.review(xtAsDefaulted(xtPod("team", "small").GPUs(1).GPUMem(4000).GPUCores(50).Obj()), admissionv1.Create)
 		if !resp.Allowed || got.Spec.SchedulerName != xtScheduler {
 			t.Errorf("a pod that exactly fills the quota: allowed %v (%+v), schedulerName %q", resp.Allowed, resp.Result, got.Spec.SchedulerName)
+		}
+	})
+	t.Run("percentage 0 is admitted, as HAMi v2.10.0's validateMemoryPercentage admits it", func(t *testing.T) {
+		if resp, _ := e.review(xtAsDefaulted(xtPod("default", "pct0").GPUs(1).GPUMemPercent(0).Obj()), admissionv1.Create); !resp.Allowed {
+			t.Errorf("denied: %+v", resp.Result)
 		}
 	})
 	t.Run("privileged container without GPU in a GPU pod", func(t *testing.T) {

@@ -41,7 +41,9 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		DefaultCores:         100,
 		CoresPercentOfDevice: true,
 		ListDeviceType:       true,
-		Mutate:               func(r *device.Request) string { return mutate(r, cores) },
+		// CheckHealth: a node whose amd.com/gpu capacity is 0 (or absent) is never registered.
+		CountCapacityRegisters: true,
+		Mutate:                 func(r *device.Request) string { return mutate(r, cores) },
 	}}, nil
 }
 

@@ -542,7 +542,11 @@ func parseReasons(msg string) map[string]int {
 		}
 		var n int
 		fmt.Sscan(rest[m[2]:m[3]], &n)
-		out[rest[m[1]:end]] += n
+		reason := rest[m[1]:end]
+		if code, ok := hamiWords[reason]; ok {
+			reason = code
+		}
+		out[reason] += n
 	}
 	return out
 }
@@ -556,6 +560,10 @@ func totalNodes(msg string) int {
 	fmt.Sscan(m[1], &n)
 	return n
 }
+
+// hamiWords are reasons serve-extender's /filter gives in HAMi v2.10.0's own words (kube-scheduler's message
+// carries them) where the commands name the gate's code: the same reason.
+var hamiWords = map[string]string{"node unregistered": "NodeUnregistered"}
 
 // normReason makes a reason a class name: no counts, no taint or value details.
 func normReason(r string) string {

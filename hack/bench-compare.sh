@@ -44,7 +44,8 @@ if [[ -z ${BASE:-} ]]; then
 	if [[ -n $(git status --porcelain --untracked-files=no) ]]; then BASE=HEAD; else BASE=HEAD~1; fi
 fi
 base_rev=$(git rev-parse --short "$BASE^{commit}") || { echo "bench-compare: BASE=$BASE is not a commit" >&2; exit 2; }
-head_desc="$(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo +changes)"
+head_desc=$(git rev-parse --short HEAD)
+if [[ -n $(git status --porcelain --untracked-files=no) ]]; then head_desc+="+changes"; fi
 
 BENCHSTAT=${BENCHSTAT:-}
 if [[ -z $BENCHSTAT ]]; then

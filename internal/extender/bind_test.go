@@ -616,7 +616,7 @@ func TestBindRefusesNodeKubeExcludes(t *testing.T) {
 		pod  *corev1.Pod
 		want string
 	}{
-		{plain, "TaintToleration check refuses it: node(s) had untolerated taint {dedicated: vision}"},
+		{plain, "TaintToleration check refuses it: node(s) had untolerated taint(s)"},
 		{selected, "TaintToleration"},
 	} {
 		res := e.bind(tc.pod, "b1")

@@ -40,10 +40,6 @@ const worldsInTest = 25
 const openIssue25 = "open: issue 25, see docs/engine.md"
 
 var known = map[string]string{
-	"both Pending; kube-scheduler says, what-if does not: node(s) had untolerated taint(s)":                                                                                                   openIssue25,
-	"both Pending; what-if says, kube-scheduler does not: node(s) had untolerated taint {…}":                                                                                                  openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: node(s) had untolerated taint(s)":           openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: node(s) had untolerated taint {…}":          openIssue25,
 	"the API server refuses the pod (webhook), what-if has no refusal":                                                                                                                        openIssue25,
 	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: NodeUnregistered":                           openIssue25,
 	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: Insufficient nvidia.com/gpu":                openIssue25,

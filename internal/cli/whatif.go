@@ -317,7 +317,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 			pod.Annotations = p.pod.Annotations // --annotation, --card, --queue
 			p.pod = pod
 		}
-		pod, changes := engine.Admit(p.pod, cfg)
+		pod, changes := engine.NewPod(p.pod, cfg)
 		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
 		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
 		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: p.count,

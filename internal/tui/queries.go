@@ -97,7 +97,7 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
-	p, changes := engine.Admit(pod, w.cfg)
+	p, changes := engine.NewPod(pod, w.cfg)
 	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
 	w.c.ProveFixes(p, v, engine.EvalOptions{Now: now})
 	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v, Warnings: w.nameWarningsLocked(p)}

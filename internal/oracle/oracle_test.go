@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/cli"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
@@ -40,18 +41,8 @@ const worldsInTest = 25
 const openIssue25 = "open: issue 25, see docs/engine.md"
 
 var known = map[string]string{
-	"the API server refuses the pod (webhook), what-if has no refusal":                                                                                                                        openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: NodeUnregistered":                           openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: Insufficient nvidia.com/gpu":                openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: NodeInsufficientDevice":                     openIssue25,
-	"what-if says the webhook refuses the pod, the API server admits it":                                                                                                                      openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] what-if does not fit, kube-scheduler binds it (what-if on that node: routing: SchedulerNotHAMi)": openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: CardNotFoundCustomFilterRule":               openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; kube-scheduler says, what-if does not: Insufficient memory":                        openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: Insufficient aws.amazon.com/neuron":         openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: Insufficient hygon.com/dcumem":              openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] both Pending; what-if says, kube-scheduler does not: Insufficient nvidia.com/gpucores":           openIssue25,
-	"[webhook: default-scheduler -> hami-scheduler, what-if judges it for default-scheduler] what-if says the webhook refuses the pod, the API server admits it":                              openIssue25,
+	"the API server refuses the pod (webhook), what-if has no refusal":   openIssue25,
+	"what-if says the webhook refuses the pod, the API server admits it": openIssue25,
 }
 
 // TestOracle is the differential test of docs/engine.md ("The real scheduler as the oracle"): generated worlds
@@ -405,7 +396,15 @@ func fromVerdict(wi *cli.WhatIf, kube bool) prediction {
 		if reason == "" {
 			reason = string(ns.Code)
 		}
-		pr.reasons[reason]++
+		if engine.IsKubeCheck(ns.Code) {
+			// One kube-scheduler plugin may give a node several reasons ("Insufficient cpu, Insufficient
+			// memory"); FailedScheduling counts each.
+			for _, r := range strings.Split(reason, ", ") {
+				pr.reasons[r]++
+			}
+		} else {
+			pr.reasons[reason]++
+		}
 		pr.code[ns.Node] = string(ns.Code)
 	}
 	for _, n := range v.Feasible {

@@ -153,7 +153,7 @@ func TestLiveCardQuotaScenarios(t *testing.T) {
 		contains(t, "why-pending mig-3", got,
 			// A MIG slice is Volcano's to place: kube-scheduler's resource check on allocatable (h200-1's three
 			// slices are taken) beside the queue's card quota, which is full as well.
-			"0/4 nodes are available: 4 NodeResourcesFit.",
+			"0/4 nodes are available: 4 Insufficient nvidia.com/mig-1g.18gb.",
 			"Decided by volcano, not HAMi's profile",
 			"NVIDIA-H200/mig-1g.18gb-mixed   nvidia.com/mig-1g.18gb   3      3       1           1       no quota left")
 	})

@@ -55,7 +55,7 @@ func TestLiveKubeGates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	for _, want := range []string{"0/11 nodes are available: 1 NodeUnschedulable, 1 TaintToleration, 9 NodeAffinity.",
+	for _, want := range []string{"0/11 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 9 node(s) didn't match Pod's node affinity/selector.",
 		"gpu-t4-01: the pod does not tolerate taint dedicated=vision:NoSchedule", "then it fits on gpu-t4-01"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("live why-pending: missing %q in\n%s", want, out)

@@ -41,7 +41,7 @@ func TestVerdictsNameTheScheduler(t *testing.T) {
 	}{
 		{"train-small", nil, []string{"1/2 nodes pass kube-scheduler's standard checks and the queue's card quota; preferred: h100-01; the pod is volcano's to place",
 			"NodeResourcesFit   1       a100-mig-01: needs nvidia.com/gpu 2, 0 free of 0 allocatable"}, []string{"NodeUnregistered"}},
-		{"train-big", nil, []string{"0/2 nodes are available: 1 NodeResourcesFit, 1 QueueCardQuotaNotFit.",
+		{"train-big", nil, []string{"0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 QueueCardQuotaNotFit.",
 			"raise its volcano.sh/card.quota to 4"}, []string{"NodeUnregistered"}},
 		{"misrouted", nil, []string{"Not HAMi's pod: the pod asks for HAMi's nvidia.com/gpumem but spec.schedulerName is default-scheduler",
 			"set spec.schedulerName: hami-scheduler"}, nil},

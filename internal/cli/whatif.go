@@ -317,12 +317,12 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 			pod.Annotations = p.pod.Annotations // --annotation, --card, --queue
 			p.pod = pod
 		}
-		pod, changes := engine.Admit(p.pod, cfg)
-		v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes})
-		c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
-		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: changes, Refusal: c.WebhookRefusal(pod), Verdict: v, Wanted: p.count,
-			Capacity: c.Capacity(pod, query.MaxCopies), Kubernetes: kubeChecks(s, pod, cfg)}
-		if !v.Fits || out.Refusal != nil || (!v.NoGPURequest && !v.NotHAMi && out.Capacity.Copies < p.count) {
+		a := query.WhatIf(c, cfg, p.pod, query.WhatIfOptions{Now: o.now(), DetailNodes: o.Nodes,
+			KubeChecks: func(pod *corev1.Pod) []kubefit.NodeResult { return kubeChecks(s, pod, cfg) }})
+		pod, v := a.Pod, a.Verdict
+		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: a.Changes, Refusal: a.Refusal, Verdict: v, Wanted: p.count,
+			Capacity: a.Capacity, Kubernetes: a.Kube}
+		if !a.AllFit(p.count) {
 			allFit = false
 		}
 		answers = append(answers, out)
@@ -336,7 +336,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 		if out.Refusal != nil {
 			fmt.Fprintf(w, "  HAMi's webhook would refuse to create it: %s. The rest is what would happen if it were admitted.\n", out.Refusal)
 		}
-		for _, ch := range changes {
+		for _, ch := range a.Changes {
 			fmt.Fprintf(w, "  HAMi's webhook would set: %s\n", ch)
 		}
 		if err := render.Verdict(w, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),

@@ -33,7 +33,7 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 	}
 	v.Reasons = agg.counts()
 	if best < 0 {
-		v.Summary = summaryLine(len(nodes), v.Reasons)
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
 		v.Explanation = explain(v.Request, &agg, v.Quota)
 		v.Hints = v.Card.hints()
 		return v

@@ -132,7 +132,7 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			len(feasible), len(nodes), names[best], req.NodePolicy, v.Nodes[best].Score, placementGPUs(v.Placement))
 		return v
 	}
-	v.Summary = summaryLine(len(nodes), v.Reasons)
+	v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	if agg.quota != nil {
@@ -382,13 +382,39 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 }
 
 // summaryLine is kube-scheduler's "0/N nodes are available: ..." with HAMi's codes.
-func summaryLine(total int, reasons []ReasonCount) string {
+//
+// A node that fails one of kube-scheduler's own checks counts each reason of that check in kube-scheduler's
+// words (NodeStatus.Reason: "Insufficient cpu, Insufficient memory" counts one of each), as kube-scheduler's
+// FailedScheduling message does; a node HAMi's gates refuse counts its code.
+func summaryLine(total int, reasons []ReasonCount, nodes []NodeStatus) string {
 	if total == 0 {
 		return "0/0 nodes are available: the cluster has no nodes."
 	}
-	parts := make([]string, len(reasons))
-	for i, r := range reasons {
-		parts[i] = fmt.Sprintf("%d %s", r.Nodes, r.Code)
+	parts := make([]string, 0, len(reasons))
+	var words map[string]int
+	for _, r := range reasons {
+		if !IsKubeCheck(r.Code) {
+			parts = append(parts, fmt.Sprintf("%d %s", r.Nodes, r.Code))
+			continue
+		}
+		if words == nil {
+			words = map[string]int{}
+		}
+		n := 0
+		for i := range nodes {
+			if ns := &nodes[i]; ns.Code == r.Code && !ns.Fits && ns.Reason != "" {
+				n++
+				for _, w := range strings.Split(ns.Reason, ", ") {
+					words[w]++
+				}
+			}
+		}
+		if n < r.Nodes { // nodes not listed one by one: the check's name stands for them
+			parts = append(parts, fmt.Sprintf("%d %s", r.Nodes-n, r.Code))
+		}
+	}
+	for w, n := range words {
+		parts = append(parts, fmt.Sprintf("%d %s", n, w))
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))

@@ -283,7 +283,7 @@ func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
 		return
 	}
 	v.Fits = false
-	v.Summary = summaryLine(len(names), v.Reasons) + " The pod asks for no GPU resources that HAMi manages; kube-scheduler's own checks reject every node."
+	v.Summary = summaryLine(len(names), v.Reasons, v.Nodes) + " The pod asks for no GPU resources that HAMi manages; kube-scheduler's own checks reject every node."
 	for _, rc := range v.Reasons {
 		for i := range v.Nodes {
 			if ns := &v.Nodes[i]; ns.Code == rc.Code {
@@ -323,12 +323,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 		ns.Node = names[i]
 		var chk *Check
 		if f := results[i].Failures; len(f) > 0 {
-			var msgs []string
-			for _, x := range f {
-				msgs = append(msgs, x.Message)
-			}
-			chk = &Check{Gate: f[0].Check, Code: Code(f[0].Check), Detail: strings.Join(msgs, "; ")}
-			ns.Reason = f[0].Reason
+			chk, ns.Reason = kubeFailure(f)
 		} else if cc, rank := v.Card.gate(n, models); cc != nil {
 			chk = cc
 			ns.Reason = string(cc.Code)
@@ -357,7 +352,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 			c.cfg.SchedulerName))
 	}
 	if len(feasible) == 0 {
-		v.Summary = summaryLine(len(nodes), v.Reasons)
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
 		if routing != "" {
 			v.Summary = "Not HAMi's pod: " + routing + ". " + v.Summary
 		}

@@ -147,6 +147,17 @@ func (s *Server) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, errAlreadyBound)
 	}
+	if undo == nil && v != nil && v.Fits && v.NoGPURequest {
+		// A pod the webhook sent here that asks for no device HAMi manages (only a resource it routes, such as
+		// aws.amazon.com/neuroncore where no family reads it): no GPU to place or lock, so it is bound as it is,
+		// as HAMi's Bind does for a pod none of its devices asks for.
+		binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+			Target: corev1.ObjectReference{Kind: "Node", Name: args.Node}}
+		if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("pod %s: cannot bind to node %s: %w", key, args.Node, err)
+		}
+		return nil
+	}
 	if undo == nil {
 		reason := v.Summary
 		if ns := v.NodeStatus(args.Node); ns != nil && ns.Reason != "" {

@@ -625,7 +625,7 @@ func TestBindRefusesNodeKubeExcludes(t *testing.T) {
 		pod  *corev1.Pod
 		want string
 	}{
-		{plain, "TaintToleration check refuses it: node(s) had untolerated taint {dedicated: vision}"},
+		{plain, "TaintToleration check refuses it: node(s) had untolerated taint(s)"},
 		{selected, "TaintToleration"},
 	} {
 		res := e.bind(tc.pod, "b1")
@@ -744,5 +744,24 @@ func TestStopReleasesHeldLocks(t *testing.T) {
 	}
 	if l, held := xtLockOf(t, e.liveNode("b1")); held {
 		t.Errorf("lock %+v still held after the server stopped", l)
+	}
+}
+
+// TestBindPodWithoutDeviceRequest: a pod the webhook sends here for a resource HAMi routes but no device family
+// reads (only aws.amazon.com/neuroncore, on a cluster without Neuron) passes /filter and is bound as it is, as
+// HAMi's Bind does, not refused as "no longer fits" and retried forever (the oracle's seed 220).
+func TestBindPodWithoutDeviceRequest(t *testing.T) {
+	pod := xtPod("default", "cores-only").Limit("aws.amazon.com/neuroncore", 3).Obj()
+	e := newXTEnv(t, extender.Options{}, xtNode("b1", xtGPUs("b1", 1, 10000, 10)), pod)
+	if !e.fitsOn(pod, "b1") {
+		t.Fatal("/filter: the pod asks for no device HAMi places, so every node passes")
+	}
+	var bs xtBindings
+	bs.install(e)
+	if res := e.bind(pod, "b1"); res.Error != "" {
+		t.Fatalf("bind: %s", res.Error)
+	}
+	if bl := bs.list(); len(bl) != 1 || bl[0].Target.Name != "b1" || bl[0].Name != pod.Name {
+		t.Fatalf("xtBindings = %+v, want one Binding of %s to Node b1", bl, pod.Name)
 	}
 }

@@ -44,11 +44,11 @@ func (s *Server) admit(req *admissionv1.AdmissionRequest) *admissionv1.Admission
 		pod.Namespace = req.Namespace
 	}
 	cfg := s.state.Config()
-	if !asksForManaged(pod, cfg) {
+	if !engine.AsksForManaged(pod, cfg) {
 		return allow
 	}
 	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
-		if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged && containerAsks(&c, cfg) {
+		if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged && engine.ContainerAsks(&c, cfg) {
 			return deny(fmt.Sprintf("container %s is privileged: a privileged container sees every GPU, so HAMi cannot share them", c.Name))
 		}
 	}
@@ -57,10 +57,7 @@ func (s *Server) admit(req *admissionv1.AdmissionRequest) *admissionv1.Admission
 	if r := engine.AdmissionError(pod, cfg); r != nil {
 		return deny(r.Message)
 	}
-	admitted, _ := engine.Admit(pod, cfg)
-	if admitted.Spec.SchedulerName == "" || admitted.Spec.SchedulerName == corev1.DefaultSchedulerName {
-		admitted.Spec.SchedulerName = s.opts.SchedulerName
-	}
+	admitted, _ := engine.Mutate(pod, cfg, s.opts.SchedulerName)
 	if msg := s.quotaOverrun(admitted); msg != "" {
 		return deny(msg)
 	}
@@ -84,32 +81,6 @@ func (s *Server) admit(req *admissionv1.AdmissionRequest) *admissionv1.Admission
 
 func deny(msg string) *admissionv1.AdmissionResponse {
 	return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Status: metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonForbidden, Code: http.StatusForbidden}}
-}
-
-func asksForManaged(pod *corev1.Pod, cfg engine.Config) bool {
-	for i := range pod.Spec.InitContainers {
-		if containerAsks(&pod.Spec.InitContainers[i], cfg) {
-			return true
-		}
-	}
-	for i := range pod.Spec.Containers {
-		if containerAsks(&pod.Spec.Containers[i], cfg) {
-			return true
-		}
-	}
-	return false
-}
-
-func containerAsks(c *corev1.Container, cfg engine.Config) bool {
-	for _, name := range cfg.ManagedResources() {
-		if _, ok := c.Resources.Limits[corev1.ResourceName(name)]; ok {
-			return true
-		}
-		if _, ok := c.Resources.Requests[corev1.ResourceName(name)]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // quotaOverrun checks what is known before scheduling of NVIDIA's quota keys: absolute memory and cores times

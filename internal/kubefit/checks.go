@@ -31,6 +31,9 @@ const (
 	ReasonUnschedulable = "node(s) were unschedulable"
 	ReasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector"
 	ReasonTooManyPods   = "Too many pods"
+	// ReasonTaint is TaintToleration's reason in kube-scheduler v1.37 (older releases named the taint here);
+	// the taint itself is in the failure's Message.
+	ReasonTaint = "node(s) had untolerated taint(s)"
 )
 
 // Failure is one standard constraint a node fails for a pod.
@@ -368,7 +371,7 @@ func taintTolerationFilter(st *podState, ni *nodeInfo) []Failure {
 		return nil
 	}
 	return []Failure{{
-		Reason:  fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value),
+		Reason:  ReasonTaint,
 		Message: "the pod does not tolerate taint " + taint.ToString(),
 	}}
 }

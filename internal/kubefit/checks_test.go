@@ -66,10 +66,10 @@ func TestCheckOneNode(t *testing.T) {
 
 		// TaintToleration
 		{name: "NoSchedule taint untolerated", pod: mkPod("p", nil), node: mkNode("n1", stdAlloc(), gpuTaint),
-			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint {gpu: true}", "the pod does not tolerate taint gpu=true:NoSchedule"}}},
+			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint(s)", "the pod does not tolerate taint gpu=true:NoSchedule"}}},
 		{name: "NoExecute taint without value untolerated", pod: mkPod("p", nil),
 			node: mkNode("n1", stdAlloc(), withTaint("dedicated", "", corev1.TaintEffectNoExecute)),
-			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint {dedicated: }", "the pod does not tolerate taint dedicated:NoExecute"}}},
+			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint(s)", "the pod does not tolerate taint dedicated:NoExecute"}}},
 		{name: "PreferNoSchedule taint is not a filter", pod: mkPod("p", nil),
 			node: mkNode("n1", stdAlloc(), withTaint("gpu", "true", corev1.TaintEffectPreferNoSchedule))},
 		{name: "taint tolerated by Exists", pod: mkPod("p", nil, tolerate(corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists})),
@@ -78,10 +78,10 @@ func TestCheckOneNode(t *testing.T) {
 			node: mkNode("n1", stdAlloc(), gpuTaint)},
 		{name: "toleration with another value", pod: mkPod("p", nil, tolerate(corev1.Toleration{Key: "gpu", Value: "false"})),
 			node: mkNode("n1", stdAlloc(), gpuTaint),
-			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint {gpu: true}", "the pod does not tolerate taint gpu=true:NoSchedule"}}},
+			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint(s)", "the pod does not tolerate taint gpu=true:NoSchedule"}}},
 		{name: "first untolerated taint is reported", pod: mkPod("p", nil, tolerate(corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists})),
 			node: mkNode("n1", stdAlloc(), gpuTaint, withTaint("team", "ml", corev1.TaintEffectNoSchedule), withTaint("zone", "x", corev1.TaintEffectNoExecute)),
-			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint {team: ml}", "the pod does not tolerate taint team=ml:NoSchedule"}}},
+			want: []Failure{{CheckTaintToleration, "node(s) had untolerated taint(s)", "the pod does not tolerate taint team=ml:NoSchedule"}}},
 
 		// NodeResourcesFit
 		{name: "cpu short", pod: mkPod("p", rl("cpu", "4")), node: mkNode("n1", stdAlloc()),
@@ -182,7 +182,7 @@ func TestCheckOneNode(t *testing.T) {
 			want: []Failure{
 				{CheckNodeUnschedulable, "node(s) were unschedulable", "node is cordoned (spec.unschedulable) and the pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule"},
 				{CheckNodeName, "node(s) didn't match the requested node name", `pod asks for node "other" by spec.nodeName`},
-				{CheckTaintToleration, "node(s) had untolerated taint {gpu: true}", "the pod does not tolerate taint gpu=true:NoSchedule"},
+				{CheckTaintToleration, "node(s) had untolerated taint(s)", "the pod does not tolerate taint gpu=true:NoSchedule"},
 				{CheckNodeAffinity, "node(s) didn't match Pod's node affinity/selector", "nodeSelector gpu=a100 (node has no gpu label)"},
 				{CheckNodeResourcesFit, "Insufficient cpu", "needs cpu 16, 8 free of 8 allocatable"},
 			}},

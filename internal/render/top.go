@@ -168,65 +168,12 @@ func OneLine(v *engine.Verdict) string {
 	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes), example(v, r.Code))
 }
 
-// MainReasonOf is MainReason for a verdict, where nodes that have none of the pod's device kind (an NVIDIA pod on
-// an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like an unregistered node. The
-// count it returns is the gate's whole count, as the summary line has it.
-func MainReasonOf(v *engine.Verdict) engine.ReasonCount {
-	none := 0
-	for i := range v.Nodes {
-		if ns := &v.Nodes[i]; ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0 {
-			none++
-		}
-	}
-	if none == 0 {
-		return MainReason(v.Reasons)
-	}
-	scoped := make([]engine.ReasonCount, 0, len(v.Reasons))
-	for _, r := range v.Reasons {
-		if r.Code == engine.NodeInsufficientDevice {
-			if r.Nodes -= none; r.Nodes <= 0 {
-				continue
-			}
-		}
-		scoped = append(scoped, r)
-	}
-	main := MainReason(scoped)
-	if main.Code == "" || outOfScope[main.Code] {
-		main = MainReason(v.Reasons) // nothing in scope: the most common reason, as before
-	}
-	for _, r := range v.Reasons {
-		if r.Code == main.Code {
-			return r
-		}
-	}
-	return main
-}
+// MainReasonOf is the verdict's main reason (engine.MainReason, the one rule every surface uses).
+func MainReasonOf(v *engine.Verdict) engine.ReasonCount { return engine.MainReason(v) }
 
-// outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
-// registered or served, or none of the type, UUID, card model, node selector or node name the pod names. They explain a node, not the wait.
-var outOfScope = map[engine.Code]bool{engine.NodeUnregistered: true, engine.NodeDevicesNotReady: true, engine.CardTypeMismatch: true,
-	engine.CardUUIDMismatch: true, engine.CardModelNotRequested: true, engine.KubeNodeAffinity: true, engine.KubeNodeName: true}
-
-// MainReason is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
-// most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
-// on the GPUs the pod may use says more than the check that rules out another node). When every node is out of
-// scope, the most common of those reasons.
+// MainReason is the main reason among reason counts (engine.MainReasonAmong).
 func MainReason(reasons []engine.ReasonCount) engine.ReasonCount {
-	var best engine.ReasonCount
-	pick := func(skipOutOfScope bool) {
-		for _, r := range reasons {
-			if skipOutOfScope && outOfScope[r.Code] {
-				continue
-			}
-			if best.Code == "" || r.Nodes > best.Nodes || r.Nodes == best.Nodes && engine.GateRank(r.Code) > engine.GateRank(best.Code) {
-				best = r
-			}
-		}
-	}
-	if pick(true); best.Code == "" {
-		pick(false)
-	}
-	return best
+	return engine.MainReasonAmong(reasons)
 }
 
 // FitsLine is the short answer for a verdict that fits. Only a pod with GPUs HAMi manages has a Placement; a pod

@@ -97,14 +97,10 @@ func (w *world) whatIf(pod *corev1.Pod) whatIfAnswer {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
-	p, changes := engine.Admit(pod, w.cfg)
-	v := w.c.Evaluate(p, engine.EvalOptions{Now: now})
-	w.c.ProveFixes(p, v, engine.EvalOptions{Now: now})
-	a := whatIfAnswer{Pod: p, Changes: changes, Refusal: w.c.WebhookRefusal(p), Verdict: v, Warnings: w.nameWarningsLocked(p)}
-	if !v.NoGPURequest {
-		a.Capacity = w.c.Capacity(p, query.MaxCopies)
-	}
-	a.Input = render.VerdictInput{Verdict: v, Kube: w.kubeChecksLocked(p), KubeQuotaUsed: w.kubeUsedLocked(p.Namespace), Now: now}
+	q := query.WhatIf(w.c, w.cfg, pod, query.WhatIfOptions{Now: now, KubeChecks: w.kubeChecksLocked})
+	p := q.Pod
+	a := whatIfAnswer{Pod: p, Changes: q.Changes, Refusal: q.Refusal, Verdict: q.Verdict, Capacity: q.Capacity, Warnings: w.nameWarningsLocked(p)}
+	a.Input = render.VerdictInput{Verdict: q.Verdict, Kube: q.Kube, KubeQuotaUsed: w.kubeUsedLocked(p.Namespace), Now: now}
 	return a
 }
 

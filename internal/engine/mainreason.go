@@ -1,0 +1,64 @@
+package engine
+
+// MainReason is "the main reason" a verdict that does not fit gives, the one rule of every surface (top's and the
+// UI's one-line reasons, a fix's "then"): MainReasonAmong, where nodes that have none of the pod's device kind
+// (an NVIDIA pod on an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like an
+// unregistered node. The count it returns is the gate's whole count, as the summary line has it.
+func MainReason(v *Verdict) ReasonCount {
+	none := 0
+	for i := range v.Nodes {
+		if ns := &v.Nodes[i]; ns.Code == NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0 {
+			none++
+		}
+	}
+	if none == 0 {
+		return MainReasonAmong(v.Reasons)
+	}
+	scoped := make([]ReasonCount, 0, len(v.Reasons))
+	for _, r := range v.Reasons {
+		if r.Code == NodeInsufficientDevice {
+			if r.Nodes -= none; r.Nodes <= 0 {
+				continue
+			}
+		}
+		scoped = append(scoped, r)
+	}
+	main := MainReasonAmong(scoped)
+	if main.Code == "" || outOfScope[main.Code] {
+		main = MainReasonAmong(v.Reasons) // nothing in scope: the most common reason, as before
+	}
+	for _, r := range v.Reasons {
+		if r.Code == main.Code {
+			return r
+		}
+	}
+	return main
+}
+
+// outOfScope are the codes of nodes the pod could never use as it is written or as the nodes are: no GPUs
+// registered or served, or none of the type, UUID, card model, node selector or node name the pod names. They
+// explain a node, not the wait.
+var outOfScope = map[Code]bool{NodeUnregistered: true, NodeDevicesNotReady: true, CardTypeMismatch: true,
+	CardUUIDMismatch: true, CardModelNotRequested: true, KubeNodeAffinity: true, KubeNodeName: true}
+
+// MainReasonAmong is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
+// most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
+// on the GPUs the pod may use says more than the check that rules out another node). When every node is out of
+// scope, the most common of those reasons.
+func MainReasonAmong(reasons []ReasonCount) ReasonCount {
+	var best ReasonCount
+	pick := func(skipOutOfScope bool) {
+		for _, r := range reasons {
+			if skipOutOfScope && outOfScope[r.Code] {
+				continue
+			}
+			if best.Code == "" || r.Nodes > best.Nodes || r.Nodes == best.Nodes && GateRank(r.Code) > GateRank(best.Code) {
+				best = r
+			}
+		}
+	}
+	if pick(true); best.Code == "" {
+		pick(false)
+	}
+	return best
+}

@@ -33,17 +33,10 @@ import (
 // worldsInTest is how many worlds `make test` runs (WORLDS overrides; `make soak-oracle` runs many more).
 const worldsInTest = 25
 
-// known lists the disagreement classes that do not fail the test, each with why. What is left are the two classes
-// of HAMi's webhook refusing a pod (or not) where what-if says otherwise: the webhook's own rules (every family's
-// ResourceQuota keys, gpumem-percentage above 100, ...) are being fixed with the webhook (internal/extender/
-// webhook.go, engine/admission.go), which owns them. A class that truly depends on state a snapshot cannot hold
-// would be listed here with that reason. Any other class fails the test: it holds the engine to the oracle.
-const webhookRules = "owned by the webhook work: HAMi's admission rules (docs/engine.md, \"The real scheduler as the oracle\")"
-
-var known = map[string]string{
-	"the API server refuses the pod (webhook), what-if has no refusal":   webhookRules,
-	"what-if says the webhook refuses the pod, the API server admits it": webhookRules,
-}
+// known lists the disagreement classes that do not fail the test, each with why. It is empty: since the webhook
+// follows HAMi v2.10.0's admission rules (issue 27), seeds 1-150 agree on every pod. A class that truly depends on
+// state a snapshot cannot hold would be listed here with that reason; any other class fails the test.
+var known = map[string]string{}
 
 // TestOracle is the differential test of docs/engine.md ("The real scheduler as the oracle"): generated worlds
 // with kube-scheduler's own constraints on the real control plane of deploy/extender; every pending pod, created

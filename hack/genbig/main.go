@@ -13,7 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 func main() {

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
 

@@ -1,6 +1,6 @@
 package agent
 
-import "github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+import "github.com/kubectl-hami/kubectl-hami/internal/codec"
 
 // MigInstance is one MIG device on a GPU in MIG mode: a GPU instance of a profile at a placement, and its compute
 // instance (the device plugin creates one compute instance spanning the whole GPU instance, as HAMi does).

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // The wire types live in agentapi, so that readers do not link the agent; these names keep the agent's code short.

@@ -23,7 +23,7 @@ var notes = map[string]string{
 	"cmd/kubectl-hami":                        "`main`; `KUBECTL_HAMI_CPUPROFILE`",
 	"internal/cli":                            "cobra commands, one Options struct each (`Complete`, `Validate`, `Run`), kubectl's global flags (`genericclioptions.ConfigFlags`), shell completion",
 	"internal/engine":                         "pure: no client-go, no clock (kubefit's standard checks judge the pods of other schedulers)",
-	"internal/engine/codec":                   "pure; HAMi's annotation formats; fuzz targets",
+	"internal/codec":                          "pure; HAMi's annotation formats; fuzz targets",
 	"internal/kubefit":                        "kube-scheduler's own helpers (`k8s.io/component-helpers`)",
 	"internal/snapshot":                       "client-go reads and file parsing; HAMi's device ConfigMap to `engine.Config`; Volcano queues",
 	"internal/render":                         "text only",
@@ -157,8 +157,8 @@ func TestArchitectureDocPackageTable(t *testing.T) {
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		// The engine decides; it never talks to a cluster.
-		"internal/engine":       {"k8s.io/client-go", module + "internal/snapshot", module + "internal/extender"},
-		"internal/engine/codec": {"k8s.io/client-go", module + "internal/engine"},
+		"internal/engine": {"k8s.io/client-go", module + "internal/snapshot", module + "internal/extender"},
+		"internal/codec":  {"k8s.io/client-go", module + "internal/engine"},
 		// A device family describes; the engine decides.
 		"internal/device/all": {"k8s.io/client-go", module + "internal/engine$", module + "internal/snapshot"},
 		// The UI reads the agent's wire types, not the agent (NVML, Prometheus).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 )

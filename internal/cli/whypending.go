@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"

@@ -8,10 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // TestTrim is HAMi's trimMemory (pkg/device/ascend/device.go) on the 910B3 and 310P chart templates.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // extraUse is usage a GPU carries during one node's evaluation on top of its counted usage: the pod's own

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // gpuScore is HAMi's device score from the GPU's current usage (DeviceListsScore.ComputeScore,

@@ -8,8 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Counts reports whether HAMi counts a pod's GPU usage: it was placed (hami.io/vgpu-node) and has not

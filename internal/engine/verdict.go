@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Check is one gate's result for one GPU (or node), with the numbers that decided it.

@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // placementKeys are the pod annotations a bind writes and a rollback takes back, for every device type

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // rollbackJob is what a failed bind did and must take back.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // checkGPUsHeldUnbound finds pods that hold GPUs by HAMi's placement annotations on a node they are not bound

@@ -3,7 +3,7 @@ package lint
 import (
 	"testing"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 func TestLintGPUsHeldUnbound(t *testing.T) {

@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/cli"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )

@@ -3,8 +3,8 @@ package query
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Finished reports whether the pod ran to its end (Succeeded or Failed): it holds nothing and waits for nothing.

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"

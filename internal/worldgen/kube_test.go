@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // TestKubeWorlds: Options.Kube keeps a seed's nodes, registrations and running pods, drops what a bare control

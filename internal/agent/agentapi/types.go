@@ -6,7 +6,7 @@ package agentapi
 import (
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // UsageReport is the body of GET /usage: the node's GPUs as they are now.

@@ -23,8 +23,8 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest/manifests"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
 

@@ -12,7 +12,7 @@ import (
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // A container placed on GPUs in MIG mode gets MIG instances, not HAMi-core's limits: the scheduler chose a

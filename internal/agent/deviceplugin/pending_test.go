@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // twoGPUs is a Source of two 80 GiB GPUs.

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // Plugin is the device plugin of one node. Run serves it; kubelet calls the gRPC methods.

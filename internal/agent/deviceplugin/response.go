@@ -13,7 +13,7 @@ import (
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // The environment of HAMi-core's contract (what libvgpu.so reads inside the container).

@@ -19,8 +19,8 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/agenttest"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 func TestDevicesFromMock(t *testing.T) {

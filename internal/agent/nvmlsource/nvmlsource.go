@@ -14,7 +14,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/agent"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // New loads NVML (libnvidia-ml.so.1 through dlopen) and initialises it. Without the library the error wraps

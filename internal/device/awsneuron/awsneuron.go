@@ -16,8 +16,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Name is HAMi's CommonWord and device type for Neuron devices.

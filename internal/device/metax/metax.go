@@ -8,8 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
 )
 
 // Vendor is MetaX.

@@ -7,7 +7,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // Info is one entry of metax-tech.com/node-gpu-devices (MetaxSDeviceInfo, protocol.go). The available* fields

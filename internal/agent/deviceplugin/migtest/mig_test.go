@@ -27,7 +27,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/deviceplugin/kubelettest"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/nvmlmock"
 	"github.com/kubectl-hami/kubectl-hami/internal/agent/nvmlsource"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/engine/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // checkFuzzErr fails unless err is a *codec.Error whose message starts with key.

@@ -45,7 +45,7 @@ var outOfScope = map[Code]bool{NodeUnregistered: true, NodeDevicesNotReady: true
 	CardUUIDMismatch: true, CardModelNotRequested: true, KubeNodeAffinity: true, KubeNodeName: true}
 
 // MainReasonAmong is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
-// most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
+// most (why-pending's GATE table lists every gate by count); on a tie the later gate, the one closest to fitting (a quota
 // on the GPUs the pod may use says more than the check that rules out another node). When every node is out of
 // scope, the most common of those reasons.
 func MainReasonAmong(reasons []ReasonCount) ReasonCount {

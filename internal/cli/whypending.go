@@ -160,14 +160,16 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	if pod == nil {
 		return podNotFound(s, o.Namespace, o.Pod)
 	}
+	eventsRead := true // a snapshot holds the events it has
 	if o.read.client != nil {
 		if err := snapshot.AddPodEvents(ctx, o.read.client, s, o.Namespace, o.Pod); err != nil {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
+			eventsRead = false // no FailedScheduling event then says nothing
 		}
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	structured := o.Output == "json" || o.Output == "yaml"
-	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods, Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: true,
+	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods, Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
 		Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: o.now(), DetailNodes: o.Nodes, DetailAll: structured,
 		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsByNode(), cfg) }})
 	if structured {

@@ -29,7 +29,7 @@ var notes = map[string]string{
 	"internal/render":                         "text only",
 	"internal/resolve":                        "typed names to real ones: exact, case, prefix, closest (did you mean)",
 	"internal/lint":                           "`kubectl hami lint`'s checks",
-	"internal/query":                          "the questions every surface asks, answered once: pending GPU pods, kube checks and quota used, what-if's pod, event time, node totals, known names; no client-go (render imports it)",
+	"internal/query":                          "the questions every surface asks, answered once: why-pending's and what-if's answers (`Explain`, `WhatIf`), pending GPU pods, kube checks and quota used, what-if's pod, event time, node totals, known names; no client-go (render imports it)",
 	"internal/tui":                            "Bubble Tea v2; reads live usage through `internal/usage` (never links the agent)",
 	"internal/usage":                          "reads the agents' GET /usage",
 	"internal/extender":                       "HTTP server, informers, bind, node locks, leader election",

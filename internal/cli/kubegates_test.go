@@ -34,7 +34,7 @@ func TestKubeGatesRepro(t *testing.T) {
 		"0/11 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, 9 node(s) didn't match Pod's node affinity/selector.",
 		"TaintToleration     1       gpu-t4-01: the pod does not tolerate taint dedicated=vision:NoSchedule",
 		"tolerate taint dedicated=vision:NoSchedule (node gpu-t4-01) (Pod default/vision-1 spec.tolerations: (none) -> +dedicated=vision:NoSchedule): then it fits on gpu-t4-01",
-		"uncordon node gpu-t4-02 (kubectl uncordon gpu-t4-02) (Node gpu-t4-02 spec.unschedulable: true -> false) is not enough: then NodeAffinity on",
+		"uncordon node gpu-t4-02 (kubectl uncordon gpu-t4-02) (Node gpu-t4-02 spec.unschedulable: true -> false) is not enough: then TaintToleration on gpu-t4-01", // the main reason after the change: the node selector rules out every other node
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("why-pending: missing %q in\n%s", want, out)

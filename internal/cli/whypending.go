@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
@@ -93,10 +91,7 @@ type WhyPending struct {
 }
 
 // UnboundHolder is a pod that holds GPUs by HAMi's annotations without being bound to their node.
-type UnboundHolder struct {
-	Pod     string `json:"pod"`
-	Message string `json:"message"`
-}
+type UnboundHolder = query.UnboundHolder
 
 // namespaceOfPod is the namespace of the only pod called name (why-pending -A); several or none is an error that
 // lists them, or the closest names in every namespace.
@@ -136,36 +131,6 @@ func namespaceOfPod(s *snapshot.Snapshot, name string) (string, error) {
 	return "", fmt.Errorf("pod %s is in %d namespaces (%s): name one with -n", name, len(found), strings.Join(found, ", "))
 }
 
-// unboundHolders lists, sorted, the pods holding GPUs on a node they are not bound to.
-func unboundHolders(s *snapshot.Snapshot, now time.Time) []UnboundHolder {
-	var out []UnboundHolder
-	for _, p := range s.Pods {
-		if p == nil {
-			continue
-		}
-		if why := engine.UnboundHolding(p, now); why != "" {
-			out = append(out, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
-	return out
-}
-
-// printUnbound says which pods hold GPUs without being bound: their GPUs look used to every other pod.
-func printUnbound(w io.Writer, holders []UnboundHolder) {
-	if len(holders) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nGPUs held by pods not bound to their node (HAMi counts them as used; see kubectl hami lint):\n")
-	for i, h := range holders {
-		if i == 5 {
-			fmt.Fprintf(w, "  ... and %d more\n", len(holders)-i)
-			break
-		}
-		fmt.Fprintf(w, "  - %s: %s\n", h.Pod, h.Message)
-	}
-}
-
 // EventSummary is an event as why-pending shows it.
 type EventSummary struct {
 	Reason  string    `json:"reason"`
@@ -195,81 +160,33 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	if pod == nil {
 		return podNotFound(s, o.Namespace, o.Pod)
 	}
+	eventsRead := true // a snapshot holds the events it has
 	if o.read.client != nil {
 		if err := snapshot.AddPodEvents(ctx, o.read.client, s, o.Namespace, o.Pod); err != nil {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %v\n", err)
+			eventsRead = false // no FailedScheduling event then says nothing
 		}
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
-	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: pod.Namespace + "/" + pod.Name, Phase: string(pod.Status.Phase), Problems: c.Problems()}
-	for _, e := range s.EventsFor(o.Namespace, o.Pod) {
-		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: query.EventTime(e), Message: e.Message})
+	structured := o.Output == "json" || o.Output == "yaml"
+	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods, Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
+		Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: o.now(), DetailNodes: o.Nodes, DetailAll: structured,
+		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsByNode(), cfg) }})
+	if structured {
+		return printObject(o.streams.Out, o.Output, whyPendingObject(&a))
 	}
-	if pod.Spec.NodeName != "" {
-		return o.placed(c, pod, out)
-	}
-	v := c.Evaluate(pod, engine.EvalOptions{Now: o.now(), DetailNodes: o.Nodes, DetailAll: o.Output == "json" || o.Output == "yaml"})
-	c.ProveFixes(pod, v, engine.EvalOptions{Now: o.now()})
-	out.Verdict = v
-	out.Kubernetes = kubeChecks(s, pod, cfg)
-	out.Unbound = unboundHolders(s, o.now())
-	seen := query.SeeScheduler(v.Scheduler, s.Leases, s.LeasesRead, s.Pods, o.now())
-	out.Waiting = query.WhyWaiting(pod, v, s.EventsFor(o.Namespace, o.Pod), seen, o.now())
-	if o.Output == "json" || o.Output == "yaml" {
-		return printObject(o.streams.Out, o.Output, out)
-	}
-	fmt.Fprintf(o.streams.Out, "Pod %s is %s and not bound to a node.\n", out.Pod, orPending(pod.Status.Phase))
-	if err := render.Verdict(o.streams.Out, render.VerdictInput{Verdict: v, Kube: out.Kubernetes, KubeQuotaUsed: kubeQuotaUsed(s, pod.Namespace),
-		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes, Waiting: out.Waiting}); err != nil {
-		return err
-	}
-	printUnbound(o.streams.Out, out.Unbound)
-	return nil
+	return render.WhyPending(o.streams.Out, &a, o.Output == "wide", o.Nodes)
 }
 
-// placed answers for a pod that already has a node: where it runs and on which GPUs.
-func (o *WhyPendingOptions) placed(c *engine.Cluster, pod *corev1.Pod, out WhyPending) error {
-	out.Node = pod.Spec.NodeName
-	out.Allocation = c.Pod(pod.Namespace, pod.Name)
-	if pod.DeletionTimestamp != nil {
-		out.Phase = "Terminating" // as kubectl's STATUS column says
+// whyPendingObject is the -o json|yaml form of the answer.
+func whyPendingObject(a *query.Explanation) WhyPending {
+	out := WhyPending{APIVersion: APIVersion, Kind: "WhyPending", Pod: a.Pod.Namespace + "/" + a.Pod.Name, Phase: a.Phase,
+		Node: a.Node, Allocation: a.Allocation, Verdict: a.Verdict, Kubernetes: a.Kube, Waiting: a.Waiting,
+		Problems: a.Problems, Unbound: a.Unbound}
+	for _, e := range a.Events {
+		out.Events = append(out.Events, EventSummary{Reason: e.Reason, Type: e.Type, Count: e.Count, Last: query.EventTime(e), Message: e.Message})
 	}
-	if o.Output == "json" || o.Output == "yaml" {
-		return printObject(o.streams.Out, o.Output, out)
-	}
-	w := o.streams.Out
-	a := out.Allocation
-	if pod.DeletionTimestamp != nil {
-		fmt.Fprintf(w, "Pod %s is not pending: it is Terminating on node %s (deleted %s, phase %s).\n", out.Pod, out.Node,
-			pod.DeletionTimestamp.UTC().Format(time.RFC3339), orPending(pod.Status.Phase))
-		if a != nil {
-			fmt.Fprintln(w, "It still holds its GPUs until it is gone:")
-		}
-	} else {
-		fmt.Fprintf(w, "Pod %s is not pending: it is %s on node %s.\n", out.Pod, orPending(pod.Status.Phase), out.Node)
-	}
-	if a == nil {
-		if pod.Annotations[codec.PodNodeAnnotation] == "" {
-			fmt.Fprintln(w, "It holds no HAMi GPUs (no hami.io/vgpu-node annotation).")
-		} else {
-			fmt.Fprintln(w, "It no longer counts against its GPUs (the pod has finished).")
-		}
-		return nil
-	}
-	t := render.NewTable(w, "CONTAINER", "GPU", "UUID", "MEMORY", "CORES")
-	n := c.Node(a.Node)
-	for _, ct := range a.Containers {
-		for _, d := range ct.Devices {
-			idx := "?"
-			if n != nil {
-				if g := n.GPUByUUID(d.UUID); g != nil {
-					idx = fmt.Sprint(g.Index)
-				}
-			}
-			t.Row(ct.Name, idx, d.UUID, fmt.Sprintf("%d MiB", d.UsedMem), fmt.Sprintf("%d%%", d.UsedCores))
-		}
-	}
-	return t.Flush()
+	return out
 }
 
 // kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod, by node name.
@@ -280,11 +197,4 @@ func kubeChecks(s *snapshot.Snapshot, pod *corev1.Pod, cfg engine.Config) []kube
 // kubeQuotaUsed is Kubernetes' own ResourceQuota status.used of a namespace (query.KubeQuotaUsed).
 func kubeQuotaUsed(s *snapshot.Snapshot, ns string) map[string]string {
 	return query.KubeQuotaUsed(s.Quotas)[ns]
-}
-
-func orPending(p corev1.PodPhase) string {
-	if p == "" {
-		return "Pending"
-	}
-	return string(p)
 }

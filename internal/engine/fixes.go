@@ -147,26 +147,6 @@ func outcome(f *Fix, after *Verdict) *Fix {
 	return f
 }
 
-// Blocker is the deciding reason of a verdict that does not fit, with the first node that shows it: the reason
-// from the gate reached last, the one closest to fitting.
-func Blocker(v *Verdict) string {
-	if len(v.Reasons) == 0 {
-		return v.Summary
-	}
-	r := v.Reasons[0]
-	for _, x := range v.Reasons[1:] {
-		if GateRank(x.Code) > GateRank(r.Code) {
-			r = x
-		}
-	}
-	for i := range v.Nodes {
-		if v.Nodes[i].Code == r.Code {
-			return fmt.Sprintf("%s on %s", r.Code, v.Nodes[i].Node)
-		}
-	}
-	return string(r.Code)
-}
-
 // podTotals is what the pod charges the namespace quota when every container gets what it asks for: MiB
 // (absolute requests only; ok false when a percentage or the whole-GPU default makes it depend on the GPU)
 // and core percent. Init containers run before the app containers, so the larger of the two sums counts.

@@ -1,13 +1,16 @@
 package engine
 
-// MainReason is "the main reason" a verdict that does not fit gives, the one rule of every surface (top's and the
-// UI's one-line reasons, a fix's "then"): MainReasonAmong, where nodes that have none of the pod's device kind
-// (an NVIDIA pod on an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like an
-// unregistered node. The count it returns is the gate's whole count, as the summary line has it.
+import "fmt"
+
+// MainReason is "the main reason" a verdict that does not fit gives, the one rule of every surface: top's and
+// the UI's one-line reasons, why-pending's and what-if's answers (query.Explain, query.WhatIf), a fix's "then"
+// (Blocker) and the extender's pending metric. It is MainReasonAmong, where nodes that have none of the pod's
+// device kind (an NVIDIA pod on an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like
+// an unregistered node. The count it returns is the gate's whole count, as the summary line has it.
 func MainReason(v *Verdict) ReasonCount {
 	none := 0
 	for i := range v.Nodes {
-		if ns := &v.Nodes[i]; ns.Code == NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0 {
+		if kindless(&v.Nodes[i]) {
 			none++
 		}
 	}
@@ -42,7 +45,7 @@ var outOfScope = map[Code]bool{NodeUnregistered: true, NodeDevicesNotReady: true
 	CardUUIDMismatch: true, CardModelNotRequested: true, KubeNodeAffinity: true, KubeNodeName: true}
 
 // MainReasonAmong is the gate a one-line answer names: of the nodes the pod could use, the gate that rules out the
-// most (why-pending's GATE table lists it first); on a tie the later gate, the one closest to fitting (a quota
+// most (why-pending's GATE table lists every gate by count); on a tie the later gate, the one closest to fitting (a quota
 // on the GPUs the pod may use says more than the check that rules out another node). When every node is out of
 // scope, the most common of those reasons.
 func MainReasonAmong(reasons []ReasonCount) ReasonCount {
@@ -61,4 +64,35 @@ func MainReasonAmong(reasons []ReasonCount) ReasonCount {
 		pick(false)
 	}
 	return best
+}
+
+// kindless reports whether a node failed because it has none of the pod's device kind at all.
+func kindless(ns *NodeStatus) bool {
+	return ns.Code == NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0
+}
+
+// Blocker is the main reason (MainReason) of a verdict that does not fit, with the first node that shows it (one
+// in scope when there is one): a fix that is not enough says "then Blocker". The verdict's summary when it has
+// no reason.
+func Blocker(v *Verdict) string {
+	if len(v.Reasons) == 0 {
+		return v.Summary
+	}
+	r := MainReason(v)
+	node := ""
+	for i := range v.Nodes {
+		if ns := &v.Nodes[i]; ns.Code == r.Code && !ns.Fits {
+			if !kindless(ns) {
+				node = ns.Node
+				break
+			}
+			if node == "" {
+				node = ns.Node
+			}
+		}
+	}
+	if node == "" {
+		return string(r.Code)
+	}
+	return fmt.Sprintf("%s on %s", r.Code, node)
 }

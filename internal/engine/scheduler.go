@@ -419,3 +419,8 @@ func fillRequests(pod *corev1.Pod) *corev1.Pod {
 	}
 	return pod
 }
+
+// WithDefaultRequests is the pod as the API server stores it, a container's limit standing for its missing
+// request: what kube-scheduler's checks read, for the verdict's gates and for the per-node checks printed beside
+// it (query.KubeChecks) alike.
+func WithDefaultRequests(pod *corev1.Pod) *corev1.Pod { return withDefaultRequests(pod) }

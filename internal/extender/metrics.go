@@ -55,7 +55,7 @@ func (m *Metrics) decision(v *engine.Verdict) {
 	case v.Fits:
 		m.decisions.WithLabelValues("fits", "").Inc()
 	case len(v.Reasons) > 0:
-		m.decisions.WithLabelValues("pending", string(v.Reasons[0].Code)).Inc()
+		m.decisions.WithLabelValues("pending", string(engine.MainReason(v).Code)).Inc() // the one rule of every surface
 	default:
 		m.decisions.WithLabelValues("pending", "NoNodes").Inc()
 	}

@@ -20,6 +20,8 @@ type WhatIfAnswer struct {
 	Refusal *engine.WebhookRefusal
 	// Verdict is the engine's answer, its fixes proven.
 	Verdict *engine.Verdict
+	// Main is the verdict's main reason (engine.MainReason) when it does not fit.
+	Main engine.ReasonCount
 	// Capacity is how many copies fit now (none counted for a pod that asks for no GPU).
 	Capacity engine.Capacity
 	// Kube is kube-scheduler's own checks per node, every failing check listed.
@@ -40,6 +42,9 @@ func WhatIf(c *engine.Cluster, cfg engine.Config, pod *corev1.Pod, o WhatIfOptio
 	v := c.Evaluate(p, engine.EvalOptions{Now: o.Now, DetailNodes: o.DetailNodes})
 	c.ProveFixes(p, v, engine.EvalOptions{Now: o.Now})
 	a := WhatIfAnswer{Pod: p, Changes: changes, Refusal: c.WebhookRefusal(p), Verdict: v}
+	if !v.Fits {
+		a.Main = engine.MainReason(v)
+	}
 	if !v.NoGPURequest {
 		a.Capacity = c.Capacity(p, MaxCopies)
 	}

@@ -23,9 +23,10 @@ func PodsByNode(pods []*corev1.Pod) map[string][]*corev1.Pod {
 }
 
 // KubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod (resources,
-// taints, selectors, affinity), sorted by node name like the verdict's nodes, whatever order nodes come in.
+// taints, selectors, affinity), sorted by node name like the verdict's nodes, whatever order nodes come in. The
+// pod is read as the API server stores it (a limit stands for a missing request), as the verdict's gates read it.
 func KubeChecks(pod *corev1.Pod, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
-	res := kubefit.Check(pod, nodes, byNode, cfg.ManagedResources())
+	res := kubefit.Check(engine.WithDefaultRequests(pod), nodes, byNode, cfg.ManagedResources())
 	sort.SliceStable(res, func(i, j int) bool { return res[i].Node < res[j].Node })
 	return res
 }

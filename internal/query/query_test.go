@@ -267,3 +267,19 @@ func TestNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeChecksLimitsStandForRequests: a container with a CPU limit and no request asks kube-scheduler for the
+// limit (the API server's defaulting), so the printed checks say Insufficient cpu where the verdict's gates do
+// (the oracle's informative table found 9 pods the printed checks let through, seed 345).
+func TestKubeChecksLimitsStandForRequests(t *testing.T) {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "small"},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"cpu": resource.MustParse("3"), "pods": resource.MustParse("10")}}}
+	p := pod(map[string]string{"nvidia.com/gpu": "1", "cpu": "15"}, nil)
+	res := KubeChecks(p, []*corev1.Node{n}, nil, engine.DefaultConfig())
+	if len(res) != 1 || len(res[0].Failures) != 1 || res[0].Failures[0].Reason != "Insufficient cpu" {
+		t.Fatalf("checks %+v: want one failure, Insufficient cpu", res)
+	}
+	if p.Spec.Containers[0].Resources.Requests != nil {
+		t.Error("KubeChecks changed the caller's pod")
+	}
+}

@@ -29,31 +29,27 @@ func (w *world) verdicts(pending []*PendingView) map[string]*engine.Verdict {
 	return out
 }
 
-// explain is everything the why-pending explanation of one pod shows, as the CLI computes it.
-func (w *world) explain(ns, name string) (render.VerdictInput, bool) {
+// explain is the why-pending answer of one pod (query.Explain, as the CLI builds it). events are the pod's
+// events read live (nil: not read yet); a snapshot's are its own.
+func (w *world) explain(ns, name string, events []*corev1.Event) (query.Explanation, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	pod := w.pods[ns+"/"+name]
 	if pod == nil {
-		return render.VerdictInput{}, false
+		return query.Explanation{}, false
 	}
-	now := w.now()
-	v := w.c.Evaluate(pod, engine.EvalOptions{Now: now})
-	w.c.ProveFixes(pod, v, engine.EvalOptions{Now: now})
-	in := render.VerdictInput{Verdict: v, Kube: w.kubeChecksLocked(pod), KubeQuotaUsed: w.kubeUsedLocked(ns), Now: now}
+	in := query.ExplainInput{Pod: pod, Events: events, EventsRead: events != nil, Leases: w.leases, LeasesRead: w.leasesRead,
+		Quotas: w.quotaList(ns), KubeChecks: w.kubeChecksLocked, Now: w.now()}
 	if !w.live {
+		// A snapshot holds every event it will ever have: no FailedScheduling event is an answer.
 		s := snapshot.Snapshot{Events: w.events}
-		in.Events = s.EventsFor(ns, name)
-		// A snapshot holds every event it will ever have: no FailedScheduling event is an answer (live, the
-		// events are read after the page opens).
-		pods := make([]*corev1.Pod, 0, len(w.pods))
-		for _, p := range w.pods {
-			pods = append(pods, p)
-		}
-		sort.Slice(pods, func(i, j int) bool { return pods[i].Namespace+"/"+pods[i].Name < pods[j].Namespace+"/"+pods[j].Name })
-		in.Waiting = query.WhyWaiting(pod, v, in.Events, query.SeeScheduler(v.Scheduler, w.leases, w.leasesRead, pods, now), now)
+		in.Events, in.EventsRead = s.EventsFor(ns, name), true
 	}
-	return in, true
+	in.Pods = make([]*corev1.Pod, 0, len(w.pods))
+	for _, p := range w.pods {
+		in.Pods = append(in.Pods, p)
+	}
+	return query.Explain(w.c, in), true
 }
 
 // kubeChecksLocked runs the standard node constraints kube-scheduler applies before HAMi (query.KubeChecks).

@@ -90,6 +90,58 @@ func TestGeneratedWorldsWhatIfSameOnCLIAndUI(t *testing.T) {
 	t.Logf("%d worlds from seed %d: %d pending pods, the same what-if answer on the CLI and the UI", n, first, compared)
 }
 
+// TestGeneratedWorldsWhyPendingSameOnCLIAndUI: why-pending's answer for each pod of a generated world (kube
+// constraints, unbound holders and bound pods included) reads the same on the CLI and on the UI's why-pending
+// page (and in -o wide's form, every part of the answer): both render query.Explain, and this fails the day one of them composes or drops a part of its own.
+func TestGeneratedWorldsWhyPendingSameOnCLIAndUI(t *testing.T) {
+	first, n := worldgen.Seeds(30)
+	dir := t.TempDir()
+	compared, pending := 0, 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		w := worldgen.World(seed, worldgen.Options{Kube: seed%2 == 1})
+		var buf bytes.Buffer
+		if err := w.WriteList(&buf, "yaml"); err != nil {
+			t.Fatal(err)
+		}
+		snap := filepath.Join(dir, "world.yaml")
+		if err := os.WriteFile(snap, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for i, pod := range w.Pods {
+			// Every pending pod, and a few bound ones (the placed answer).
+			if pod.Spec.NodeName != "" && i%5 != 0 {
+				continue
+			}
+			// One clock for both, to the second the CLI's text shows (event and holder ages).
+			now := time.Now()
+			page, wide := tui.WhyPendingPageForTest(w, pod.Namespace, pod.Name, func() time.Time { return now })
+			for _, c := range []struct {
+				flags []string
+				ui    string
+			}{{nil, page}, {[]string{"-o", "wide"}, wide}} {
+				var out, errOut bytes.Buffer
+				root := cli.NewRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+				root.SetArgs(append([]string{"why-pending", pod.Name, "-n", pod.Namespace, "--snapshot", snap}, c.flags...))
+				if err := root.Execute(); err != nil {
+					t.Fatalf("seed %d: why-pending %s/%s %v: %v: %s", seed, pod.Namespace, pod.Name, c.flags, err, errOut.String())
+				}
+				if cliText := strings.TrimRight(out.String(), "\n"); cliText != c.ui {
+					t.Fatalf("seed %d (WORLD_SEED=%d WORLDS=1): why-pending %s/%s %v differs between the CLI and the UI\nCLI:\n%s\nUI:\n%s",
+						seed, seed, pod.Namespace, pod.Name, c.flags, cliText, c.ui)
+				}
+			}
+			compared++
+			if pod.Spec.NodeName == "" {
+				pending++
+			}
+		}
+	}
+	if pending == 0 {
+		t.Fatal("no pending pod in any world: the generator is broken")
+	}
+	t.Logf("%d worlds from seed %d: %d pods (%d pending), the same why-pending answer on the CLI and the UI", n, first, compared, pending)
+}
+
 func isEmpty(v any) bool {
 	switch x := v.(type) {
 	case []any:

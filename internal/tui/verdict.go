@@ -9,6 +9,8 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
 // verdictPage is the why-pending page of one pod, under the Pending tab: the CLI's why-pending explanation in
@@ -70,18 +72,12 @@ func (vp *verdictPage) render(m *Model, _ int) []string {
 // events when live.
 func (vp *verdictPage) open(m *Model, key string, events []*corev1.Event, fetch bool) tea.Cmd {
 	ns, name, _ := strings.Cut(key, "/")
-	in, ok := m.world.explain(ns, name)
+	a, ok := m.world.explain(ns, name, events)
 	var b strings.Builder
 	if !ok {
 		fmt.Fprintf(&b, "Pod %s is gone.\n", key)
-	} else {
-		if events != nil {
-			in.Events = events
-		}
-		fmt.Fprintf(&b, "Pod %s is Pending and not bound to a node.\n", key)
-		if err := renderVerdict(&b, in); err != nil {
-			fmt.Fprintf(&b, "error: %v\n", err)
-		}
+	} else if err := render.WhyPending(&b, &a, false, nil); err != nil {
+		fmt.Fprintf(&b, "error: %v\n", err)
 	}
 	if key != vp.pod {
 		vp.pager.GotoTop()

@@ -23,6 +23,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/Project-HAMi/HAMi/pkg/device"
+	"github.com/Project-HAMi/HAMi/pkg/device/ascend"
+	"github.com/Project-HAMi/HAMi/pkg/device/iluvatar"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler/config"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler/policy"
@@ -41,6 +43,7 @@ func main() {
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
 		dump    = flag.String("dump", "", "write one JSON line per scenario (both sides' answers) to this file")
+		rescore = flag.Int("rescore", 4, "extra runs of HAMi's scoring path per scenario: where HAMi walks a map (Ascend's NetworkID and 910C module choice, Vastai's dies), every answer it gave counts")
 	)
 	flag.Parse()
 	quiet()
@@ -48,6 +51,17 @@ func main() {
 	f, ok := families[*fam]
 	if !ok {
 		fail(fmt.Errorf("unknown family %q", *fam))
+	}
+	// The chart passes --enable-ascend and --enable-iluvatar when devices.ascend.enabled and
+	// devices.iluvatar.enabled are set (charts/hami/templates/scheduler/deployment.yaml:119-124); the batches of
+	// those families run HAMi with them, as their users install it.
+	hamiFS := flag.NewFlagSet("hami", flag.ContinueOnError)
+	ascend.ParseConfig(hamiFS)
+	iluvatar.ParseConfig(hamiFS)
+	for _, name := range flagsOf(f) {
+		if err := hamiFS.Set(name, "true"); err != nil {
+			fail(err)
+		}
 	}
 	devCfg, err := renderDeviceConfig(*hamiDir)
 	if err != nil {
@@ -80,7 +94,7 @@ func main() {
 	}
 	for i := 0; i < *n; i++ {
 		s := generate(f, *seed+int64(i), genOptions{quota: *quota, overcommit: *over})
-		h, err := runHAMi(s, cfgPath)
+		h, err := runHAMi(s, cfgPath, *rescore)
 		if err != nil {
 			fail(fmt.Errorf("seed %d: HAMi: %w", s.Seed, err))
 		}
@@ -137,9 +151,13 @@ type hamiResult struct {
 	filterPick string
 	filterDevs [][]string
 	selfCheck  string // empty when Filter agrees with the scoring path
+	// alts: every device list the scoring path chose per node over its runs; varied: the runs differed
+	// (HAMi ranges over a map somewhere on the path: its own coin, not the project's).
+	alts   map[string][][][]string
+	varied bool
 }
 
-func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
+func runHAMi(s *scenario, cfgPath string, rescore int) (*hamiResult, error) {
 	cfg, err := config.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
@@ -190,15 +208,17 @@ func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
 	}
 	res.scores, res.failed = scores, failed
 	res.fits = len(scores) > 0
-	if res.fits {
-		l := policy.NodeScoreList{NodeList: append([]*policy.NodeScore{}, scores...), Policy: resolvePolicy(pod)}
-		sort.Sort(l)
-		best := l.NodeList[len(l.NodeList)-1].Score
-		for _, ns := range scores {
-			if ns.Score == best {
-				res.tie[ns.NodeID] = true
-			}
+	res.alts = map[string][][][]string{}
+	res.addRun(scores, pod)
+	for i := 0; i < rescore; i++ {
+		more, _, err := sch.OracleScore(pod.DeepCopy(), names)
+		if err != nil {
+			return nil, err
 		}
+		if len(more) != len(scores) {
+			res.varied = true
+		}
+		res.addRun(more, pod)
 	}
 	// The real Filter, after the scoring path (Filter takes the pod into HAMi's cache).
 	fr, err := sch.OracleFilter(pod.DeepCopy(), names)
@@ -227,7 +247,7 @@ func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
 			res.selfCheck = "Filter found a node, scoring none"
 		case !res.tie[res.filterPick]:
 			res.selfCheck = "Filter's node " + res.filterPick + " is not in the scoring path's best-score set"
-		case !sameDevs(res.filterDevs, res.devicesOn(res.filterPick)):
+		case !res.chose(res.filterPick, res.filterDevs):
 			res.selfCheck = fmt.Sprintf("Filter's devices %v, scoring's %v", res.filterDevs, res.devicesOn(res.filterPick))
 		}
 	}
@@ -241,31 +261,81 @@ func resolvePolicy(pod *corev1.Pod) string {
 	return config.NodeSchedulerPolicy
 }
 
-// devicesOn is the scoring path's devices on node, per container (init containers first), UUIDs in order.
+// addRun adds one run of the scoring path: its best-score nodes to the tie set, its device lists to alts.
+func (h *hamiResult) addRun(scores []*policy.NodeScore, pod *corev1.Pod) {
+	if len(scores) == 0 {
+		return
+	}
+	l := policy.NodeScoreList{NodeList: append([]*policy.NodeScore{}, scores...), Policy: resolvePolicy(pod)}
+	sort.Sort(l)
+	best := l.NodeList[len(l.NodeList)-1].Score
+	first := len(h.tie) == 0
+	tie := map[string]bool{}
+	for _, ns := range scores {
+		if ns.Score == best {
+			tie[ns.NodeID] = true
+		}
+	}
+	if !first && !sameSet(tie, h.tie) {
+		h.varied = true
+	}
+	for n := range tie {
+		h.tie[n] = true
+	}
+	for _, ns := range scores {
+		d := devicesOf(ns)
+		known := false
+		for _, a := range h.alts[ns.NodeID] {
+			known = known || sameDevs(a, d)
+		}
+		if !known {
+			if len(h.alts[ns.NodeID]) > 0 {
+				h.varied = true
+			}
+			h.alts[ns.NodeID] = append(h.alts[ns.NodeID], d)
+		}
+	}
+}
+
+// chose: the scoring path chose devs on node in one of its runs.
+func (h *hamiResult) chose(node string, devs [][]string) bool {
+	for _, a := range h.alts[node] {
+		if sameDevs(a, devs) {
+			return true
+		}
+	}
+	return false
+}
+
+// devicesOn is the scoring path's devices on node in its first run, per container (init containers first),
+// UUIDs in order.
 func (h *hamiResult) devicesOn(node string) [][]string {
 	for _, ns := range h.scores {
-		if ns.NodeID != node {
-			continue
+		if ns.NodeID == node {
+			return devicesOf(ns)
 		}
-		var out [][]string
-		types := make([]string, 0, len(ns.Devices))
-		for t := range ns.Devices {
-			types = append(types, t)
-		}
-		sort.Strings(types)
-		for _, t := range types {
-			for i, cds := range ns.Devices[t] {
-				for len(out) <= i {
-					out = append(out, nil)
-				}
-				for _, cd := range cds {
-					out[i] = append(out[i], cd.UUID)
-				}
-			}
-		}
-		return trimDevs(out)
 	}
 	return nil
+}
+
+func devicesOf(ns *policy.NodeScore) [][]string {
+	var out [][]string
+	types := make([]string, 0, len(ns.Devices))
+	for t := range ns.Devices {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		for i, cds := range ns.Devices[t] {
+			for len(out) <= i {
+				out = append(out, nil)
+			}
+			for _, cd := range cds {
+				out[i] = append(out[i], cd.UUID)
+			}
+		}
+	}
+	return trimDevs(out)
 }
 
 // parseDeviceList reads HAMi's pod device list: containers split by ';', devices by ':', the UUID first.
@@ -452,6 +522,8 @@ func (m *metric) add(ok bool) {
 	}
 }
 
+func (m metric) inverse() metric { return metric{agree: m.total - m.agree, total: m.total} }
+
 func (m metric) String() string {
 	if m.total == 0 {
 		return "-"
@@ -466,8 +538,8 @@ type example struct {
 }
 
 type stats struct {
-	webhook, fits, feasible, tie, devices, reasons, nodeReasons, gpuReasons, self metric
-	classes                                                                       map[string]*example
+	webhook, fits, feasible, tie, devices, reasons, nodeReasons, gpuReasons, self, varied metric
+	classes                                                                               map[string]*example
 }
 
 func newStats() *stats { return &stats{classes: map[string]*example{}} }
@@ -518,6 +590,7 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 	for _, ns := range h.scores {
 		hf[ns.NodeID] = true
 	}
+	st.varied.add(h.varied)
 	pf := map[string]bool{}
 	pr := map[string]string{}
 	for _, n := range p.Verdict.Nodes {
@@ -540,7 +613,7 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		if hf[node] {
 			hd := h.devicesOn(node)
 			pd := p.devices(len(s.Pending.Spec.InitContainers))
-			same := sameDevs(hd, pd)
+			same := h.chose(node, pd)
 			st.devices.add(same)
 			if !same {
 				st.record("devices differ", fmt.Sprintf("on %s HAMi %v, kubectl-hami %v", node, hd, pd), s, verbose)
@@ -600,6 +673,7 @@ func (st *stats) print(fam string, n int) {
 	fmt.Println("| check | agreement |")
 	fmt.Println("|---|---|")
 	fmt.Printf("| harness self-check (Filter's pick and devices = scoring path's best) | %s |\n", st.self)
+	fmt.Printf("| HAMi's scoring path gave one answer over its runs (else: map order; every answer counts) | %s |\n", st.varied.inverse())
 	fmt.Printf("| webhook verdict | %s |\n", st.webhook)
 	fmt.Printf("| fits | %s |\n", st.fits)
 	fmt.Printf("| feasible node set | %s |\n", st.feasible)

@@ -43,6 +43,8 @@ func main() {
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
 		dump    = flag.String("dump", "", "write one JSON line per scenario (both sides' answers) to this file")
+		row     = flag.String("row", "", "also print the batch as one row of docs/compatibility.md's table, named this")
+		shrink  = flag.Bool("shrink", false, "with -out: make each class's example smaller before writing it")
 		rescore = flag.Int("rescore", 4, "extra runs of HAMi's scoring path per scenario: where HAMi walks a map (Ascend's NetworkID and 910C module choice, Vastai's dies), every answer it gave counts")
 	)
 	flag.Parse()
@@ -118,7 +120,14 @@ func main() {
 		}
 	}
 	st.print(*fam, *n)
+	if *row != "" {
+		fmt.Printf("\nrow: | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", *row, *n, st.self, st.varied.inverse(), st.webhook, st.fits,
+			st.feasible, st.tie, st.devices, st.reasons, st.nodeReasons, st.gpuReasons)
+	}
 	if *out != "" {
+		if *shrink {
+			st.shrink(cfgPath, *kh, devCfg, work, *rescore)
+		}
 		if err := st.writeExamples(*out, devCfg); err != nil {
 			fail(err)
 		}
@@ -528,13 +537,18 @@ func (m metric) String() string {
 	if m.total == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f %% (%d/%d)", 100*float64(m.agree)/float64(m.total), m.agree, m.total)
+	p := fmt.Sprintf("%.1f", 100*float64(m.agree)/float64(m.total))
+	if m.agree == m.total {
+		p = "100"
+	}
+	return fmt.Sprintf("%s %% (%d/%d)", p, m.agree, m.total)
 }
 
 type example struct {
 	s      *scenario
 	count  int
 	detail string
+	shrunk bool
 }
 
 type stats struct {
@@ -577,14 +591,24 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 			msg = p.WebhookRefusal.Message
 		}
 		st.record(fmt.Sprintf("webhook: HAMi admitted=%v (%s), kubectl-hami admitted=%v (%s)", h.admitted, ctrName.ReplaceAllString(h.refusal, "in container C"), pAdmitted, msg),
-			h.refusal, s, verbose)
+			fmt.Sprintf("HAMi admitted=%v %q; kubectl-hami admitted=%v %q, fits=%v", h.admitted, h.refusal, pAdmitted, msg, p.Verdict.Fits), s, verbose)
 	}
 	if !h.admitted {
 		return
 	}
 	st.fits.add(h.fits == p.Verdict.Fits)
 	if h.fits != p.Verdict.Fits {
-		st.record(fmt.Sprintf("fits: HAMi %v, kubectl-hami %v", h.fits, p.Verdict.Fits), "", s, verbose)
+		var hn []string
+		for _, ns := range h.scores {
+			hn = append(hn, ns.NodeID)
+		}
+		sort.Strings(hn)
+		pn := ""
+		if p.Verdict.Placement != nil {
+			pn = p.Verdict.Placement.Node
+		}
+		st.record(fmt.Sprintf("fits: HAMi %v, kubectl-hami %v", h.fits, p.Verdict.Fits),
+			fmt.Sprintf("HAMi feasible %v, unfit %v; kubectl-hami placement %q, nodes %s", hn, h.failed, pn, compactVerdict(p)), s, verbose)
 	}
 	hf := map[string]bool{}
 	for _, ns := range h.scores {
@@ -699,25 +723,52 @@ func (st *stats) print(fam string, n int) {
 }
 
 func (st *stats) writeExamples(dir, devCfg string) error {
-	for _, e := range st.classes {
-		d := filepath.Join(dir, fmt.Sprintf("seed-%d", e.s.Seed))
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for class, e := range st.classes {
+		d := filepath.Join(dir, slug(class))
+		if err := writeScenario(d, e.s, devCfg); err != nil {
 			return err
 		}
-		c, err := snapshotList(e.s, devCfg)
-		if err != nil {
-			return err
-		}
-		p, err := json.MarshalIndent(e.s.Pending, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d, "cluster.yaml"), c, 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d, "pod.yaml"), p, 0o644); err != nil {
+		expect := fmt.Sprintf("class: %s\nseen: %d scenarios of the batch\nseed: %d%s\nanswers: %s\nrun: kubectl-hami what-if -f pod.yaml --snapshot cluster.yaml -o json\n",
+			class, e.count, e.s.Seed, shrunkNote(e), e.detail)
+		if err := os.WriteFile(filepath.Join(d, "expect.txt"), []byte(expect), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func shrunkNote(e *example) string {
+	if e.shrunk {
+		return " (shrunk: nodes, running pods, quotas, containers and annotations removed while the class stays)"
+	}
+	return ""
+}
+
+func writeScenario(d string, s *scenario, devCfg string) error {
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	c, err := snapshotList(s, devCfg)
+	if err != nil {
+		return err
+	}
+	p, err := json.MarshalIndent(s.Pending, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d, "cluster.yaml"), c, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(d, "pod.yaml"), p, 0o644)
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug names a class's directory: its text in lower case, words joined by '-', at most 80 characters.
+func slug(class string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(class), "-"), "-")
+	if len(s) > 80 {
+		s = strings.TrimRight(s[:80], "-")
+	}
+	return s
 }

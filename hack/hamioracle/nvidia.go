@@ -12,7 +12,7 @@ import (
 // topology-aware placement over the device plugin's pair scores, and MIG.
 
 func init() {
-	families["nvidia-policy"] = &nvidiaVariant{devFamily: nvidia, fname: "nvidia-policy", podHook: podPolicies}
+	families["nvidia-policy"] = &nvidiaVariant{devFamily: nvidia, fname: "nvidia-policy", nodeHook: policyNode, podHook: podPolicies}
 	families["nvidia-topology"] = &nvidiaVariant{devFamily: nvidia, fname: "nvidia-topology", nodeHook: pairScores, podHook: topologyPolicy}
 	families["nvidia-mig"] = nvidiaMIG
 }
@@ -45,6 +45,9 @@ func (v *nvidiaVariant) pending(r *rand.Rand, nodes []*corev1.Node) *corev1.Pod 
 
 // podPolicies: hami.io/node-scheduler-policy and hami.io/gpu-scheduler-policy (pkg/util/types.go:69-89),
 // single values and sort-key chains, now and then a value HAMi does not know.
+// policyNode: the per-pod policy batch has device cordons too (NVIDIA's Fit reads them at v2.10.0).
+func policyNode(r *rand.Rand, n *corev1.Node, devs []regDev) { cordon(r, n, devs) }
+
 func podPolicies(r *rand.Rand, p *corev1.Pod) {
 	if r.Intn(3) != 0 {
 		p.Annotations["hami.io/node-scheduler-policy"] = pick(r, []string{"binpack", "spread", "spread", "Binpack", "none"})

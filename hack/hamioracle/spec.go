@@ -70,7 +70,21 @@ func (s *spec) node(r *rand.Rand, name string) *corev1.Node {
 	if s.nodeAnnotate != nil {
 		s.nodeAnnotate(r, n)
 	}
+	cordon(r, n, s.devices(n))
 	return n
+}
+
+// cordon sets hami.io/device-cordon (a comma-separated list of device UUIDs) on 1 node in 8: at v2.10.0 only
+// NVIDIA's Fit reads it (pkg/device/nvidia/device.go:694-720); the other families place on cordoned devices.
+func cordon(r *rand.Rand, n *corev1.Node, devs []regDev) {
+	if len(devs) == 0 || r.Intn(8) != 0 {
+		return
+	}
+	ids := []string{pick(r, devs).ID}
+	if r.Intn(2) == 0 {
+		ids = append(ids, pick(r, devs).ID)
+	}
+	n.Annotations["hami.io/device-cordon"] = strings.Join(ids, ",")
 }
 
 func (s *spec) handshake(n *corev1.Node) (string, string) {

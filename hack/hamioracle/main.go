@@ -657,6 +657,9 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 			if hr != "node unregistered" && !strings.HasPrefix(hr, "Node") && !strings.Contains(pr[node], "/") {
 				class = fmt.Sprintf("reason: HAMi judges the node's GPUs, kubectl-hami says %q", pr[node])
 			}
+			if c, ok := codeClass(hr, pr[node]); ok {
+				class = c
+			}
 			st.record(class,
 				fmt.Sprintf("%s: HAMi %q, kubectl-hami %q", node, hr, pr[node]), s, verbose)
 		}
@@ -669,6 +672,61 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		}
 	}
 	st.reasons.add(all)
+}
+
+// codeClass names a difference of two GPU-by-GPU reason texts ("1/8 CardNotHealth, 7/8 ...") by its codes: those
+// only HAMi gives, those only kubectl-hami gives, and those both give with other counts, so that one rule's
+// difference is one class whatever else the node's GPUs say.
+func codeClass(hami, project string) (string, bool) {
+	h, ok1 := reasonCodes(hami)
+	p, ok2 := reasonCodes(project)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	var onlyH, onlyP, counts []string
+	for c, n := range h {
+		switch m, ok := p[c]; {
+		case !ok:
+			onlyH = append(onlyH, c)
+		case m != n:
+			counts = append(counts, c)
+		}
+	}
+	for c := range p {
+		if _, ok := h[c]; !ok {
+			onlyP = append(onlyP, c)
+		}
+	}
+	sort.Strings(onlyH)
+	sort.Strings(onlyP)
+	sort.Strings(counts)
+	var parts []string
+	if len(onlyH) > 0 {
+		parts = append(parts, "only HAMi says "+strings.Join(onlyH, "+"))
+	}
+	if len(onlyP) > 0 {
+		parts = append(parts, "only kubectl-hami says "+strings.Join(onlyP, "+"))
+	}
+	if len(counts) > 0 {
+		parts = append(parts, "counts of "+strings.Join(counts, "+")+" differ")
+	}
+	if len(parts) == 0 {
+		return "reason: same codes and counts, another order", true
+	}
+	return "reason: " + strings.Join(parts, "; "), true
+}
+
+// reasonCodes reads "n/m Code, n/m Code" into code -> n.
+func reasonCodes(s string) (map[string]string, bool) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ", ") {
+		frac, code, ok := strings.Cut(part, " ")
+		if !ok || !strings.Contains(frac, "/") {
+			return nil, false
+		}
+		out[code] = frac
+	}
+	return out, len(out) > 0
 }
 
 func sameSet(a, b map[string]bool) bool {

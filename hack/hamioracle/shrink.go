@@ -38,7 +38,7 @@ func (st *stats) shrink(cfgPath, kh, devCfg, work string, rescore int) {
 }
 
 // maxShrinkTries bounds the runs spent on one class.
-const maxShrinkTries = 60
+const maxShrinkTries = 30
 
 // shows runs s on both sides and says whether it has class, with the class's detail.
 func (st *stats) shows(s *scenario, class, cfgPath, kh, devCfg, work string, rescore int) (bool, string) {

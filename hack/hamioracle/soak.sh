@@ -3,6 +3,7 @@
 # P batches at a time. Each batch's report goes to OUT/<unit>[-quota].txt (the disagreement classes' smallest
 # examples to OUT/<unit>[-quota]/<class>/, made smaller first when SHRINK is set), and the table rows to
 # OUT/table.md.
+# QUOTA_N: scenarios of the -quota 0.5 batches (default N); SHRINK shrinks the examples of the batches without.
 #   hack/hamioracle/soak.sh [N] [OUT] [P] [UNIT...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,14 +30,18 @@ for u in "${units[@]}"; do
 	done
 done
 run() {
-	local job=$1 unit=${1%-quota} extra=()
-	if [ "$job" != "$unit" ]; then extra=(-quota 0.5); fi
-	if [ -n "${SHRINK:-}" ]; then extra+=(-shrink); fi
-	"$cache/hamioracle" -hami "$hami" -kubectl-hami "$kh" -family "$unit" -n "$n" -seed 1 "${extra[@]}" \
+	local job=$1 unit=${1%-quota} extra=() count=$n
+	if [ "$job" != "$unit" ]; then
+		extra=(-quota 0.5)
+		count=${QUOTA_N:-$n}
+	elif [ -n "${SHRINK:-}" ]; then
+		extra=(-shrink)
+	fi
+	"$cache/hamioracle" -hami "$hami" -kubectl-hami "$kh" -family "$unit" -n "$count" -seed 1 "${extra[@]}" \
 		-row "$job" -out "$out/$job" > "$out/$job.txt" 2>&1 || echo "FAILED" >> "$out/$job.txt"
 }
 export -f run
-export cache hami kh n out SHRINK
+export cache hami kh n out SHRINK QUOTA_N
 printf '%s\n' "${jobs[@]}" | xargs -P "$par" -I{} bash -c 'run {}'
 for j in "${jobs[@]}"; do grep -h '^row: ' "$out/$j.txt" | sed 's/^row: //' || echo "| $j | failed |"; done > "$out/table.md"
 cat "$out/table.md"

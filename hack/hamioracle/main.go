@@ -632,7 +632,13 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		node := p.Verdict.Placement.Node
 		st.tie.add(h.tie[node])
 		if !h.tie[node] {
-			st.record("node not in HAMi's best-score set", fmt.Sprintf("kubectl-hami %s, HAMi's best %v", node, keys(h.tie)), s, verbose)
+			on := "HAMi: " + h.failed[node]
+			for _, ns := range h.scores {
+				if ns.NodeID == node {
+					on = fmt.Sprintf("HAMi: feasible, score %v", ns.Score)
+				}
+			}
+			st.record("node not in HAMi's best-score set", fmt.Sprintf("kubectl-hami %s (%s), HAMi's best %v", node, on, keys(h.tie)), s, verbose)
 		}
 		if hf[node] {
 			hd := h.devicesOn(node)

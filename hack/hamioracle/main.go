@@ -626,7 +626,20 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 	}
 	st.feasible.add(sameSet(hf, pf))
 	if !sameSet(hf, pf) {
-		st.record("feasible node set differs", fmt.Sprintf("HAMi %v, kubectl-hami %v", keys(hf), keys(pf)), s, verbose)
+		var why []string
+		for _, n := range s.Nodes {
+			if hf[n.Name] != pf[n.Name] {
+				hw, pw := "feasible", "feasible"
+				if !hf[n.Name] {
+					hw = h.failed[n.Name]
+				}
+				if !pf[n.Name] {
+					pw = pr[n.Name]
+				}
+				why = append(why, fmt.Sprintf("%s: HAMi %q, kubectl-hami %q", n.Name, hw, pw))
+			}
+		}
+		st.record("feasible node set differs", fmt.Sprintf("HAMi %v, kubectl-hami %v; %s", keys(hf), keys(pf), strings.Join(why, "; ")), s, verbose)
 	}
 	if h.fits && p.Verdict.Fits && p.Verdict.Placement != nil {
 		node := p.Verdict.Placement.Node

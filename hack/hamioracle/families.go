@@ -529,7 +529,7 @@ var biren = func() *spec {
 	const reg = "hami.io/node-biren-register"
 	s := &spec{
 		fname: "biren", handshakeKey: "hami.io/node-handshake-biren", countRes: "birentech.com/gpu", vendor: "Biren", whole: true,
-		allocated: "hami.io/biren-devices-allocated", toAllocate: "hami.io/biren-devices-to-allocate",
+		allocated: "hami.io/Biren-devices-allocated", toAllocate: "hami.io/Biren-devices-to-allocate",
 		nums: []int{1, 1, 1, 2, 2, 4, 8}, quotaKeys: []string{"birentech.com/gpu"},
 	}
 	s.publish = func(r *rand.Rand, n *corev1.Node) {
@@ -559,7 +559,7 @@ func vastai(name string, die bool) *spec {
 	const reg = "hami.io/node-va-register"
 	s := &spec{
 		fname: name, handshakeKey: "hami.io/node-handshake-va", countRes: "vastaitech.com/va", vendor: "Vastai", whole: true,
-		allocated: "hami.io/vastai-devices-allocated", toAllocate: "hami.io/vastai-devices-to-allocate",
+		allocated: "hami.io/Vastai-devices-allocated", toAllocate: "hami.io/Vastai-devices-to-allocate",
 		nums: []int{1, 1, 1, 2, 2, 3, 4}, quotaKeys: []string{"vastaitech.com/va"},
 	}
 	s.publish = func(r *rand.Rand, n *corev1.Node) {

@@ -11,7 +11,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds soak-oracle
+.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds soak-oracle soak-hamioracle
 .PHONY: dist krew-manifest test-release test-helm completion
 
 all: build
@@ -112,6 +112,15 @@ soak-oracle: k8s-binaries
 		ORACLE_REPORT_FILE=$(CURDIR)/bin/soak-oracle.txt $(GO) test -count=1 -timeout 0 -v -run '^TestOracle$$' \
 		./internal/oracle/ > bin/soak-oracle.log 2>&1; status=$$?; \
 		cat bin/soak-oracle.txt 2>/dev/null; grep -E '^(--- |ok|FAIL)' bin/soak-oracle.log; exit $$status
+
+# soak-hamioracle: HAMi v2.10.0's own scheduler beside what-if (hack/hamioracle, docs/compatibility.md): every unit
+# of issue 27's table, SCENARIOS each (500 unless given) with and without a ResourceQuota, 2 batches at a time;
+# needs a git mirror of HAMi (HAMI_MIRROR) and downloads HAMi's modules on the first run. Reports and each
+# disagreement class's smallest example (SHRINK=1: made smaller) go to bin/hamioracle/, the table to
+# bin/hamioracle/table.md. It reports; it does not fail on disagreements.
+SCENARIOS ?= 500
+soak-hamioracle:
+	hack/hamioracle/soak.sh $(SCENARIOS) bin/hamioracle 2
 
 clean:
 	rm -rf bin dist

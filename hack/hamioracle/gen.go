@@ -127,7 +127,11 @@ func generate(f family, seed int64, o genOptions) *scenario {
 	}
 	s.Pending = f.pending(r, s.Nodes)
 	if r.Float64() < o.quota {
-		if q := f.quota(r, s.Pending.Namespace); q != nil {
+		q := f.quota(r, s.Pending.Namespace)
+		if cf, ok := f.(*chipFamily); ok {
+			q = cf.quotaFor(r, s.Pending)
+		}
+		if q != nil {
 			s.Quotas = append(s.Quotas, q)
 		}
 	}
@@ -274,6 +278,8 @@ type regDev struct {
 	Numa    int    `json:"numa,omitempty"`
 	Mode    string `json:"mode,omitempty"`
 	Health  bool   `json:"health,omitempty"`
+	// CustomInfo: Ascend's NetworkID, Vastai's die strategy and card (nil for the other families).
+	CustomInfo map[string]any `json:"custominfo,omitempty"`
 }
 
 func (f *devFamily) name() string { return f.fname }

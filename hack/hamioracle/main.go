@@ -23,6 +23,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/Project-HAMi/HAMi/pkg/device"
+	"github.com/Project-HAMi/HAMi/pkg/device/ascend"
+	"github.com/Project-HAMi/HAMi/pkg/device/iluvatar"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler/config"
 	"github.com/Project-HAMi/HAMi/pkg/scheduler/policy"
@@ -41,6 +43,9 @@ func main() {
 		out     = flag.String("out", "", "directory for each disagreement class's smallest example (cluster.yaml, pod.yaml)")
 		verbose = flag.Bool("v", false, "print every disagreement")
 		dump    = flag.String("dump", "", "write one JSON line per scenario (both sides' answers) to this file")
+		row     = flag.String("row", "", "also print the batch as one row of docs/compatibility.md's table, named this")
+		shrink  = flag.Bool("shrink", false, "with -out: make each class's example smaller before writing it")
+		rescore = flag.Int("rescore", 4, "extra runs of HAMi's scoring path per scenario: where HAMi walks a map (Ascend's NetworkID and 910C module choice, Vastai's dies), every answer it gave counts")
 	)
 	flag.Parse()
 	quiet()
@@ -48,6 +53,17 @@ func main() {
 	f, ok := families[*fam]
 	if !ok {
 		fail(fmt.Errorf("unknown family %q", *fam))
+	}
+	// The chart passes --enable-ascend and --enable-iluvatar when devices.ascend.enabled and
+	// devices.iluvatar.enabled are set (charts/hami/templates/scheduler/deployment.yaml:119-124); the batches of
+	// those families run HAMi with them, as their users install it.
+	hamiFS := flag.NewFlagSet("hami", flag.ContinueOnError)
+	ascend.ParseConfig(hamiFS)
+	iluvatar.ParseConfig(hamiFS)
+	for _, name := range flagsOf(f) {
+		if err := hamiFS.Set(name, "true"); err != nil {
+			fail(err)
+		}
 	}
 	devCfg, err := renderDeviceConfig(*hamiDir)
 	if err != nil {
@@ -80,7 +96,7 @@ func main() {
 	}
 	for i := 0; i < *n; i++ {
 		s := generate(f, *seed+int64(i), genOptions{quota: *quota, overcommit: *over})
-		h, err := runHAMi(s, cfgPath)
+		h, err := runHAMi(s, cfgPath, *rescore)
 		if err != nil {
 			fail(fmt.Errorf("seed %d: HAMi: %w", s.Seed, err))
 		}
@@ -104,7 +120,14 @@ func main() {
 		}
 	}
 	st.print(*fam, *n)
+	if *row != "" {
+		fmt.Printf("\nrow: | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", *row, *n, st.self, st.varied.inverse(), st.webhook, st.fits,
+			st.feasible, st.tie, st.devices, st.reasons, st.nodeReasons, st.gpuReasons)
+	}
 	if *out != "" {
+		if *shrink {
+			st.shrink(cfgPath, *kh, devCfg, work, *rescore)
+		}
 		if err := st.writeExamples(*out, devCfg); err != nil {
 			fail(err)
 		}
@@ -137,9 +160,13 @@ type hamiResult struct {
 	filterPick string
 	filterDevs [][]string
 	selfCheck  string // empty when Filter agrees with the scoring path
+	// alts: every device list the scoring path chose per node over its runs; varied: the runs differed
+	// (HAMi ranges over a map somewhere on the path: its own coin, not the project's).
+	alts   map[string][][][]string
+	varied bool
 }
 
-func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
+func runHAMi(s *scenario, cfgPath string, rescore int) (*hamiResult, error) {
 	cfg, err := config.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
@@ -190,15 +217,17 @@ func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
 	}
 	res.scores, res.failed = scores, failed
 	res.fits = len(scores) > 0
-	if res.fits {
-		l := policy.NodeScoreList{NodeList: append([]*policy.NodeScore{}, scores...), Policy: resolvePolicy(pod)}
-		sort.Sort(l)
-		best := l.NodeList[len(l.NodeList)-1].Score
-		for _, ns := range scores {
-			if ns.Score == best {
-				res.tie[ns.NodeID] = true
-			}
+	res.alts = map[string][][][]string{}
+	res.addRun(scores, pod)
+	for i := 0; i < rescore; i++ {
+		more, _, err := sch.OracleScore(pod.DeepCopy(), names)
+		if err != nil {
+			return nil, err
 		}
+		if len(more) != len(scores) {
+			res.varied = true
+		}
+		res.addRun(more, pod)
 	}
 	// The real Filter, after the scoring path (Filter takes the pod into HAMi's cache).
 	fr, err := sch.OracleFilter(pod.DeepCopy(), names)
@@ -227,7 +256,7 @@ func runHAMi(s *scenario, cfgPath string) (*hamiResult, error) {
 			res.selfCheck = "Filter found a node, scoring none"
 		case !res.tie[res.filterPick]:
 			res.selfCheck = "Filter's node " + res.filterPick + " is not in the scoring path's best-score set"
-		case !sameDevs(res.filterDevs, res.devicesOn(res.filterPick)):
+		case !res.chose(res.filterPick, res.filterDevs):
 			res.selfCheck = fmt.Sprintf("Filter's devices %v, scoring's %v", res.filterDevs, res.devicesOn(res.filterPick))
 		}
 	}
@@ -241,31 +270,81 @@ func resolvePolicy(pod *corev1.Pod) string {
 	return config.NodeSchedulerPolicy
 }
 
-// devicesOn is the scoring path's devices on node, per container (init containers first), UUIDs in order.
+// addRun adds one run of the scoring path: its best-score nodes to the tie set, its device lists to alts.
+func (h *hamiResult) addRun(scores []*policy.NodeScore, pod *corev1.Pod) {
+	if len(scores) == 0 {
+		return
+	}
+	l := policy.NodeScoreList{NodeList: append([]*policy.NodeScore{}, scores...), Policy: resolvePolicy(pod)}
+	sort.Sort(l)
+	best := l.NodeList[len(l.NodeList)-1].Score
+	first := len(h.tie) == 0
+	tie := map[string]bool{}
+	for _, ns := range scores {
+		if ns.Score == best {
+			tie[ns.NodeID] = true
+		}
+	}
+	if !first && !sameSet(tie, h.tie) {
+		h.varied = true
+	}
+	for n := range tie {
+		h.tie[n] = true
+	}
+	for _, ns := range scores {
+		d := devicesOf(ns)
+		known := false
+		for _, a := range h.alts[ns.NodeID] {
+			known = known || sameDevs(a, d)
+		}
+		if !known {
+			if len(h.alts[ns.NodeID]) > 0 {
+				h.varied = true
+			}
+			h.alts[ns.NodeID] = append(h.alts[ns.NodeID], d)
+		}
+	}
+}
+
+// chose: the scoring path chose devs on node in one of its runs.
+func (h *hamiResult) chose(node string, devs [][]string) bool {
+	for _, a := range h.alts[node] {
+		if sameDevs(a, devs) {
+			return true
+		}
+	}
+	return false
+}
+
+// devicesOn is the scoring path's devices on node in its first run, per container (init containers first),
+// UUIDs in order.
 func (h *hamiResult) devicesOn(node string) [][]string {
 	for _, ns := range h.scores {
-		if ns.NodeID != node {
-			continue
+		if ns.NodeID == node {
+			return devicesOf(ns)
 		}
-		var out [][]string
-		types := make([]string, 0, len(ns.Devices))
-		for t := range ns.Devices {
-			types = append(types, t)
-		}
-		sort.Strings(types)
-		for _, t := range types {
-			for i, cds := range ns.Devices[t] {
-				for len(out) <= i {
-					out = append(out, nil)
-				}
-				for _, cd := range cds {
-					out[i] = append(out[i], cd.UUID)
-				}
-			}
-		}
-		return trimDevs(out)
 	}
 	return nil
+}
+
+func devicesOf(ns *policy.NodeScore) [][]string {
+	var out [][]string
+	types := make([]string, 0, len(ns.Devices))
+	for t := range ns.Devices {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		for i, cds := range ns.Devices[t] {
+			for len(out) <= i {
+				out = append(out, nil)
+			}
+			for _, cd := range cds {
+				out[i] = append(out[i], cd.UUID)
+			}
+		}
+	}
+	return trimDevs(out)
 }
 
 // parseDeviceList reads HAMi's pod device list: containers split by ';', devices by ':', the UUID first.
@@ -452,22 +531,29 @@ func (m *metric) add(ok bool) {
 	}
 }
 
+func (m metric) inverse() metric { return metric{agree: m.total - m.agree, total: m.total} }
+
 func (m metric) String() string {
 	if m.total == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f %% (%d/%d)", 100*float64(m.agree)/float64(m.total), m.agree, m.total)
+	p := fmt.Sprintf("%.1f", 100*float64(m.agree)/float64(m.total))
+	if m.agree == m.total {
+		p = "100"
+	}
+	return fmt.Sprintf("%s %% (%d/%d)", p, m.agree, m.total)
 }
 
 type example struct {
 	s      *scenario
 	count  int
 	detail string
+	shrunk bool
 }
 
 type stats struct {
-	webhook, fits, feasible, tie, devices, reasons, nodeReasons, gpuReasons, self metric
-	classes                                                                       map[string]*example
+	webhook, fits, feasible, tie, devices, reasons, nodeReasons, gpuReasons, self, varied metric
+	classes                                                                               map[string]*example
 }
 
 func newStats() *stats { return &stats{classes: map[string]*example{}} }
@@ -505,19 +591,30 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 			msg = p.WebhookRefusal.Message
 		}
 		st.record(fmt.Sprintf("webhook: HAMi admitted=%v (%s), kubectl-hami admitted=%v (%s)", h.admitted, ctrName.ReplaceAllString(h.refusal, "in container C"), pAdmitted, msg),
-			h.refusal, s, verbose)
+			fmt.Sprintf("HAMi admitted=%v %q; kubectl-hami admitted=%v %q, fits=%v", h.admitted, h.refusal, pAdmitted, msg, p.Verdict.Fits), s, verbose)
 	}
 	if !h.admitted {
 		return
 	}
 	st.fits.add(h.fits == p.Verdict.Fits)
 	if h.fits != p.Verdict.Fits {
-		st.record(fmt.Sprintf("fits: HAMi %v, kubectl-hami %v", h.fits, p.Verdict.Fits), "", s, verbose)
+		var hn []string
+		for _, ns := range h.scores {
+			hn = append(hn, ns.NodeID)
+		}
+		sort.Strings(hn)
+		pn := ""
+		if p.Verdict.Placement != nil {
+			pn = p.Verdict.Placement.Node
+		}
+		st.record(fmt.Sprintf("fits: HAMi %v, kubectl-hami %v", h.fits, p.Verdict.Fits),
+			fmt.Sprintf("HAMi feasible %v, unfit %v; kubectl-hami placement %q, nodes %s", hn, h.failed, pn, compactVerdict(p)), s, verbose)
 	}
 	hf := map[string]bool{}
 	for _, ns := range h.scores {
 		hf[ns.NodeID] = true
 	}
+	st.varied.add(h.varied)
 	pf := map[string]bool{}
 	pr := map[string]string{}
 	for _, n := range p.Verdict.Nodes {
@@ -529,18 +626,37 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 	}
 	st.feasible.add(sameSet(hf, pf))
 	if !sameSet(hf, pf) {
-		st.record("feasible node set differs", fmt.Sprintf("HAMi %v, kubectl-hami %v", keys(hf), keys(pf)), s, verbose)
+		var why []string
+		for _, n := range s.Nodes {
+			if hf[n.Name] != pf[n.Name] {
+				hw, pw := "feasible", "feasible"
+				if !hf[n.Name] {
+					hw = h.failed[n.Name]
+				}
+				if !pf[n.Name] {
+					pw = pr[n.Name]
+				}
+				why = append(why, fmt.Sprintf("%s: HAMi %q, kubectl-hami %q", n.Name, hw, pw))
+			}
+		}
+		st.record("feasible node set differs", fmt.Sprintf("HAMi %v, kubectl-hami %v; %s", keys(hf), keys(pf), strings.Join(why, "; ")), s, verbose)
 	}
 	if h.fits && p.Verdict.Fits && p.Verdict.Placement != nil {
 		node := p.Verdict.Placement.Node
 		st.tie.add(h.tie[node])
 		if !h.tie[node] {
-			st.record("node not in HAMi's best-score set", fmt.Sprintf("kubectl-hami %s, HAMi's best %v", node, keys(h.tie)), s, verbose)
+			on := "HAMi: " + h.failed[node]
+			for _, ns := range h.scores {
+				if ns.NodeID == node {
+					on = fmt.Sprintf("HAMi: feasible, score %v", ns.Score)
+				}
+			}
+			st.record("node not in HAMi's best-score set", fmt.Sprintf("kubectl-hami %s (%s), HAMi's best %v", node, on, keys(h.tie)), s, verbose)
 		}
 		if hf[node] {
 			hd := h.devicesOn(node)
 			pd := p.devices(len(s.Pending.Spec.InitContainers))
-			same := sameDevs(hd, pd)
+			same := h.chose(node, pd)
 			st.devices.add(same)
 			if !same {
 				st.record("devices differ", fmt.Sprintf("on %s HAMi %v, kubectl-hami %v", node, hd, pd), s, verbose)
@@ -560,6 +676,9 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 			if hr != "node unregistered" && !strings.HasPrefix(hr, "Node") && !strings.Contains(pr[node], "/") {
 				class = fmt.Sprintf("reason: HAMi judges the node's GPUs, kubectl-hami says %q", pr[node])
 			}
+			if c, ok := codeClass(hr, pr[node]); ok {
+				class = c
+			}
 			st.record(class,
 				fmt.Sprintf("%s: HAMi %q, kubectl-hami %q", node, hr, pr[node]), s, verbose)
 		}
@@ -572,6 +691,61 @@ func (st *stats) compare(s *scenario, h *hamiResult, p *projectResult, verbose b
 		}
 	}
 	st.reasons.add(all)
+}
+
+// codeClass names a difference of two GPU-by-GPU reason texts ("1/8 CardNotHealth, 7/8 ...") by its codes: those
+// only HAMi gives, those only kubectl-hami gives, and those both give with other counts, so that one rule's
+// difference is one class whatever else the node's GPUs say.
+func codeClass(hami, project string) (string, bool) {
+	h, ok1 := reasonCodes(hami)
+	p, ok2 := reasonCodes(project)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	var onlyH, onlyP, counts []string
+	for c, n := range h {
+		switch m, ok := p[c]; {
+		case !ok:
+			onlyH = append(onlyH, c)
+		case m != n:
+			counts = append(counts, c)
+		}
+	}
+	for c := range p {
+		if _, ok := h[c]; !ok {
+			onlyP = append(onlyP, c)
+		}
+	}
+	sort.Strings(onlyH)
+	sort.Strings(onlyP)
+	sort.Strings(counts)
+	var parts []string
+	if len(onlyH) > 0 {
+		parts = append(parts, "only HAMi says "+strings.Join(onlyH, "+"))
+	}
+	if len(onlyP) > 0 {
+		parts = append(parts, "only kubectl-hami says "+strings.Join(onlyP, "+"))
+	}
+	if len(counts) > 0 {
+		parts = append(parts, "counts of "+strings.Join(counts, "+")+" differ")
+	}
+	if len(parts) == 0 {
+		return "reason: same codes and counts, another order", true
+	}
+	return "reason: " + strings.Join(parts, "; "), true
+}
+
+// reasonCodes reads "n/m Code, n/m Code" into code -> n.
+func reasonCodes(s string) (map[string]string, bool) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ", ") {
+		frac, code, ok := strings.Cut(part, " ")
+		if !ok || !strings.Contains(frac, "/") {
+			return nil, false
+		}
+		out[code] = frac
+	}
+	return out, len(out) > 0
 }
 
 func sameSet(a, b map[string]bool) bool {
@@ -600,6 +774,7 @@ func (st *stats) print(fam string, n int) {
 	fmt.Println("| check | agreement |")
 	fmt.Println("|---|---|")
 	fmt.Printf("| harness self-check (Filter's pick and devices = scoring path's best) | %s |\n", st.self)
+	fmt.Printf("| HAMi's scoring path gave one answer over its runs (else: map order; every answer counts) | %s |\n", st.varied.inverse())
 	fmt.Printf("| webhook verdict | %s |\n", st.webhook)
 	fmt.Printf("| fits | %s |\n", st.fits)
 	fmt.Printf("| feasible node set | %s |\n", st.feasible)
@@ -625,25 +800,52 @@ func (st *stats) print(fam string, n int) {
 }
 
 func (st *stats) writeExamples(dir, devCfg string) error {
-	for _, e := range st.classes {
-		d := filepath.Join(dir, fmt.Sprintf("seed-%d", e.s.Seed))
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for class, e := range st.classes {
+		d := filepath.Join(dir, slug(class))
+		if err := writeScenario(d, e.s, devCfg); err != nil {
 			return err
 		}
-		c, err := snapshotList(e.s, devCfg)
-		if err != nil {
-			return err
-		}
-		p, err := json.MarshalIndent(e.s.Pending, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d, "cluster.yaml"), c, 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d, "pod.yaml"), p, 0o644); err != nil {
+		expect := fmt.Sprintf("class: %s\nseen: %d scenarios of the batch\nseed: %d%s\nanswers: %s\nrun: kubectl-hami what-if -f pod.yaml --snapshot cluster.yaml -o json\n",
+			class, e.count, e.s.Seed, shrunkNote(e), e.detail)
+		if err := os.WriteFile(filepath.Join(d, "expect.txt"), []byte(expect), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func shrunkNote(e *example) string {
+	if e.shrunk {
+		return " (shrunk: nodes, running pods, quotas, containers and annotations removed while the class stays)"
+	}
+	return ""
+}
+
+func writeScenario(d string, s *scenario, devCfg string) error {
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	c, err := snapshotList(s, devCfg)
+	if err != nil {
+		return err
+	}
+	p, err := json.MarshalIndent(s.Pending, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d, "cluster.yaml"), c, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(d, "pod.yaml"), p, 0o644)
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug names a class's directory: its text in lower case, words joined by '-', at most 80 characters.
+func slug(class string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(class), "-"), "-")
+	if len(s) > 80 {
+		s = strings.TrimRight(s[:80], "-")
+	}
+	return s
 }

@@ -1,0 +1,216 @@
+package preempt
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+// Options tune a search. The zero value searches as kube-scheduler's DefaultPreemption does by default.
+type Options struct {
+	// Eval are the evaluation options the gates run with (KubeOff on the extender's cluster).
+	Eval engine.EvalOptions
+	// MaxCandidates stops the search once this many nodes would work (with at least one violating no
+	// PodDisruptionBudget): kube-scheduler's numCandidates. 0 is its default, 10 % of the nodes but at least
+	// 100; a negative value searches every node.
+	MaxCandidates int
+}
+
+// Victim is one pod the preemption would evict.
+type Victim struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Priority  int32  `json:"priority"`
+	// ViolatesPDB: evicting it takes a PodDisruptionBudget below its allowed disruptions.
+	ViolatesPDB bool `json:"violatesPDB,omitempty"`
+	start       int64
+}
+
+// Key is namespace/name.
+func (v Victim) Key() string { return v.Namespace + "/" + v.Name }
+
+// Candidate is a node where evicting its victims makes the pod fit.
+type Candidate struct {
+	Node string `json:"node"`
+	// Victims are most important first (kube-scheduler's order).
+	Victims       []Victim `json:"victims"`
+	PDBViolations int      `json:"pdbViolations"`
+}
+
+// Result is the answer for one pod.
+type Result struct {
+	Pod      string `json:"pod"`
+	Priority int32  `json:"priority"`
+	// Chosen is the node and victims kube-scheduler's order picks; nil when preemption cannot help.
+	Chosen *Candidate `json:"chosen,omitempty"`
+	// Candidates is how many nodes the search found where preemption would work (it stops at
+	// Options.MaxCandidates).
+	Candidates int `json:"candidates"`
+	// Reason says why there is no preemption, when Chosen is nil.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Search finds the preemption that would let the pod fit, as kube-scheduler's DefaultPreemption would choose
+// it, with the engine's gates deciding "fits". It assumes the pod fits nowhere as things are (a node where it
+// fits with no victim is no candidate, as in kube-scheduler). Like engine.Probe it changes the cluster while
+// it runs and restores it: not safe beside other evaluations of the same cluster.
+func Search(c *engine.Cluster, ix *Index, pod *corev1.Pod, o Options) Result {
+	res := Result{Pod: pod.Namespace + "/" + pod.Name, Priority: ix.Priority(pod)}
+	if ix.PreemptsNever(pod) {
+		res.Reason = "its preemptionPolicy is Never: it waits for room and evicts no pod"
+		return res
+	}
+	if why := ix.waitsForVictims(pod, res.Priority); why != "" {
+		res.Reason = why
+		return res
+	}
+	probe := c.NewProbe(pod, o.Eval)
+	if probe == nil {
+		res.Reason = "it asks for no GPU HAMi places: kube-scheduler's own preemption decides it"
+		return res
+	}
+	nodes := c.NodeNames()
+	if len(nodes) == 0 {
+		res.Reason = "the cluster has no nodes"
+		return res
+	}
+	want := numCandidates(len(nodes), o.MaxCandidates)
+	// kube-scheduler starts at a random node so that pods spread their preemptions; a hash of the pod's name
+	// spreads them the same way and gives the same answer every time.
+	offset := int(keyHash(res.Pod) % uint64(len(nodes)))
+	var cands []Candidate
+	nonViolating, anyLower := 0, false
+	var scratch []string
+	for i := range nodes {
+		node := nodes[(offset+i)%len(nodes)]
+		var cand *Candidate
+		cand, scratch = ix.victimsOn(probe, node, res.Priority, scratch)
+		if cand == nil {
+			continue
+		}
+		anyLower = anyLower || cand.Node != ""
+		if len(cand.Victims) == 0 {
+			continue
+		}
+		cands = append(cands, *cand)
+		if cand.PDBViolations == 0 {
+			nonViolating++
+		}
+		if nonViolating > 0 && len(cands) >= want {
+			break
+		}
+	}
+	res.Candidates = len(cands)
+	if len(cands) == 0 {
+		res.Reason = fmt.Sprintf("evicting every pod of priority below %d from a node would not make it fit on any node", res.Priority)
+		if !anyLower {
+			res.Reason = fmt.Sprintf("no node runs a pod of priority below %d that preemption may evict", res.Priority)
+		}
+		return res
+	}
+	best := 0
+	for i := 1; i < len(cands); i++ {
+		if better(&cands[i], &cands[best]) {
+			best = i
+		}
+	}
+	res.Chosen = &cands[best]
+	return res
+}
+
+// victimsOn is kube-scheduler's SelectVictimsOnNode: every lower-priority pod that may go is removed; if the pod
+// then fits, they are added back one at a time, most important first (those whose eviction would violate a
+// budget before the others), and each one the pod cannot fit beside stays a victim. nil: no lower-priority pod
+// may go; a Candidate without victims: they could go, but the pod does not fit even then (Node set) or fits
+// without them (Node set, Victims empty either way: no candidate).
+func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, scratch []string) (*Candidate, []string) {
+	var lower []*podInfo
+	for _, p := range ix.byNode[node] {
+		if p.priority < prio && p.protected == "" {
+			lower = append(lower, p)
+		}
+	}
+	if len(lower) == 0 {
+		return nil, scratch
+	}
+	gone := scratch[:0]
+	for _, p := range lower {
+		gone = append(gone, p.key)
+	}
+	cand := &Candidate{Node: node}
+	if !probe.FitsWithout(node, gone) {
+		return cand, gone
+	}
+	violating, fine := ix.violating(lower)
+	// gone holds the victims so far; reprieving a pod takes it out of the list.
+	gone = gone[:0]
+	for _, p := range lower {
+		gone = append(gone, p.key)
+	}
+	reprieve := func(p *podInfo, violates bool) {
+		// Move the pod to the end of the list and ask without it: the order of gone means nothing.
+		last := len(gone) - 1
+		for i, k := range gone {
+			if k == p.key {
+				gone[i], gone[last] = gone[last], gone[i]
+				break
+			}
+		}
+		if probe.FitsWithout(node, gone[:last]) {
+			gone = gone[:last]
+			return
+		}
+		cand.Victims = append(cand.Victims, Victim{Namespace: p.pod.Namespace, Name: p.pod.Name, Priority: p.priority, ViolatesPDB: violates, start: p.start})
+		if violates {
+			cand.PDBViolations++
+		}
+	}
+	for _, p := range violating {
+		reprieve(p, true)
+	}
+	for _, p := range fine {
+		reprieve(p, false)
+	}
+	sortVictims(cand.Victims)
+	return cand, gone
+}
+
+// waitsForVictims is kube-scheduler's PodEligibleToPreemptOthers: a pod already nominated to a node where a
+// pod of lower priority is terminating waits for it instead of preempting again.
+func (ix *Index) waitsForVictims(pod *corev1.Pod, prio int32) string {
+	node := pod.Status.NominatedNodeName
+	if node == "" {
+		return ""
+	}
+	for _, p := range ix.byNode[node] {
+		if p.pod.DeletionTimestamp != nil && p.priority < prio {
+			return fmt.Sprintf("it is nominated to node %s and waits for pod %s (priority %d) there to terminate", node, p.key, p.priority)
+		}
+	}
+	return ""
+}
+
+// numCandidates is kube-scheduler's calculateNumCandidates with its defaults (minCandidateNodesPercentage 10,
+// minCandidateNodesAbsolute 100).
+func numCandidates(nodes, max int) int {
+	switch {
+	case max < 0:
+		return nodes
+	case max > 0:
+		return min(max, nodes)
+	}
+	n := nodes * 10 / 100
+	if n < 100 {
+		n = 100
+	}
+	return min(n, nodes)
+}
+
+func keyHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}

@@ -101,17 +101,31 @@ func TestSearch(t *testing.T) {
 			nodes:   []*corev1.Node{gpuNode("n1", 1, 81920)},
 			pods:    []*corev1.Pod{running("lo", "a", "n1", 0, 80000, 0, 1)},
 			classes: []*schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "batch-high"}, Value: 100, PreemptionPolicy: &never}},
-			pod:     func() *corev1.Pod { p := pending("p", 0, 40000); p.Spec.Priority = nil; p.Spec.PriorityClassName = "batch-high"; return p }(),
-			reason:  "preemptionPolicy is Never"},
+			pod: func() *corev1.Pod {
+				p := pending("p", 0, 40000)
+				p.Spec.Priority = nil
+				p.Spec.PriorityClassName = "batch-high"
+				return p
+			}(),
+			reason: "preemptionPolicy is Never"},
 		{name: "priority from the class when spec.priority is unset",
 			nodes:   []*corev1.Node{gpuNode("n1", 1, 81920)},
 			pods:    []*corev1.Pod{running("lo", "a", "n1", 0, 80000, 0, 1)},
 			classes: []*schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "prod"}, Value: 1000}},
-			pod:     func() *corev1.Pod { p := pending("p", 0, 40000); p.Spec.Priority = nil; p.Spec.PriorityClassName = "prod"; return p }(),
-			node:    "n1", victims: []string{"lo/a"}},
+			pod: func() *corev1.Pod {
+				p := pending("p", 0, 40000)
+				p.Spec.Priority = nil
+				p.Spec.PriorityClassName = "prod"
+				return p
+			}(),
+			node: "n1", victims: []string{"lo/a"}},
 		{name: "a mirror pod is never a victim",
-			nodes:  []*corev1.Node{gpuNode("n1", 1, 81920)},
-			pods:   []*corev1.Pod{func() *corev1.Pod { p := running("kube-system", "m", "n1", 0, 80000, 0, 1); p.Annotations[corev1.MirrorPodAnnotationKey] = "x"; return p }()},
+			nodes: []*corev1.Node{gpuNode("n1", 1, 81920)},
+			pods: []*corev1.Pod{func() *corev1.Pod {
+				p := running("kube-system", "m", "n1", 0, 80000, 0, 1)
+				p.Annotations[corev1.MirrorPodAnnotationKey] = "x"
+				return p
+			}()},
 			pod:    pending("p", 100, 40000),
 			reason: "no node runs a pod of priority below 100"},
 		{name: "evicting helps on no node: the GPUs are too small",

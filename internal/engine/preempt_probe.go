@@ -2,6 +2,8 @@ package engine
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 )
 
 // Probe answers the question preemption's victim search asks thousands of times: would the pod pass every gate
@@ -38,10 +40,42 @@ func (c *Cluster) NewProbe(pod *corev1.Pod, opts EvalOptions) *Probe {
 	return p
 }
 
+// Held is one counted pod of a node as a probe takes it off and puts it back, looked up once so that the
+// victim search's many questions about the same node cost no map lookups.
+type Held struct {
+	alloc  *PodAllocation // its GPU usage; nil when it holds none there
+	kube   corev1.ResourceList
+	inKube bool // kube-scheduler's count of the node includes its requests
+}
+
+// Hold looks up the pods of these keys (namespace/name) on the node. A key of a pod not counted there, or of
+// the probed pod itself (its old share is already left out), gives a Held that changes nothing.
+func (p *Probe) Hold(node string, keys []string, into []Held) []Held {
+	self := p.f.req.Namespace + "/" + p.f.req.Name
+	into = into[:0]
+	for _, key := range keys {
+		var h Held
+		if key != self {
+			if a := p.c.pods[key]; a != nil && a.Node == node {
+				h.alloc = a
+			}
+			if kp, ok := p.c.kube.where[key]; ok && kp.node == node {
+				h.kube, h.inKube = kp.requests, true
+			}
+		}
+		into = append(into, h)
+	}
+	return into
+}
+
 // FitsWithout reports whether the pod passes every gate on the node with the counted pods of these keys
-// (namespace/name) gone; keys of pods not counted on that node change nothing. The cluster is as before when
-// it returns.
+// (namespace/name) gone. The cluster is as before when it returns.
 func (p *Probe) FitsWithout(node string, gone []string) bool {
+	return p.FitsWithoutHeld(node, p.Hold(node, gone, nil))
+}
+
+// FitsWithoutHeld is FitsWithout for pods looked up by Hold on the same node.
+func (p *Probe) FitsWithoutHeld(node string, gone []Held) bool {
 	n := p.c.nodes[node]
 	if n == nil {
 		return false
@@ -56,15 +90,12 @@ func (p *Probe) FitsWithout(node string, gone []string) bool {
 
 // apply takes the pods' usage off the node (sign -1) or puts it back (+1): their GPU shares, what
 // kube-scheduler counts of their requests, and what they charge the evaluated pod's namespace quota.
-func (p *Probe) apply(n *Node, keys []string, sign int) {
+func (p *Probe) apply(n *Node, gone []Held, sign int) {
 	c, q := p.c, &p.f.quota
-	kubeChanged := false
-	self := p.f.req.Namespace + "/" + p.f.req.Name
-	for _, key := range keys {
-		if key == self {
-			continue // the pod's own old share is already left out of every number
-		}
-		if a := c.pods[key]; a != nil && a.Node == n.Name {
+	var u *kubefit.Usage // the node's kube-scheduler count, looked up on the first pod it includes
+	for i := range gone {
+		h := &gone[i]
+		if a := h.alloc; a != nil {
 			c.applyToNode(n, a, sign)
 			if a.Namespace == p.f.req.Namespace {
 				q.memUsed += int64(sign) * a.QuotaMem
@@ -76,14 +107,16 @@ func (p *Probe) apply(n *Node, keys []string, sign int) {
 				}
 			}
 		}
-		if kp, ok := c.kube.where[key]; ok && kp.node == n.Name {
-			if u := c.kube.usage[n.Name]; u != nil {
-				u.Add(kp.requests, sign)
-				kubeChanged = true
+		if h.inKube {
+			if u == nil {
+				u = c.kube.usage[n.Name]
+			}
+			if u != nil {
+				u.Add(h.kube, sign)
 			}
 		}
 	}
-	if kubeChanged {
+	if u != nil {
 		c.requick(n.Name)
 	}
 }

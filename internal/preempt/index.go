@@ -156,12 +156,12 @@ func moreImportant(a, b *podInfo) bool {
 	return a.key < b.key
 }
 
-// violating splits pods (most important first) as kube-scheduler's filterPodsWithPDBViolation does: a pod
+// violating splits pods (most important first), by index, as kube-scheduler's filterPodsWithPDBViolation does: a pod
 // violates when removing it, after the pods before it, takes a budget that selects it below zero
 // disruptions allowed. A pod the budget already counts as disrupted takes nothing.
-func (ix *Index) violating(pods []*podInfo) (violating, fine []*podInfo) {
+func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
 	var allowed []int32
-	for _, p := range pods {
+	for k, p := range pods {
 		hit := false
 		for i := range ix.pdbs {
 			b := &ix.pdbs[i]
@@ -183,9 +183,9 @@ func (ix *Index) violating(pods []*podInfo) (violating, fine []*podInfo) {
 			}
 		}
 		if hit {
-			violating = append(violating, p)
+			violating = append(violating, k)
 		} else {
-			fine = append(fine, p)
+			fine = append(fine, k)
 		}
 	}
 	return violating, fine

@@ -83,11 +83,10 @@ func Search(c *engine.Cluster, ix *Index, pod *corev1.Pod, o Options) Result {
 	offset := int(keyHash(res.Pod) % uint64(len(nodes)))
 	var cands []Candidate
 	nonViolating, anyLower := 0, false
-	var scratch []string
+	var s scratch
 	for i := range nodes {
 		node := nodes[(offset+i)%len(nodes)]
-		var cand *Candidate
-		cand, scratch = ix.victimsOn(probe, node, res.Priority, scratch)
+		cand := ix.victimsOn(probe, node, res.Priority, &s)
 		if cand == nil {
 			continue
 		}
@@ -124,58 +123,73 @@ func Search(c *engine.Cluster, ix *Index, pod *corev1.Pod, o Options) Result {
 // victimsOn is kube-scheduler's SelectVictimsOnNode: every lower-priority pod that may go is removed; if the pod
 // then fits, they are added back one at a time, most important first (those whose eviction would violate a
 // budget before the others), and each one the pod cannot fit beside stays a victim. nil: no lower-priority pod
-// may go; a Candidate without victims: they could go, but the pod does not fit even then (Node set) or fits
-// without them (Node set, Victims empty either way: no candidate).
-func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, scratch []string) (*Candidate, []string) {
-	var lower []*podInfo
+// may go there. A Candidate without victims: the pod does not fit even with them all gone, or fits with
+// none gone; either way no candidate.
+func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, s *scratch) *Candidate {
+	lower := s.lower[:0]
 	for _, p := range ix.byNode[node] {
 		if p.priority < prio && p.protected == "" {
 			lower = append(lower, p)
 		}
 	}
+	s.lower = lower
 	if len(lower) == 0 {
-		return nil, scratch
+		return nil
 	}
-	gone := scratch[:0]
+	keys := s.keys[:0]
 	for _, p := range lower {
-		gone = append(gone, p.key)
+		keys = append(keys, p.key)
 	}
+	s.keys = keys
+	s.held = probe.Hold(node, keys, s.held)
+	held := s.held
 	cand := &Candidate{Node: node}
-	if !probe.FitsWithout(node, gone) {
-		return cand, gone
+	if !probe.FitsWithoutHeld(node, held) {
+		return cand
 	}
-	violating, fine := ix.violating(lower)
-	// gone holds the victims so far; reprieving a pod takes it out of the list.
-	gone = gone[:0]
-	for _, p := range lower {
-		gone = append(gone, p.key)
+	// removed[i] says whether lower[i] is still gone; asking builds the list of those that are.
+	removed := s.removed[:0]
+	for range lower {
+		removed = append(removed, true)
 	}
-	reprieve := func(p *podInfo, violates bool) {
-		// Move the pod to the end of the list and ask without it: the order of gone means nothing.
-		last := len(gone) - 1
-		for i, k := range gone {
-			if k == p.key {
-				gone[i], gone[last] = gone[last], gone[i]
-				break
+	s.removed = removed
+	reprieve := func(at int, violates bool) {
+		p := lower[at]
+		removed[at] = false
+		gone := s.gone[:0]
+		for i, r := range removed {
+			if r {
+				gone = append(gone, held[i])
 			}
 		}
-		if probe.FitsWithout(node, gone[:last]) {
-			gone = gone[:last]
+		s.gone = gone
+		if probe.FitsWithoutHeld(node, gone) {
 			return
 		}
+		removed[at] = true
 		cand.Victims = append(cand.Victims, Victim{Namespace: p.pod.Namespace, Name: p.pod.Name, Priority: p.priority, ViolatesPDB: violates, start: p.start})
 		if violates {
 			cand.PDBViolations++
 		}
 	}
-	for _, p := range violating {
-		reprieve(p, true)
+	violating, fine := ix.violating(lower)
+	for _, i := range violating {
+		reprieve(i, true)
 	}
-	for _, p := range fine {
-		reprieve(p, false)
+	for _, i := range fine {
+		reprieve(i, false)
 	}
 	sortVictims(cand.Victims)
-	return cand, gone
+	return cand
+}
+
+// scratch holds the buffers one search reuses from node to node.
+type scratch struct {
+	lower   []*podInfo
+	keys    []string
+	held    []engine.Held
+	gone    []engine.Held
+	removed []bool
 }
 
 // waitsForVictims is kube-scheduler's PodEligibleToPreemptOthers: a pod already nominated to a node where a

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/preempt"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
@@ -90,6 +91,8 @@ type WhyPending struct {
 	Problems []engine.Problem `json:"problems,omitempty"`
 	// Unbound are pods that hold GPUs on a node they are not bound to: HAMi counts them as used.
 	Unbound []UnboundHolder `json:"unboundHolders,omitempty"`
+	// Preemption is the preemption that would make the pod fit, or what its nomination waits for (preempt.go).
+	Preemption *preempt.Answer `json:"preemption,omitempty"`
 }
 
 // UnboundHolder is a pod that holds GPUs by HAMi's annotations without being bound to their node.
@@ -215,6 +218,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	out.Unbound = unboundHolders(s, o.now())
 	seen := query.SeeScheduler(v.Scheduler, s.Leases, s.LeasesRead, s.Pods, o.now())
 	out.Waiting = query.WhyWaiting(pod, v, s.EventsFor(o.Namespace, o.Pod), seen, o.now())
+	out.Preemption = preemption(s, c, pod, v, o.now())
 	if o.Output == "json" || o.Output == "yaml" {
 		return printObject(o.streams.Out, o.Output, out)
 	}
@@ -223,6 +227,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 		Events: s.EventsFor(o.Namespace, o.Pod), Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes, Waiting: out.Waiting}); err != nil {
 		return err
 	}
+	printPreemption(o.streams.Out, out.Preemption)
 	printUnbound(o.streams.Out, out.Unbound)
 	return nil
 }

@@ -16,9 +16,10 @@ type Answer struct {
 	Priority int32 `json:"priority"`
 	// Preemption is the proven preemption, when one would make the pod fit.
 	Preemption *Proposal `json:"preemption,omitempty"`
-	// Nominated is the pod's status.nominatedNodeName; WaitsFor the lower-priority pods terminating there.
-	Nominated string   `json:"nominatedNodeName,omitempty"`
-	WaitsFor  []Victim `json:"waitsFor,omitempty"`
+	// Nominated is the pod's status.nominatedNodeName.
+	Nominated string `json:"nominatedNodeName,omitempty"`
+	// WaitsFor are the pods of lower priority terminating on the nominated node: what the nomination waits for.
+	WaitsFor []Victim `json:"waitsFor,omitempty"`
 	// NoPreemption says why no preemption would help (set when the pod does not fit).
 	NoPreemption string `json:"noPreemption,omitempty"`
 }

@@ -126,9 +126,33 @@ func Search(c *engine.Cluster, ix *Index, pod *corev1.Pod, o Options) Result {
 // may go there. A Candidate without victims: the pod does not fit even with them all gone, or fits with
 // none gone; either way no candidate.
 func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, s *scratch) *Candidate {
+	return ix.victimsBeside(probe, node, prio, nil, s)
+}
+
+// NodeVictims is the victim search on one node beside pods that go anyway (kube-scheduler's own victims, by
+// namespace/name): the further lower-priority pods that must go for the pod to fit there. nil: no pod of lower
+// priority may go there besides them. A Candidate without victims: the pod fits with only the fixed pods gone
+// (Fits true), or not even with every lower-priority pod gone (Fits false).
+func (ix *Index) NodeVictims(probe *engine.Probe, node string, prio int32, fixed []string) (cand *Candidate, fits bool) {
+	var s scratch
+	s.fixed = probe.Hold(node, fixed, nil)
+	if probe.FitsWithoutHeld(node, s.fixed) {
+		return &Candidate{Node: node}, true
+	}
+	skip := map[string]bool{}
+	for _, k := range fixed {
+		skip[k] = true
+	}
+	s.skip = skip
+	cand = ix.victimsBeside(probe, node, prio, s.fixed, &s)
+	return cand, cand != nil && len(cand.Victims) > 0
+}
+
+// victimsBeside is victimsOn with the fixed pods gone throughout (and never reprieved).
+func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fixed []engine.Held, s *scratch) *Candidate {
 	lower := s.lower[:0]
 	for _, p := range ix.byNode[node] {
-		if p.priority < prio && p.protected == "" {
+		if p.priority < prio && p.protected == "" && !s.skip[p.key] {
 			lower = append(lower, p)
 		}
 	}
@@ -141,7 +165,7 @@ func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, s *scra
 		keys = append(keys, p.key)
 	}
 	s.keys = keys
-	s.held = probe.Hold(node, keys, s.held)
+	s.held = append(probe.Hold(node, keys, s.held), fixed...)
 	held := s.held
 	cand := &Candidate{Node: node}
 	if !probe.FitsWithoutHeld(node, held) {
@@ -162,6 +186,7 @@ func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, s *scra
 				gone = append(gone, held[i])
 			}
 		}
+		gone = append(gone, fixed...)
 		s.gone = gone
 		if probe.FitsWithoutHeld(node, gone) {
 			return
@@ -185,6 +210,8 @@ func (ix *Index) victimsOn(probe *engine.Probe, node string, prio int32, s *scra
 
 // scratch holds the buffers one search reuses from node to node.
 type scratch struct {
+	fixed   []engine.Held
+	skip    map[string]bool // pods that go anyway (NodeVictims)
 	lower   []*podInfo
 	keys    []string
 	held    []engine.Held

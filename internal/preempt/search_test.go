@@ -174,3 +174,34 @@ func TestSearch(t *testing.T) {
 		})
 	}
 }
+
+// NodeVictims adds to the pods that go anyway (kube-scheduler's victims) the ones the GPU still needs gone.
+func TestNodeVictims(t *testing.T) {
+	pods := []*corev1.Pod{running("lo", "a", "n1", 0, 40000, 0, 1), running("lo", "b", "n1", 0, 40000, 0, 2), running("hi", "c", "n1", 0, 1000, 500, 1)}
+	c := world([]*corev1.Node{gpuNode("n1", 1, 81920)}, pods)
+	ix := NewIndex(pods, nil, nil)
+	cases := []struct {
+		fixed   []string
+		pod     *corev1.Pod
+		fits    bool
+		victims string
+	}{
+		{fixed: []string{"lo/a", "lo/b"}, pod: pending("p", 100, 60000), fits: true},
+		{fixed: []string{"lo/a"}, pod: pending("p", 100, 60000), fits: true, victims: "lo/b"},
+		{fixed: nil, pod: pending("p", 100, 60000), fits: true, victims: "lo/a,lo/b"},
+		{fixed: []string{"lo/a"}, pod: pending("p", 100, 81000), fits: false},
+	}
+	for _, tc := range cases {
+		probe := c.NewProbe(tc.pod, engineOpts())
+		cand, fits := ix.NodeVictims(probe, "n1", ix.Priority(tc.pod), tc.fixed)
+		var got []string
+		if cand != nil {
+			for _, v := range cand.Victims {
+				got = append(got, v.Key())
+			}
+		}
+		if fits != tc.fits || strings.Join(got, ",") != tc.victims {
+			t.Errorf("fixed %v, %s: fits %v, victims %v; want %v, %q", tc.fixed, tc.pod.Name, fits, got, tc.fits, tc.victims)
+		}
+	}
+}

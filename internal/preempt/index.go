@@ -41,7 +41,6 @@ type Index struct {
 // podInfo is a bound pod as preemption sees it.
 type podInfo struct {
 	pod      *corev1.Pod
-	key      string
 	priority int32
 	start    int64 // unix nanoseconds of status.startTime; noStart when unset
 	// protected says why the pod is never a victim ("" when it may be one).
@@ -77,11 +76,13 @@ func NewIndex(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []
 		ix.pdbs = append(ix.pdbs, pdbInfo{namespace: b.Namespace, name: b.Name, selector: sel,
 			allowed: b.Status.DisruptionsAllowed, disrupted: b.Status.DisruptedPods})
 	}
+	infos := make([]podInfo, 0, len(pods)) // one allocation for every pod
 	for _, p := range pods {
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		pi := &podInfo{pod: p, key: p.Namespace + "/" + p.Name, priority: ix.Priority(p), start: noStart, protected: protection(p)}
+		infos = append(infos, podInfo{pod: p, priority: ix.Priority(p), start: noStart, protected: protection(p)})
+		pi := &infos[len(infos)-1]
 		if p.Status.StartTime != nil {
 			pi.start = p.Status.StartTime.UnixNano()
 		}
@@ -145,7 +146,7 @@ func protection(p *corev1.Pod) string {
 }
 
 // moreImportant is kube-scheduler's MoreImportantPod: higher priority first, then the earlier start; the key
-// breaks the last tie so that the order is the same on every run.
+// (namespace, then name) breaks the last tie so that the order is the same on every run.
 func moreImportant(a, b *podInfo) bool {
 	if a.priority != b.priority {
 		return a.priority > b.priority
@@ -153,8 +154,14 @@ func moreImportant(a, b *podInfo) bool {
 	if a.start != b.start {
 		return a.start < b.start
 	}
-	return a.key < b.key
+	if a.pod.Namespace != b.pod.Namespace {
+		return a.pod.Namespace < b.pod.Namespace
+	}
+	return a.pod.Name < b.pod.Name
 }
+
+// key is namespace/name, the engine's name for a pod.
+func (p *podInfo) key() string { return p.pod.Namespace + "/" + p.pod.Name }
 
 // violating splits pods (most important first), by index, as kube-scheduler's filterPodsWithPDBViolation does: a pod
 // violates when removing it, after the pods before it, takes a budget that selects it below zero
@@ -189,4 +196,14 @@ func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
 		}
 	}
 	return violating, fine
+}
+
+// PodOn is the bound pod namespace/name on the node, or nil.
+func (ix *Index) PodOn(node, namespace, name string) *corev1.Pod {
+	for _, p := range ix.byNode[node] {
+		if p.pod.Namespace == namespace && p.pod.Name == name {
+			return p.pod
+		}
+	}
+	return nil
 }

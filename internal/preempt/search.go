@@ -152,7 +152,7 @@ func (ix *Index) NodeVictims(probe *engine.Probe, node string, prio int32, fixed
 func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fixed []engine.Held, s *scratch) *Candidate {
 	lower := s.lower[:0]
 	for _, p := range ix.byNode[node] {
-		if p.priority < prio && p.protected == "" && !s.skip[p.key] {
+		if p.priority < prio && p.protected == "" && !s.skip[p.key()] {
 			lower = append(lower, p)
 		}
 	}
@@ -162,7 +162,7 @@ func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fix
 	}
 	keys := s.keys[:0]
 	for _, p := range lower {
-		keys = append(keys, p.key)
+		keys = append(keys, p.key())
 	}
 	s.keys = keys
 	s.held = append(probe.Hold(node, keys, s.held), fixed...)
@@ -228,7 +228,7 @@ func (ix *Index) waitsForVictims(pod *corev1.Pod, prio int32) string {
 	}
 	for _, p := range ix.byNode[node] {
 		if p.pod.DeletionTimestamp != nil && p.priority < prio {
-			return fmt.Sprintf("it is nominated to node %s and waits for pod %s (priority %d) there to terminate", node, p.key, p.priority)
+			return fmt.Sprintf("it is nominated to node %s and waits for pod %s (priority %d) there to terminate", node, p.key(), p.priority)
 		}
 	}
 	return ""

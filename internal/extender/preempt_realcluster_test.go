@@ -22,7 +22,8 @@ import (
 // are full of CPU held by low-priority pods, so kube-scheduler's own dry run finds a victim on each; on node-a a
 // pod of higher priority holds the GPU, so evicting the low pod there frees CPU but no GPU. The preempt verb
 // drops node-a: kube-scheduler evicts the pod on node-b only (never the one on node-a, which a plain extender
-// leaves to chance), nominates node-b, and the pod binds there once its victim is gone.
+// leaves to chance), nominates node-b, and the pod binds there once its victim is gone; a pod of lower priority
+// created meanwhile does not take the GPU held for it.
 func TestRealSchedulerPreemptsWhereTheGPUFrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
@@ -80,6 +81,13 @@ func TestRealSchedulerPreemptsWhereTheGPUFrees(t *testing.T) {
 	if nominated.Status.NominatedNodeName != "node-b" {
 		t.Fatalf("preemptor nominated to %s, want node-b", nominated.Status.NominatedNodeName)
 	}
+	// A pod of lower priority arriving meanwhile may not take the GPU the preemption freed for the nominee:
+	// kube-scheduler's own checks pass node-b (it asks for no CPU), the extender holds the GPU.
+	sneak := withClass(xtPod("default", "sneak").GPUs(1).GPUMem(8000).Obj(), "low", "")
+	if _, err := c.CoreV1().Pods("default").Create(ctx, sneak, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	xtWaitUnschedulable(t, c, "default", "sneak", "held for pod default/preemptor")
 	// The kubelet's part: the victim is gone.
 	if err := c.CoreV1().Pods("default").Delete(ctx, "lo-cpu-b", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 		t.Fatal(err)
@@ -89,6 +97,9 @@ func TestRealSchedulerPreemptsWhereTheGPUFrees(t *testing.T) {
 		t.Fatalf("preemptor bound to %s, want node-b", got.Spec.NodeName)
 	}
 	xtCheckHAMiAnnotations(t, got)
+	if p, err := c.CoreV1().Pods("default").Get(ctx, "sneak", metav1.GetOptions{}); err != nil || p.Spec.NodeName != "" {
+		t.Fatalf("the low-priority pod that came during the hold was bound to %q (err %v): 12000 + 8000 MiB do not fit one 16384 MiB GPU", p.Spec.NodeName, err)
+	}
 	spared, err := c.CoreV1().Pods("default").Get(ctx, "lo-cpu-a", metav1.GetOptions{})
 	if err != nil || spared.DeletionTimestamp != nil {
 		t.Fatalf("lo-cpu-a on node-a was evicted (err %v): evicting it frees no GPU", err)

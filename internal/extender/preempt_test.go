@@ -2,6 +2,7 @@ package extender_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,5 +66,44 @@ func TestPreemptVerb(t *testing.T) {
 	}
 	if code, _ := e.post("/preempt", `{"NodeNameToMetaVictims":{}}`); code != 400 {
 		t.Fatalf("a request without a pod: status %d, want 400", code)
+	}
+}
+
+// A pod nominated to a node after a preemption holds the GPUs there against pods of lower priority, not
+// against itself or pods of higher priority; nothing is held once preemption is off.
+func TestFilterHoldsGPUsForNominatedPods(t *testing.T) {
+	nominee := xtPrio(xtPod("default", "q").GPUs(1).GPUMem(12000).Obj(), 1000)
+	nominee.Status.NominatedNodeName = "n1"
+	objs := []runtime.Object{xtNode("n1", xtGPUs("n1", 1, 16384, 10)), xtNode("n2", xtGPUs("n2", 1, 16384, 10)), nominee}
+	filter := func(e *xtEnv, p *corev1.Pod) extenderv1.ExtenderFilterResult {
+		var res extenderv1.ExtenderFilterResult
+		e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"n1", "n2"}}, &res)
+		return res
+	}
+	e := newXTEnv(t, extender.Options{}, objs...)
+	low := xtPrio(xtPod("default", "low").GPUs(1).GPUMem(8000).Obj(), 0)
+	res := filter(e, low)
+	if !slices.Equal(*res.NodeNames, []string{"n2"}) || !strings.Contains(res.FailedNodes["n1"], "held for pod default/q (priority 1000)") {
+		t.Fatalf("low-priority pod: nodes %v, failed %v; want n2 only, n1 held for default/q", *res.NodeNames, res.FailedNodes)
+	}
+	for _, p := range []*corev1.Pod{nominee, xtPrio(xtPod("default", "high").GPUs(1).GPUMem(8000).Obj(), 2000)} {
+		if res := filter(e, p); !slices.Equal(*res.NodeNames, []string{"n1", "n2"}) {
+			t.Errorf("%s: nodes %v (failed %v), want both", p.Name, *res.NodeNames, res.FailedNodes)
+		}
+	}
+	// A small pod fits beside the nominee: nothing it needs is held.
+	if res := filter(e, xtPrio(xtPod("default", "small").GPUs(1).GPUMem(4000).Obj(), 0)); !slices.Equal(*res.NodeNames, []string{"n1", "n2"}) {
+		t.Errorf("small pod: nodes %v (failed %v), want both", *res.NodeNames, res.FailedNodes)
+	}
+	// The nomination cleared: nothing held.
+	cleared := nominee.DeepCopy()
+	cleared.Status.NominatedNodeName = ""
+	e.state.SetPod(cleared, e.clock.Now())
+	if res := filter(e, low); !slices.Equal(*res.NodeNames, []string{"n1", "n2"}) {
+		t.Errorf("after the nomination cleared: nodes %v (failed %v), want both", *res.NodeNames, res.FailedNodes)
+	}
+	off := newXTEnv(t, extender.Options{DisablePreemption: true}, objs...)
+	if res := filter(off, low); !slices.Equal(*res.NodeNames, []string{"n1", "n2"}) {
+		t.Errorf("preemption off: nodes %v, want both", *res.NodeNames)
 	}
 }

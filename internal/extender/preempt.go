@@ -72,6 +72,11 @@ func (s *Server) handlePreempt(w http.ResponseWriter, r *http.Request) {
 			out[node] = res
 		}
 	})
+	nodes := make([]string, 0, len(out))
+	for n := range out {
+		nodes = append(nodes, n)
+	}
+	s.state.holdProvisionally(args.Pod, nodes, s.now())
 	writeJSON(w, extenderv1.ExtenderPreemptionResult{NodeNameToMetaVictims: out})
 }
 

@@ -16,6 +16,50 @@ import (
 // from the informer's pods alone (a pending pod, its nomination and its priority), never from memory: it
 // survives a restart or a leader change, and ends when the nominee binds or its nomination is cleared.
 
+// A preemption's nomination reaches the extender through its informer, some time after kube-scheduler has made
+// it: a pod filtered meanwhile would see no hold. So the preempt verb also holds the nodes it answered for the
+// preemptor, for provisionalHold or until the informer shows the pod nominated, bound or gone: this short
+// bridge alone lives in memory (a restart loses at most provisionalHold of it).
+const provisionalHold = 30 * time.Second
+
+type provisional struct {
+	pod   *corev1.Pod
+	nodes []string
+	until time.Time
+}
+
+// holdProvisionally records the preempt verb's answer for the pod.
+func (st *State) holdProvisionally(pod *corev1.Pod, nodes []string, now time.Time) {
+	if len(nodes) == 0 {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.provisional == nil {
+		st.provisional = map[string]provisional{}
+	}
+	st.provisional[pod.Namespace+"/"+pod.Name] = provisional{pod: pod, nodes: nodes, until: now.Add(provisionalHold)}
+}
+
+// provisionalOn lists the pods the preempt verb holds the node for, dropping the entries the informer has
+// caught up with (the pod nominated, bound or deleted) or that expired. Callers hold the writer lock.
+func (st *State) provisionalOn(node string, now time.Time) []*corev1.Pod {
+	var out []*corev1.Pod
+	for key, pv := range st.provisional {
+		cur, ok := st.objects[key]
+		if !ok || now.After(pv.until) || cur.Spec.NodeName != "" || cur.Status.NominatedNodeName != "" {
+			delete(st.provisional, key)
+			continue
+		}
+		for _, n := range pv.nodes {
+			if n == node {
+				out = append(out, pv.pod)
+			}
+		}
+	}
+	return out
+}
+
 // trackNomination records or forgets the pod as a nominee of its node.
 func (st *State) trackNomination(p *corev1.Pod) {
 	key := p.Namespace + "/" + p.Name
@@ -59,7 +103,7 @@ func podPriority(p *corev1.Pod) int32 {
 // lock, and taken out again.
 func (st *State) heldNodes(pod *corev1.Pod, fits map[string]bool, now time.Time) map[string]string {
 	st.mu.RLock()
-	if len(st.nominated) == 0 {
+	if len(st.nominated) == 0 && len(st.provisional) == 0 {
 		st.mu.RUnlock()
 		return nil
 	}
@@ -68,13 +112,18 @@ func (st *State) heldNodes(pod *corev1.Pod, fits map[string]bool, now time.Time)
 	defer st.mu.Unlock()
 	key, prio := pod.Namespace+"/"+pod.Name, podPriority(pod)
 	var out map[string]string
-	for node, pods := range st.nominated {
+	for node := range fits {
 		if !fits[node] {
 			continue
 		}
 		var ahead []*corev1.Pod
-		for k, q := range pods {
+		for k, q := range st.nominated[node] {
 			if k != key && podPriority(q) >= prio {
+				ahead = append(ahead, q)
+			}
+		}
+		for _, q := range st.provisionalOn(node, now) {
+			if q.Namespace+"/"+q.Name != key && podPriority(q) >= prio {
 				ahead = append(ahead, q)
 			}
 		}

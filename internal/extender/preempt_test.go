@@ -107,3 +107,33 @@ func TestFilterHoldsGPUsForNominatedPods(t *testing.T) {
 		t.Errorf("preemption off: nodes %v, want both", *res.NodeNames)
 	}
 }
+
+// Between the preempt verb's answer and the informer's view of the nomination, the nodes answered are held
+// for the preemptor: a pod filtered in that gap cannot take the GPU either. The bridge ends when the informer
+// shows the pod bound (or nominated, or gone).
+func TestPreemptVerbHoldsUntilTheNominationIsSeen(t *testing.T) {
+	preemptor := xtPrio(xtPod("default", "q").GPUs(1).GPUMem(12000).Obj(), 1000)
+	objs := []runtime.Object{xtNode("n1", xtGPUs("n1", 1, 16384, 10)),
+		xtPrio(xtPlaced(xtPod("lo", "a").GPUs(1).GPUMem(8000).Obj(), "n1", xtDev("n1", 0, 8000, 0)), 0), preemptor}
+	e := newXTEnv(t, extender.Options{}, objs...)
+	var res extenderv1.ExtenderPreemptionResult
+	e.postJSON("/preempt", extenderv1.ExtenderPreemptionArgs{Pod: preemptor, NodeNameToMetaVictims: map[string]*extenderv1.MetaVictims{
+		"n1": {Pods: []*extenderv1.MetaPod{{UID: "uid-lo-a"}}}}}, &res)
+	if res.NodeNameToMetaVictims["n1"] == nil {
+		t.Fatalf("n1 not kept: %v", res.NodeNameToMetaVictims)
+	}
+	e.state.RemovePod("lo", "a") // the victim is gone; the informer has not shown the nomination yet
+	small := xtPrio(xtPod("default", "low").GPUs(1).GPUMem(8000).Obj(), 0)
+	var fr extenderv1.ExtenderFilterResult
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: small, NodeNames: &[]string{"n1"}}, &fr)
+	if len(*fr.NodeNames) != 0 || !strings.Contains(fr.FailedNodes["n1"], "held for pod default/q") {
+		t.Fatalf("during the gap: nodes %v, failed %v; want n1 held for default/q", *fr.NodeNames, fr.FailedNodes)
+	}
+	bound := xtPlaced(preemptor, "n1", xtDev("n1", 0, 12000, 0))
+	e.state.SetPod(bound, e.clock.Now())
+	fr = extenderv1.ExtenderFilterResult{}
+	e.postJSON("/filter", extenderv1.ExtenderArgs{Pod: small, NodeNames: &[]string{"n1"}}, &fr)
+	if strings.Contains(fr.FailedNodes["n1"], "held") {
+		t.Fatalf("after the bind: n1 still held: %v", fr.FailedNodes)
+	}
+}

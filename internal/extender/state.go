@@ -32,6 +32,8 @@ type State struct {
 	longest  int
 	// nominated holds, per node, the pending pods nominated to it (preempt_hold.go).
 	nominated map[string]map[string]*corev1.Pod
+	// provisional holds, per pod, the nodes the preempt verb answered, until the informer shows its nomination.
+	provisional map[string]provisional
 }
 
 type assumption struct {

@@ -368,7 +368,7 @@ func TestSchedulerConfiguration(t *testing.T) {
 		{"filterVerb", e.FilterVerb, "filter"},
 		{"prioritizeVerb", e.PrioritizeVerb, "prioritize"},
 		{"bindVerb", e.BindVerb, "bind"},
-		{"preemptVerb", e.PreemptVerb, ""},
+		{"preemptVerb", e.PreemptVerb, "preempt"},
 		{"httpTimeout", e.HTTPTimeout.Duration.String(), (30 * time.Second).String()},
 	} {
 		if c.got != c.want {

@@ -29,6 +29,7 @@ var notes = map[string]string{
 	"internal/render":                         "text only",
 	"internal/resolve":                        "typed names to real ones: exact, case, prefix, closest (did you mean)",
 	"internal/lint":                           "`kubectl hami lint`'s checks",
+	"internal/preempt":                        "pure: preemption's victim search (kube-scheduler's method, the engine's gates through `engine.Probe`); no client-go, no clock",
 	"internal/query":                          "the questions every surface asks, answered once: why-pending's and what-if's answers (`Explain`, `WhatIf`), pending GPU pods, kube checks and quota used, what-if's pod, event time, node totals, known names; no client-go (render imports it)",
 	"internal/tui":                            "Bubble Tea v2; reads live usage through `internal/usage` (never links the agent)",
 	"internal/usage":                          "reads the agents' GET /usage",
@@ -172,6 +173,8 @@ func TestLayers(t *testing.T) {
 		"internal/testbuild": {module + "internal"},
 		// The shared queries read objects already fetched: the renderers import them.
 		"internal/query": {"k8s.io/client-go", module + "internal/snapshot", module + "internal/render"},
+		// The victim search is pure, like the engine it asks.
+		"internal/preempt": {"k8s.io/client-go", module + "internal/snapshot", module + "internal/extender"},
 	}
 	seen := 0
 	for _, p := range list(t) {

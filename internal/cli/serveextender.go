@@ -32,6 +32,7 @@ type ServeExtenderOptions struct {
 	SchedulerName   string
 	DeviceConfigMap string
 	ReleaseLock     bool
+	Preemption      bool
 	LeaderElect     bool
 	LeaderLease     string
 	EventInterval   time.Duration
@@ -69,6 +70,7 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "private key of --tls-cert-file")
 	f.StringVar(&o.SchedulerName, "scheduler-name", d.SchedulerName, "scheduler profile the webhook sends GPU pods to")
 	f.StringVar(&o.DeviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
+	f.BoolVar(&o.Preemption, "preemption", true, "answer kube-scheduler's preempt verb with the nodes where the GPU request fits once the victims are gone (false: its candidates unchanged)")
 	f.BoolVar(&o.ReleaseLock, "release-node-lock", false, "release hami.io/mutex.lock right after bind (when no HAMi device plugin consumes it)")
 	f.BoolVar(&o.LeaderElect, "leader-elect", false, "with several replicas, only the holder of the Lease binds")
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
@@ -152,6 +154,7 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	state := extender.NewState(cfg)
 	opts := extender.DefaultOptions()
 	opts.SchedulerName, opts.ReleaseLockAfterBind, opts.EventInterval, opts.MaxBodyBytes = o.SchedulerName, o.ReleaseLock, o.EventInterval, o.MaxBodyBytes
+	opts.DisablePreemption = !o.Preemption
 	opts.EventClient = clients.Events
 	if o.LeaderElect {
 		leader := &extender.Leader{}

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/preempt"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -275,6 +276,8 @@ type WhatIf struct {
 	Capacity engine.Capacity `json:"capacity"`
 	// Kubernetes is kube-scheduler's own checks per node (resources, taints, selectors), before HAMi's gates.
 	Kubernetes []kubefit.NodeResult `json:"kubernetes,omitempty"`
+	// Preemption is the preemption that would make the pod fit, by its priority (preempt.go).
+	Preemption *preempt.Answer `json:"preemption,omitempty"`
 }
 
 // errWouldNotFit makes what-if --exit-code exit 1.
@@ -321,7 +324,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 			KubeChecks: func(pod *corev1.Pod) []kubefit.NodeResult { return kubeChecks(s, pod, cfg) }})
 		pod, v := a.Pod, a.Verdict
 		out := WhatIf{APIVersion: APIVersion, Kind: "WhatIf", Admission: a.Changes, Refusal: a.Refusal, Verdict: v, Wanted: p.count,
-			Capacity: a.Capacity, Kubernetes: a.Kube}
+			Capacity: a.Capacity, Kubernetes: a.Kube, Preemption: preemption(s, c, pod, v, o.now())}
 		if !a.AllFit(p.count) {
 			allFit = false
 		}
@@ -343,6 +346,7 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 			Now: o.now(), Wide: o.Output == "wide", Nodes: o.Nodes}); err != nil {
 			return err
 		}
+		printPreemption(w, out.Preemption)
 		if v.NoGPURequest || v.NotHAMi {
 			continue
 		}

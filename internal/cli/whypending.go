@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
+	"github.com/kubectl-hami/kubectl-hami/internal/preempt"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
@@ -88,6 +89,8 @@ type WhyPending struct {
 	Problems []engine.Problem `json:"problems,omitempty"`
 	// Unbound are pods that hold GPUs on a node they are not bound to: HAMi counts them as used.
 	Unbound []UnboundHolder `json:"unboundHolders,omitempty"`
+	// Preemption is the preemption that would make the pod fit, or what its nomination waits for (preempt.go).
+	Preemption *preempt.Answer `json:"preemption,omitempty"`
 }
 
 // UnboundHolder is a pod that holds GPUs by HAMi's annotations without being bound to their node.
@@ -173,9 +176,21 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 		Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: o.now(), DetailNodes: o.Nodes, DetailAll: structured,
 		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsByNode(), cfg) }})
 	if structured {
-		return printObject(o.streams.Out, o.Output, whyPendingObject(&a))
+		obj := whyPendingObject(&a)
+		if a.Node == "" {
+			obj.Preemption = preemption(s, c, pod, a.Verdict, o.now())
+		}
+		return printObject(o.streams.Out, o.Output, obj)
 	}
-	return render.WhyPending(o.streams.Out, &a, o.Output == "wide", o.Nodes)
+	if a.Node != "" {
+		return render.WhyPending(o.streams.Out, &a, o.Output == "wide", o.Nodes)
+	}
+	pre := preemption(s, c, pod, a.Verdict, o.now())
+	if err := render.WhyPending(o.streams.Out, &a, o.Output == "wide", o.Nodes); err != nil {
+		return err
+	}
+	printPreemption(o.streams.Out, pre)
+	return nil
 }
 
 // whyPendingObject is the -o json|yaml form of the answer.

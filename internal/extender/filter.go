@@ -81,6 +81,13 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if !v.NoGPURequest && !s.opts.DisablePreemption {
+		// GPUs freed by a preemption are held for the pod nominated to them (preempt_hold.go).
+		for node, why := range s.state.heldNodes(args.Pod, fits, now) {
+			delete(fits, node)
+			res.FailedNodes[node] = why
+		}
+	}
 	s.metrics.decision(v)
 	if !v.Fits && !v.NoGPURequest {
 		s.events.pending(r.Context(), s, args.Pod, v)

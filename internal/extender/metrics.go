@@ -19,6 +19,7 @@ type Metrics struct {
 	latency   *prometheus.HistogramVec
 	decisions *prometheus.CounterVec
 	binds     *prometheus.CounterVec
+	preempts  *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics; allocation gauges are read from the state at scrape time.
@@ -34,7 +35,10 @@ func NewMetrics(state *State) *Metrics {
 	m.binds = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kubectl_hami_extender_binds_total", Help: "Bind calls by result.",
 	}, []string{"result"})
-	m.registry.MustRegister(m.latency, m.decisions, m.binds, &allocationCollector{state: state},
+	m.preempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubectl_hami_extender_preempt_nodes_total", Help: "Nodes of kube-scheduler's preemption candidates by the preempt verb's answer: node_kept, victims_added, node_dropped.",
+	}, []string{"result"})
+	m.registry.MustRegister(m.latency, m.decisions, m.binds, m.preempts, &allocationCollector{state: state},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -60,6 +64,9 @@ func (m *Metrics) decision(v *engine.Verdict) {
 		m.decisions.WithLabelValues("pending", "NoNodes").Inc()
 	}
 }
+
+// preempt counts one candidate node of the preempt verb by its answer.
+func (m *Metrics) preempt(result string) { m.preempts.WithLabelValues(result).Inc() }
 
 // rollback counts a failed bind taken back.
 func (m *Metrics) rollback() { m.binds.WithLabelValues("rolled_back").Inc() }

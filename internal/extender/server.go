@@ -48,6 +48,8 @@ type Options struct {
 	BindTimeout time.Duration
 	// RollbackTimeout bounds the rollback of a failed bind, retried until done on a context of its own.
 	RollbackTimeout time.Duration
+	// DisablePreemption makes the preempt verb return kube-scheduler's candidates unchanged (preempt.go).
+	DisablePreemption bool
 	// EventClient writes the pending-reason events, on an API budget of its own so that events never delay a
 	// bind; nil uses the bind client.
 	EventClient kubernetes.Interface
@@ -138,6 +140,7 @@ func (s *Server) routesWith(guard func(http.HandlerFunc) http.HandlerFunc, webho
 	mux.HandleFunc("POST /filter", guard(s.timed("filter", s.schedulerBodyLimit, s.handleFilter)))
 	mux.HandleFunc("POST /prioritize", guard(s.timed("prioritize", s.schedulerBodyLimit, s.handlePrioritize)))
 	mux.HandleFunc("POST /bind", guard(s.timed("bind", s.schedulerBodyLimit, s.handleBind)))
+	mux.HandleFunc("POST /preempt", guard(s.timed("preempt", s.preemptBodyLimit, s.handlePreempt)))
 	mux.HandleFunc("POST /webhook", webhook)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -184,6 +187,15 @@ func (s *Server) schedulerBodyLimit() int64 {
 	}
 	nodes, longest := s.state.NodeStats()
 	return podBodyBytes + 2*int64(nodes+16)*int64(longest+4)
+}
+
+// preemptBodyLimit is MaxBodyBytes, or the scheduler verbs' limit plus room for the victims' UIDs: up to
+// kube-scheduler's candidate nodes (10 % of the nodes, at least 100) with a few hundred victims each.
+func (s *Server) preemptBodyLimit() int64 {
+	if s.opts.MaxBodyBytes > 0 {
+		return s.opts.MaxBodyBytes
+	}
+	return s.schedulerBodyLimit() + 16<<20
 }
 
 // webhookBodyLimit is the API server's own limit, or MaxBodyBytes when that is smaller.

@@ -30,6 +30,10 @@ type State struct {
 	// hami.io/mutex.lock (codec.NodeAllocatorAnnotation).
 	lockFree map[string]bool
 	longest  int
+	// nominated holds, per node, the pending pods nominated to it (preempt_hold.go).
+	nominated map[string]map[string]*corev1.Pod
+	// provisional holds, per pod, the nodes the preempt verb answered, until the informer shows its nomination.
+	provisional map[string]provisional
 }
 
 type assumption struct {
@@ -123,6 +127,7 @@ func (s *State) SetPod(p *corev1.Pod, now time.Time) {
 	defer s.mu.Unlock()
 	key := p.Namespace + "/" + p.Name
 	s.objects[key] = p
+	s.trackNomination(p)
 	if a, ok := s.assumed[key]; ok {
 		if p.Annotations[codec.PodNodeAnnotation] == "" && p.DeletionTimestamp == nil && now.Sub(a.at) < assumeTTL {
 			return // an older view of a pod we just bound
@@ -138,6 +143,7 @@ func (s *State) RemovePod(namespace, name string) {
 	defer s.mu.Unlock()
 	delete(s.assumed, namespace+"/"+name)
 	delete(s.objects, namespace+"/"+name)
+	s.untrackNomination(namespace + "/" + name)
 	s.cluster.RemovePod(namespace, name)
 }
 

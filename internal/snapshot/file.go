@@ -16,6 +16,8 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -106,9 +108,10 @@ func Parse(data []byte, name string) (*Snapshot, error) {
 // passed as --snapshot): read on, it would be a cluster of no nodes that answers every question wrongly. An
 // empty List (a snapshot of an empty cluster) is still a snapshot.
 func (s *Snapshot) readSomething(name string) error {
-	read := len(s.Nodes) + len(s.Pods) + len(s.Quotas) + len(s.ConfigMaps) + len(s.Events) + len(s.Queues) + len(s.PodGroups)
+	read := len(s.Nodes) + len(s.Pods) + len(s.Quotas) + len(s.ConfigMaps) + len(s.Events) + len(s.Queues) + len(s.PodGroups) +
+		len(s.PriorityClasses) + len(s.PDBs)
 	if read == 0 && s.Skipped > 0 {
-		return fmt.Errorf("%s: none of its %d object(s) is a Node, Pod, ResourceQuota, ConfigMap, Event or Volcano Queue/PodGroup; "+
+		return fmt.Errorf("%s: none of its %d object(s) is a Node, Pod, ResourceQuota, ConfigMap, Event, PriorityClass, PodDisruptionBudget or Volcano Queue/PodGroup; "+
 			"a snapshot is `kubectl hami snapshot` output or `kubectl get nodes,pods,resourcequotas -A -o yaml` (for a pod manifest, use what-if -f)", name, s.Skipped)
 	}
 	return nil
@@ -308,6 +311,10 @@ func decodeObject(js []byte) (any, error) {
 		obj = &corev1.Event{}
 	case "Lease":
 		obj = &coordinationv1.Lease{}
+	case "PriorityClass":
+		obj = &schedulingv1.PriorityClass{}
+	case "PodDisruptionBudget":
+		obj = &policyv1.PodDisruptionBudget{}
 	case "Queue", "PodGroup":
 		if tm.APIVersion == "" {
 			if err := unmarshal(js, &tm); err != nil {
@@ -348,6 +355,10 @@ func (s *Snapshot) add(obj any) {
 		s.LeasesRead = true
 	case *corev1.ConfigMap:
 		s.ConfigMaps = append(s.ConfigMaps, o)
+	case *schedulingv1.PriorityClass:
+		s.PriorityClasses = append(s.PriorityClasses, o)
+	case *policyv1.PodDisruptionBudget:
+		s.PDBs = append(s.PDBs, o)
 	case *corev1.Event:
 		s.Events = append(s.Events, o)
 	case *unstructured.Unstructured:
@@ -403,6 +414,12 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	}
 	for _, l := range s.Leases {
 		list.Items = append(list.Items, withKind{kind: "Lease", apiVersion: "coordination.k8s.io/v1", obj: l})
+	}
+	for _, pc := range s.PriorityClasses {
+		list.Items = append(list.Items, withKind{kind: "PriorityClass", apiVersion: "scheduling.k8s.io/v1", obj: pc})
+	}
+	for _, b := range s.PDBs {
+		list.Items = append(list.Items, withKind{kind: "PodDisruptionBudget", apiVersion: "policy/v1", obj: b})
 	}
 	for _, u := range append(append([]*unstructured.Unstructured(nil), s.Queues...), s.PodGroups...) {
 		list.Items = append(list.Items, u.Object) // keeps its own apiVersion and kind

@@ -89,7 +89,39 @@ func Live(ctx context.Context, cs kubernetes.Interface, o LiveOptions) (*Snapsho
 	if err := readLeases(ctx, cs, s, o.Leases); err != nil {
 		return nil, fmt.Errorf("cannot list leases from the cluster at %s: %w", o.Server, err)
 	}
+	if err := readPreemption(ctx, cs, s); err != nil {
+		return nil, fmt.Errorf("cannot read preemption's objects from the cluster at %s: %w", o.Server, err)
+	}
 	return s, nil
+}
+
+// readPreemption reads PriorityClasses and PodDisruptionBudgets, what preemption needs beside the pods.
+// Without the right to list them (a reader role from before preemption) the snapshot reads as a cluster
+// without them: pods keep the spec.priority admission wrote, and no budget protects a victim.
+func readPreemption(ctx context.Context, cs kubernetes.Interface, s *Snapshot) error {
+	pcs, err := cs.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("priorityclasses: %w", err)
+	default:
+		for i := range pcs.Items {
+			stripNoise(&pcs.Items[i])
+			s.PriorityClasses = append(s.PriorityClasses, &pcs.Items[i])
+		}
+	}
+	pdbs, err := cs.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("poddisruptionbudgets: %w", err)
+	default:
+		for i := range pdbs.Items {
+			stripNoise(&pdbs.Items[i])
+			s.PDBs = append(s.PDBs, &pdbs.Items[i])
+		}
+	}
+	return nil
 }
 
 // readLeases reads the Leases of these names; without the right to (Forbidden) the snapshot cannot tell.

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
@@ -46,3 +49,24 @@ func TestLiveOtherErrorsHaveNoRBACAdvice(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// The live reader lists PriorityClasses and PodDisruptionBudgets, and reads on without them when forbidden.
+func TestLiveReadsPreemptionObjects(t *testing.T) {
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "prod"}, Value: 1000}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "infer", Namespace: "ml"}}
+	s, err := Live(context.Background(), fake.NewClientset(pc, pdb), LiveOptions{Server: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.PriorityClasses) != 1 || len(s.PDBs) != 1 {
+		t.Fatalf("read %d PriorityClasses and %d PDBs, want 1 and 1", len(s.PriorityClasses), len(s.PDBs))
+	}
+	cs := fake.NewClientset(pc, pdb)
+	cs.PrependReactor("list", "poddisruptionbudgets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, "", errString("no"))
+	})
+	s, err = Live(context.Background(), cs, LiveOptions{Server: "x"})
+	if err != nil || len(s.PDBs) != 0 || len(s.PriorityClasses) != 1 {
+		t.Fatalf("forbidden PDB list: err %v, %d PDBs, %d PriorityClasses", err, len(s.PDBs), len(s.PriorityClasses))
+	}
+}

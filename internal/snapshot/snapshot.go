@@ -7,6 +7,8 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -28,6 +30,10 @@ type Snapshot struct {
 	Queues    []*unstructured.Unstructured
 	PodGroups []*unstructured.Unstructured
 	Volcano   bool
+	// PriorityClasses and PodDisruptionBudgets are what preemption reads (a pod's priority when spec.priority is
+	// unset, and which victims a budget protects); a snapshot without them still reads, as a cluster without.
+	PriorityClasses []*schedulingv1.PriorityClass
+	PDBs            []*policyv1.PodDisruptionBudget
 	// Source says where the snapshot came from, for headers and errors ("file demo.yaml", "context kind-gpu").
 	Source string
 	// Skipped counts objects of other kinds found in a file.

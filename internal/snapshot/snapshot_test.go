@@ -178,3 +178,41 @@ items:
 		t.Fatalf("round trip: %v, %d leases", err, len(again.Leases))
 	}
 }
+
+// PriorityClasses and PodDisruptionBudgets are read from a file and written back by WriteList.
+func TestPreemptionObjectsRoundTrip(t *testing.T) {
+	data := `apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: prod}, value: 1000, preemptionPolicy: PreemptLowerPriority}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: infer, namespace: ml}
+  spec: {minAvailable: 1, selector: {matchLabels: {app: infer}}}
+  status: {disruptionsAllowed: 0}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: ml}, spec: {priorityClassName: prod, priority: 1000}}
+`
+	s, err := Parse([]byte(data), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.PriorityClasses) != 1 || s.PriorityClasses[0].Value != 1000 || len(s.PDBs) != 1 || s.PDBs[0].Spec.MinAvailable.IntValue() != 1 || s.Skipped != 0 {
+		t.Fatalf("read %d PriorityClasses, %d PDBs, skipped %d", len(s.PriorityClasses), len(s.PDBs), s.Skipped)
+	}
+	var buf bytes.Buffer
+	if err := s.WriteList(&buf, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(buf.Bytes(), "written")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.PriorityClasses) != 1 || back.PriorityClasses[0].Name != "prod" || len(back.PDBs) != 1 || back.PDBs[0].Namespace != "ml" {
+		t.Fatalf("written back: %d PriorityClasses, %d PDBs:\n%s", len(back.PriorityClasses), len(back.PDBs), buf.String())
+	}
+	for _, want := range []string{"apiVersion: scheduling.k8s.io/v1", "apiVersion: policy/v1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("written list lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+// Package preempt answers "who would have to go" for a pod that fits nowhere: per node, the victims
+// kube-scheduler's own preemption would pick (v1.37 pkg/scheduler/framework/preemption and the DefaultPreemption
+// plugin's SelectVictimsOnNode), judged by the engine's gates, which know GPU memory, cores and slots that
+// kube-scheduler's dry run ignores; and the node kube-scheduler's order would choose. Pure and deterministic:
+// the same cluster and pod give the same answer.
+package preempt
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Built-in PriorityClasses kube-apiserver creates (pkg/apis/scheduling: SystemCriticalPriority and above).
+var builtinClasses = map[string]int32{
+	"system-cluster-critical": 2000000000,
+	"system-node-critical":    2000001000,
+}
+
+// noStart stands for a pod without status.startTime: kube-scheduler takes "now" for it, later than any start
+// recorded, so it is the least important of its priority.
+const noStart = math.MaxInt64
+
+// Index is what the victim search reads besides the engine's cluster, prepared once per snapshot: each bound
+// pod's priority and start time by node, the PriorityClasses and the PodDisruptionBudgets.
+type Index struct {
+	byNode  map[string][]*podInfo
+	classes map[string]*schedulingv1.PriorityClass
+	global  *schedulingv1.PriorityClass // the globalDefault class, if any
+	pdbs    []pdbInfo
+	// Problems are the objects whose fields the index could not read (a PDB's selector); each is left out.
+	Problems []string
+}
+
+// podInfo is a bound pod as preemption sees it.
+type podInfo struct {
+	pod      *corev1.Pod
+	priority int32
+	start    int64 // unix nanoseconds of status.startTime; noStart when unset
+	// protected says why the pod is never a victim ("" when it may be one).
+	protected string
+}
+
+type pdbInfo struct {
+	namespace string
+	name      string
+	selector  labels.Selector
+	allowed   int32
+	disrupted map[string]metav1.Time
+}
+
+// NewIndex indexes the pods bound to nodes (pending and finished pods hold nothing), the classes and the budgets.
+func NewIndex(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
+	ix := &Index{byNode: map[string][]*podInfo{}, classes: map[string]*schedulingv1.PriorityClass{}}
+	for _, pc := range classes {
+		ix.classes[pc.Name] = pc
+		if pc.GlobalDefault && (ix.global == nil || pc.Value > ix.global.Value) {
+			ix.global = pc // admission refuses a second global default; the highest wins if a snapshot has two
+		}
+	}
+	for _, b := range pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil {
+			ix.Problems = append(ix.Problems, fmt.Sprintf("PodDisruptionBudget %s/%s: spec.selector: %v; the budget is left out", b.Namespace, b.Name, err))
+			continue
+		}
+		if sel.Empty() {
+			continue // kube-scheduler's filterPodsWithPDBViolation skips a budget selecting nothing or everything
+		}
+		ix.pdbs = append(ix.pdbs, pdbInfo{namespace: b.Namespace, name: b.Name, selector: sel,
+			allowed: b.Status.DisruptionsAllowed, disrupted: b.Status.DisruptedPods})
+	}
+	infos := make([]podInfo, 0, len(pods)) // one allocation for every pod
+	for _, p := range pods {
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		infos = append(infos, podInfo{pod: p, priority: ix.Priority(p), start: noStart, protected: protection(p)})
+		pi := &infos[len(infos)-1]
+		if p.Status.StartTime != nil {
+			pi.start = p.Status.StartTime.UnixNano()
+		}
+		ix.byNode[p.Spec.NodeName] = append(ix.byNode[p.Spec.NodeName], pi)
+	}
+	for _, list := range ix.byNode {
+		sort.Slice(list, func(i, j int) bool { return moreImportant(list[i], list[j]) })
+	}
+	return ix
+}
+
+// Priority is the pod's priority as kube-scheduler reads it: spec.priority, which admission fills from the
+// PriorityClass; for a pod written without it (a hand-made snapshot), its priorityClassName's value, else the
+// global default class's, else 0.
+func (ix *Index) Priority(p *corev1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	if pc := ix.class(p); pc != nil {
+		return pc.Value
+	}
+	if v, ok := builtinClasses[p.Spec.PriorityClassName]; ok {
+		return v
+	}
+	return 0
+}
+
+// PreemptsNever reports whether the pod's preemptionPolicy (its own, else its class's) is Never.
+func (ix *Index) PreemptsNever(p *corev1.Pod) bool {
+	if p.Spec.PreemptionPolicy != nil {
+		return *p.Spec.PreemptionPolicy == corev1.PreemptNever
+	}
+	if pc := ix.class(p); pc != nil && pc.PreemptionPolicy != nil {
+		return *pc.PreemptionPolicy == corev1.PreemptNever
+	}
+	return false
+}
+
+func (ix *Index) class(p *corev1.Pod) *schedulingv1.PriorityClass {
+	if p.Spec.PriorityClassName != "" {
+		return ix.classes[p.Spec.PriorityClassName]
+	}
+	return ix.global
+}
+
+// protection says why a bound pod is never a victim: the kubelet recreates a static pod (its mirror pod
+// on the API server) at once, and a pod being deleted is already going.
+func protection(p *corev1.Pod) string {
+	if _, ok := p.Annotations[corev1.MirrorPodAnnotationKey]; ok {
+		return "a mirror pod (static pods come back with their node's kubelet)"
+	}
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "Node" {
+			return "a static pod (owned by its node)"
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		return "already terminating"
+	}
+	return ""
+}
+
+// moreImportant is kube-scheduler's MoreImportantPod: higher priority first, then the earlier start; the key
+// (namespace, then name) breaks the last tie so that the order is the same on every run.
+func moreImportant(a, b *podInfo) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	if a.pod.Namespace != b.pod.Namespace {
+		return a.pod.Namespace < b.pod.Namespace
+	}
+	return a.pod.Name < b.pod.Name
+}
+
+// key is namespace/name, the engine's name for a pod.
+func (p *podInfo) key() string { return p.pod.Namespace + "/" + p.pod.Name }
+
+// violating splits pods (most important first), by index, as kube-scheduler's filterPodsWithPDBViolation does: a pod
+// violates when removing it, after the pods before it, takes a budget that selects it below zero
+// disruptions allowed. A pod the budget already counts as disrupted takes nothing.
+func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
+	var allowed []int32
+	for k, p := range pods {
+		hit := false
+		for i := range ix.pdbs {
+			b := &ix.pdbs[i]
+			if b.namespace != p.pod.Namespace || !b.selector.Matches(labels.Set(p.pod.Labels)) {
+				continue
+			}
+			if _, gone := b.disrupted[p.pod.Name]; gone {
+				continue
+			}
+			if allowed == nil {
+				allowed = make([]int32, len(ix.pdbs))
+				for j := range ix.pdbs {
+					allowed[j] = ix.pdbs[j].allowed
+				}
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				hit = true
+			}
+		}
+		if hit {
+			violating = append(violating, k)
+		} else {
+			fine = append(fine, k)
+		}
+	}
+	return violating, fine
+}
+
+// PodOn is the bound pod namespace/name on the node, or nil.
+func (ix *Index) PodOn(node, namespace, name string) *corev1.Pod {
+	for _, p := range ix.byNode[node] {
+		if p.pod.Namespace == namespace && p.pod.Name == name {
+			return p.pod
+		}
+	}
+	return nil
+}

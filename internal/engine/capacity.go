@@ -132,7 +132,7 @@ func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
 		}
 		alloc := placementAllocation(f.req, res.containers, f.c.kinds)
 		f.quota = quota
-		chk, ok := f.quotaCheck(alloc.QuotaMem, alloc.QuotaCores)
+		chk, ok := f.configQuotaCheck(alloc.QuotaMem, alloc.QuotaCores)
 		f.quota.hasMem, f.quota.hasCores = false, false
 		if !ok {
 			return &chk

@@ -152,7 +152,7 @@ func vendorRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Count), "%d %ss: %s devices come in modules of %d, so HAMi's webhook refuses any count but 1 or a multiple of %d",
 			count, k.Word, k.Name, k.Pair, k.Pair)
 	}
-	if v, ok := annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && qosIndex(k, annos) < 0 {
+	if v, ok := annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && k.QosIndex(annos) < 0 {
 		bad("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
 	}
 	cr := ContainerRequest{Name: c.Name, Count: int(count), Kind: kind, Device: k.Name, Word: k.Word, ByCores: byCores}
@@ -248,56 +248,22 @@ func hasUnit(c *corev1.Container, res string) bool {
 	return strings.IndexFunc(q.String(), func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
 }
 
-// maxQosPolicies bounds a Kind's QoS policies (MetaX sGPU has three).
-const maxQosPolicies = 3
-
-// qosIndex is the pod's QoS policy for a Kind with policies: the annotation's position in QosPolicies, the
-// first when the annotation is unset (the webhook's default); -1 for a Kind without policies or a value the
-// webhook refuses.
-func qosIndex(k *device.Kind, annos map[string]string) int {
-	if k.QosAnnotation == "" || len(k.QosPolicies) == 0 {
-		return -1
-	}
-	v, ok := annos[k.QosAnnotation]
-	if !ok {
-		return 0
-	}
-	for i, p := range k.QosPolicies {
-		if p == v && i < maxQosPolicies {
-			return i
-		}
-	}
-	return -1
-}
-
-// qosMismatch is MetaX's checkDeviceQos: a used GPU takes a request below its whole cores only when no
-// counted pod of another policy shares it. It returns the first other policy found, "" when the GPU fits.
-func (s *selectors) qosMismatch(g *GPU, usedSlots int32, cores int64) string {
-	if s == nil || s.qos < 0 || usedSlots == 0 || cores == 100 {
-		return ""
-	}
-	for i, n := range g.qos {
-		if n > 0 && i != s.qos && i < len(s.kind.QosPolicies) {
-			return s.kind.QosPolicies[i]
-		}
-	}
-	return ""
-}
-
 // ascendVNPUMode is the pod annotation that asks Ascend for hami-core soft splitting instead of templates.
 const ascendVNPUMode = "huawei.com/vnpu-mode"
 
-// selectors are a pod's type and UUID selector annotations for one device type other than NVIDIA's.
+// selectors are a pod's type, mode and UUID selector annotations for one device type, and its QoS policy.
 type selectors struct {
 	kind                       *device.Kind
 	useTypes, noUseTypes       []string // lower case
 	rawUseTypes, rawNoUseTypes []string
 	useUUIDs, noUseUUIDs       []string
-	qos                        int // the pod's QoS policy index; -1: the Kind has none
+	// mode is the pod's nvidia.com/vgpu-mode for a type with modes (the MIG row: NVIDIA); "" matches any.
+	mode string
+	qos  int // the pod's QoS policy index; -1: the Kind has none
 }
 
-func newSelectors(k *device.Kind, annos map[string]string) *selectors {
-	s := &selectors{kind: k, qos: qosIndex(k, annos)}
+func newSelectors(k *device.Kind, annos map[string]string, mode string) *selectors {
+	s := &selectors{kind: k, qos: k.QosIndex(annos), mode: mode}
 	if k.UseType != "" {
 		s.rawUseTypes = splitList(annos[k.UseType])
 		s.rawNoUseTypes = splitList(annos[k.NoUseType])
@@ -315,11 +281,18 @@ func newSelectors(k *device.Kind, annos map[string]string) *selectors {
 	return s
 }
 
-// typeMatches is HAMi's CheckType (pkg/device/devices.go:719-737; AMD's checkAMDType is the same): a use
-// list, when given, must have an item the type contains, and a no-use list, when given, must have none; both
-// apply together; case-insensitive. A type without selectors (Ascend, Cambricon) always matches.
-func (s *selectors) typeMatches(t string) bool {
-	if s == nil || len(s.useTypes) == 0 && len(s.noUseTypes) == 0 {
+// typeMatches is HAMi's CheckType (pkg/device/devices.go:719-737; AMD's checkAMDType is the same): the
+// device's mode is the pod's vgpu-mode when it names one, a use list, when given, must have an item the type
+// contains, and a no-use list, when given, must have none; all apply together; case-insensitive. A type
+// without selectors (Ascend, Cambricon) always matches.
+func (s *selectors) typeMatches(t, mode string) bool {
+	if s == nil {
+		return true
+	}
+	if s.mode != "" && s.mode != mode {
+		return false
+	}
+	if len(s.useTypes) == 0 && len(s.noUseTypes) == 0 {
 		return true
 	}
 	t = strings.ToLower(t)
@@ -335,8 +308,11 @@ func (s *selectors) typeIn(t string, list []string) bool {
 	return false
 }
 
-// typeDetail names the lists a refused type was held against.
-func (s *selectors) typeDetail() string {
+// typeDetail names the mode or the lists a refused type was held against.
+func (s *selectors) typeDetail(mode string) string {
+	if s.mode != "" && s.mode != mode {
+		return "mode " + mode + " is not the vgpu-mode " + s.mode
+	}
 	use := "type not in " + s.kind.UseType + "=" + strings.Join(s.rawUseTypes, ",")
 	noUse := "type in " + s.kind.NoUseType + "=" + strings.Join(s.rawNoUseTypes, ",")
 	switch {
@@ -364,20 +340,6 @@ func (s *selectors) uuidFilterName(id string) string {
 		return s.kind.UseUUID
 	}
 	return s.kind.NoUseUUID
-}
-
-func (f *fitter) uuidMatchesGPU(g *GPU) bool {
-	if g.Kind != 0 {
-		return f.vendor[int(g.Kind)].uuidMatches(g.UUID)
-	}
-	return f.uuidMatches(g.UUID)
-}
-
-func (f *fitter) uuidFilterNameGPU(g *GPU) string {
-	if g.Kind != 0 {
-		return f.vendor[int(g.Kind)].uuidFilterName(g.UUID)
-	}
-	return f.uuidFilterName()
 }
 
 // pairChoice is HAMi's 910C module rule (computeBestCombination910C, pkg/device/ascend/device.go): of the
@@ -422,7 +384,7 @@ func vendorAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 			}
 		}
 		found = true
-		if q := qosIndex(kind, pod.Annotations); q >= 0 {
+		if q := kind.QosIndex(pod.Annotations); q >= 0 {
 			if alloc.qos == nil {
 				alloc.qos = map[int]int{}
 			}
@@ -555,35 +517,6 @@ func pluralWords(kinds []device.Kind) []string {
 		out[i] = kinds[i].Word + "s"
 	}
 	return out
-}
-
-// vendorRule is a device type's own gate after the common ones: OneDevicePerPod (Mthreads' customFilterRule)
-// and EqualShares (Kunlun vXPU's FitVXPU). It returns a Check with no Gate when the type has no such rule.
-func (f *fitter) vendorRule(n *Node, gi int, usedSlots int32, usedMem, memNeed int64) (Check, bool) {
-	g := &n.GPUs[gi]
-	k := &f.c.kinds[g.Kind]
-	switch {
-	case k.OneDevicePerPod:
-		c := Check{Gate: "one-device"}
-		for j := range n.GPUs {
-			if j != gi && n.GPUs[j].Kind == g.Kind && f.extra[j].slots > 0 {
-				c.Code, c.Detail = CardNotFoundCustomFilterRule, "an earlier container of the pod took "+n.GPUs[j].UUID+"; HAMi gives a pod's "+k.Name+" containers one device"
-				return c, false
-			}
-		}
-		return c, true
-	case k.EqualShares:
-		c := Check{Gate: "equal-share", Need: memNeed, Unit: "MiB"}
-		if usedSlots > 0 {
-			c.Have = usedMem / int64(usedSlots)
-			if c.Have != memNeed {
-				c.Code, c.Detail = CardNotFoundCustomFilterRule, "the "+k.Word+" is cut in "+strconv.FormatInt(c.Have, 10)+" MiB slices; it takes only requests of that size"
-				return c, false
-			}
-		}
-		return c, true
-	}
-	return Check{}, true
 }
 
 // selectChoice applies a type's Select rule (Kunlun's interconnect) to the devices that passed every gate:

@@ -11,14 +11,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is AMD.
-type Vendor struct{}
+// Family is AMD.
+type Family struct{}
 
-func (Vendor) Name() string    { return "amd" }
-func (Vendor) Section() string { return "amd" }
+func (Family) Name() string    { return "amd" }
+func (Family) Section() string { return "amd" }
 
 // Kinds returns the AMD Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName  string `json:"resourceCountName"`
 		ResourceMemoryName string `json:"resourceMemoryName"`

@@ -64,10 +64,10 @@ type Kind struct {
 	MemoryBareFactor bool `json:"memoryBareFactor,omitempty"`
 	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
 	DefaultCores int64 `json:"defaultCores,omitempty"`
-	// CountCapacityRegisters means HAMi keeps the Register annotation's devices only while the node's
-	// status.capacity[Count] is a whole number other than 0 (AMD's CheckHealth, pkg/device/amd/device.go:
-	// 195-206): absent or 0, the device plugin is not serving and the node is not registered for the type.
-	CountCapacityRegisters bool `json:"countCapacityRegisters,omitempty"`
+	// Serving is the family's health check of its device plugin on the node (AMD's CheckHealth): when it
+	// returns a problem, HAMi does not register the node's devices of the type, and the problem (on field) is
+	// reported. nil: the Register annotation alone decides.
+	Serving func(n *corev1.Node) (field, problem string) `json:"-"`
 	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
 	// webhook sets the cores resource to count x 100).
 	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`

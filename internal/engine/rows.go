@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/kubectl-hami/kubectl-hami/internal/device"
+import (
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+)
 
 // kindRows is a Kind's rows compiled once per cluster (NewCluster), so the walk asks a bool or ranges over a
 // short slice instead of reading the Kind: the engine's building blocks the Kind opts into (device.ReadyRow,
@@ -49,6 +52,12 @@ func readyKind(rows []kindRows) int {
 	}
 	return -1
 }
+
+// mainKind reports whether k is the type of HAMi's own device plugin, which registers in
+// hami.io/node-nvidia-register (NVIDIA's): its register annotation, device lists and quota keys are read by
+// the engine's own readers (buildNode with modes, MIG and the version check; podAllocation; Config's resource
+// names), the other types' by the family readers (register.go, kindallocation.go).
+func mainKind(k *device.Kind) bool { return k.Register == codec.NodeRegisterAnnotation }
 
 // familyCheck runs one of a family's rows on device gi of n for container r.
 func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerRequest, usedSlots int32, usedMem, usedCores, memNeed, coresNeed int64) (Check, bool) {

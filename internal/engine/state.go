@@ -389,12 +389,12 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		// stay listed (their pods still hold them); no gate lets a pod reach them.
 		node.Registered, node.RegisterError, node.UnreadableBy = false, unreadable, c.cfg.hamiVersion().String()
 	}
-	c.addVendorDevices(n, node, bad)
+	c.addFamilyDevices(n, node, bad)
 	if unreadable != "" && node.Registered {
 		// Another family registered here: its devices stay usable, the NVIDIA GPUs HAMi cannot read do not.
 		kept := node.GPUs[:0]
 		for _, g := range node.GPUs {
-			if g.Kind != 0 {
+			if !mainKind(&c.kinds[g.Kind]) {
 				kept = append(kept, g)
 			}
 		}

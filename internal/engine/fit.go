@@ -54,8 +54,9 @@ type fitter struct {
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
 	// (nil for the others).
 	sels []*selectors
-	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow).
-	wantsReady bool
+	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
+	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
+	wantsReady, wantsMain bool
 	// dev, takenNode, takenGPU and otherTakenF are familyCheck's scratch: a family row's view of one device.
 	dev         device.Dev
 	takenNode   *Node
@@ -164,6 +165,7 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 			f.sels[k] = newSelectors(&c.kinds[k], req.annos, mode)
 		}
 		f.wantsReady = f.wantsReady || c.rows[k].ready
+		f.wantsMain = f.wantsMain || mainKind(&c.kinds[k])
 		if c.rows[k].quota && f.quota.kind == nil {
 			f.quota.kind = make([][2]quotaRef, len(c.kinds))
 		}
@@ -287,11 +289,10 @@ func (f *fitter) restoreExtra(saved []extraUse) { copy(f.extra, saved) }
 type nowFunc func() int64 // unix seconds of the evaluation; 0 means no handshake grace
 
 // unregistered says why an unregistered node has none of the devices the pod asks for: the node's own
-// problem with the annotation of the type with the devices-ready gate (NVIDIA's, which the node reader reads
-// first), or, for a pod of another type, the annotation (or capacity) that type's device plugin would have
-// written.
+// problem with the main type's annotation (mainKind: NVIDIA's, which the node reader reads first), or, for a
+// pod of another type, the annotation (or capacity) that type's device plugin would have written.
 func (f *fitter) unregistered(n *Node) string {
-	if f.wantsReady || len(f.req.Containers) == 0 || n.RegisterError != noNVIDIARegister {
+	if f.wantsMain || len(f.req.Containers) == 0 || n.RegisterError != noNVIDIARegister {
 		return n.RegisterError
 	}
 	k := &f.c.kinds[f.req.Containers[0].Kind]

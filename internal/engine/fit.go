@@ -52,8 +52,12 @@ type fitter struct {
 	sel    []int
 	chosen []int
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
-	// (nil for the others).
-	sels []*selectors
+	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
+	// for a cluster of the default types and a pod asking for one or two.
+	sels         []*selectors
+	selsArr      [32]*selectors
+	selBuf       [2]selectors
+	quotaKindArr [32][2]quotaRef
 	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
 	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
 	wantsReady, wantsMain bool
@@ -154,7 +158,12 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
 	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{},
 		rule: newSortRule(req)}
-	f.sels = make([]*selectors, len(c.kinds))
+	if len(c.kinds) <= len(f.selsArr) {
+		f.sels = f.selsArr[:len(c.kinds)]
+	} else {
+		f.sels = make([]*selectors, len(c.kinds))
+	}
+	used := 0
 	for i := range req.Containers {
 		k := req.Containers[i].Kind
 		if f.sels[k] == nil {
@@ -162,18 +171,27 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 			if c.rows[k].mig {
 				mode = req.Mode // vgpu-mode picks among the modes of a type with MIG (NVIDIA)
 			}
-			f.sels[k] = newSelectors(&c.kinds[k], req.annos, mode)
+			s := &selectors{}
+			if used < len(f.selBuf) {
+				s = &f.selBuf[used]
+				used++
+			}
+			newSelectors(s, &c.kinds[k], req.annos, mode)
+			f.sels[k] = s
 		}
 		f.wantsReady = f.wantsReady || c.rows[k].ready
 		f.wantsMain = f.wantsMain || mainKind(&c.kinds[k])
 		if c.rows[k].quota && f.quota.kind == nil {
-			f.quota.kind = make([][2]quotaRef, len(c.kinds))
+			if len(c.kinds) <= len(f.quotaKindArr) {
+				f.quota.kind = f.quotaKindArr[:len(c.kinds)]
+			} else {
+				f.quota.kind = make([][2]quotaRef, len(c.kinds))
+			}
 		}
 		if c.rows[k].quota {
 			f.quota.kind[k] = [2]quotaRef{f.quota.refOf(c.kinds[k].Memory, &c.cfg), f.quota.refOf(c.kinds[k].Cores, &c.cfg)}
 		}
 	}
-	f.otherTakenF = f.otherTaken
 	return f
 }
 

@@ -206,7 +206,7 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 			if pr.vendorSel == nil {
 				pr.vendorSel = map[int]*selectors{}
 			}
-			pr.vendorSel[k] = newSelectors(&cfg.Vendors[k-1], pod.Annotations, "")
+			pr.vendorSel[k] = newSelectors(&selectors{}, &cfg.Vendors[k-1], pod.Annotations, "")
 		}
 	}
 	return pr, probs

@@ -71,7 +71,10 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 		d.PodQos = s.qos
 	}
 	f.takenNode, f.takenGPU = n, gi
-	d.OtherTakenF = f.otherTaken
+	if f.otherTakenF == nil {
+		f.otherTakenF = f.otherTaken // bound once per evaluation, and only for a type with family rows
+	}
+	d.OtherTakenF = f.otherTakenF
 	o := row.Check(d)
 	if o.Skip {
 		return Check{}, false

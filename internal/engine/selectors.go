@@ -20,8 +20,9 @@ type selectors struct {
 	qos  int // the pod's QoS policy index; -1: the Kind has none
 }
 
-func newSelectors(k *device.Kind, annos map[string]string, mode string) *selectors {
-	s := &selectors{kind: k, qos: k.QosIndex(annos), mode: mode}
+// newSelectors fills s with the pod's selectors of type k.
+func newSelectors(s *selectors, k *device.Kind, annos map[string]string, mode string) *selectors {
+	*s = selectors{kind: k, qos: k.QosIndex(annos), mode: mode}
 	if k.UseType != "" {
 		s.rawUseTypes = splitList(annos[k.UseType])
 		s.rawNoUseTypes = splitList(annos[k.NoUseType])

@@ -171,10 +171,12 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 			if c.rows[k].mig {
 				mode = req.Mode // vgpu-mode picks among the modes of a type with MIG (NVIDIA)
 			}
-			s := &selectors{}
+			var s *selectors
 			if used < len(f.selBuf) {
 				s = &f.selBuf[used]
 				used++
+			} else {
+				s = &selectors{}
 			}
 			newSelectors(s, &c.kinds[k], req.annos, mode)
 			f.sels[k] = s

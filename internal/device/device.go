@@ -1,17 +1,19 @@
 // Package device is the seam between the engine and the device families HAMi schedules. A family (a
-// "vendor" in HAMi's words: pkg/device/devices.go) contributes one or more Kinds, one per device type HAMi
-// keeps apart (its CommonWord: "NVIDIA", "DCU", "Ascend910B3" ...). A Kind is data plus a few hooks: the
-// annotations and resource names of that type, the word people use for it, and the rules in which it differs
-// from the common fit walk (memory templates, paired devices, what is written at bind).
+// "vendor" in HAMi's words: pkg/device/devices.go) is a package under internal/device/<name> that implements
+// Family and contributes one or more Kinds, one per device type HAMi keeps apart (its CommonWord: "NVIDIA",
+// "DCU", "Ascend910B3" ...). A Kind is the type's data (annotations, resource names, the word people use for
+// it) and its behaviour: hooks for its readers (Mutate, ParseRegister, NodeDevices), its device selection
+// (Select), its bind annotations (BindExtra), and its gate rows (Rows: the engine's building blocks it opts
+// into and its own rows, each carrying its check).
 //
-// The engine owns the walk (gates, sort, scoring, quota, explanation); a Kind only parameterises it.
-// Adding a family is one package under internal/device/<name> and one line in internal/device/all.
+// The engine owns the one walk (sort, scoring, quota, explanation) and the rows every type runs; it asks the
+// Kind for the rest. Adding a family is one package under internal/device/<name> and one line in
+// internal/device/all.
 //
 // This package and its sub-packages are pure: no client-go, no I/O, no clock.
 package device
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -62,13 +64,10 @@ type Kind struct {
 	MemoryBareFactor bool `json:"memoryBareFactor,omitempty"`
 	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
 	DefaultCores int64 `json:"defaultCores,omitempty"`
-	// QuotaInFit is set when the type's Fit checks the namespace quota of its memory and cores keys per device
-	// (Cambricon, as NVIDIA); other types' quota keys are accounted but gate nothing.
-	QuotaInFit bool `json:"quotaInFit,omitempty"`
-	// CountCapacityRegisters means HAMi keeps the Register annotation's devices only while the node's
-	// status.capacity[Count] is a whole number other than 0 (AMD's CheckHealth, pkg/device/amd/device.go:
-	// 195-206): absent or 0, the device plugin is not serving and the node is not registered for the type.
-	CountCapacityRegisters bool `json:"countCapacityRegisters,omitempty"`
+	// Serving is the family's health check of its device plugin on the node (AMD's CheckHealth): when it
+	// returns a problem, HAMi does not register the node's devices of the type, and the problem (on field) is
+	// reported. nil: the Register annotation alone decides.
+	Serving func(n *corev1.Node) (field, problem string) `json:"-"`
 	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
 	// webhook sets the cores resource to count x 100).
 	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`
@@ -95,8 +94,9 @@ type Kind struct {
 	// written over them, as HAMi's PatchAnnotations sees them.
 	BindExtra func(k *Kind, containers [][]Placed, podAnnos map[string]string, now int64) map[string]string `json:"-"`
 	// QosAnnotation is the pod annotation naming the pod's QoS policy, one of QosPolicies (QosPolicies[0] when
-	// unset: the webhook's default). A used device takes a pod that does not take it whole only when the pods
-	// sharing it have the pod's policy (MetaX sGPU's checkDeviceQos). "" when the family has no policies.
+	// unset: the webhook's default): the request reader refuses another value, the allocation reader counts
+	// each device's sharers by policy, and the family's own row (MetaX sGPU's qos row) decides with them.
+	// "" when the family has no policies.
 	QosAnnotation string   `json:"qosAnnotation,omitempty"`
 	QosPolicies   []string `json:"qosPolicies,omitempty"`
 
@@ -111,12 +111,6 @@ type Kind struct {
 	// SplitAcrossDevices means the memory and cores resources are the container's total over its devices:
 	// each device takes a count-th of them (Mthreads' GenerateResourceRequests).
 	SplitAcrossDevices bool `json:"splitAcrossDevices,omitempty"`
-	// OneDevicePerPod refuses a device to a container when an earlier container of the pod took another
-	// device of the type (Mthreads' customFilterRule: "needs all devices on a device").
-	OneDevicePerPod bool `json:"oneDevicePerPod,omitempty"`
-	// EqualShares lets a used device take only a request of the memory its users hold on average (Kunlun
-	// vXPU's FitVXPU: a device is cut in equal slices).
-	EqualShares bool `json:"equalShares,omitempty"`
 	// Select chooses count devices among those that passed every gate, given by their Index in ascending
 	// order (Kunlun's interconnect rule, graghSelect); nil when no set satisfies the rule. model is the
 	// registered type of the node's devices (AWS Neuron: the instance type, whose family decides the rule).
@@ -142,6 +136,11 @@ type Kind struct {
 	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
 	// Name, Name when it registers none (AMD's allocType).
 	ListDeviceType bool `json:"listDeviceType,omitempty"`
+
+	// Rows are the gate rows the type runs beyond those every type runs (health, cordon, type, uuid, slots,
+	// mutex, memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow,
+	// NumaRow, QuotaRow, MIGRow) and the family's own rows, each with its check (Row.Check).
+	Rows []Row `json:"-"`
 }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and
@@ -217,16 +216,16 @@ func (k *Kind) Validate() error {
 	case k.Count == "":
 		return fmt.Errorf("device kind %s: a count resource is required", k.Name)
 	}
+	for i := range k.Rows {
+		r := &k.Rows[i]
+		switch {
+		case r.Check == nil && !buildingBlock(r.Name):
+			return fmt.Errorf("device kind %s: row %q has no check and is none of the engine's building blocks", k.Name, r.Name)
+		case r.Check != nil && (r.Number == "" || r.Name == "" || r.Code == ""):
+			return fmt.Errorf("device kind %s: row %q needs a number, a name and a code", k.Name, r.Name)
+		}
+	}
 	return nil
-}
-
-// Vendor is one device family. Kinds reads the family's section of HAMi's device ConfigMap
-// (device-config.yaml, as JSON; nil for the chart defaults) and returns its device types.
-type Vendor interface {
-	Name() string
-	// Section is the key of the family's section in device-config.yaml ("hygon", "vnpus", ...).
-	Section() string
-	Kinds(section json.RawMessage) ([]Kind, error)
 }
 
 // Find picks a Kind by its name ("Ascend910B3", "DCU", "MR-V100"), case-insensitively, or by its vendor's

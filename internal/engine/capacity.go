@@ -132,7 +132,7 @@ func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
 		}
 		alloc := placementAllocation(f.req, res.containers, f.c.kinds)
 		f.quota = quota
-		chk, ok := f.quotaCheck(alloc.QuotaMem, alloc.QuotaCores)
+		chk, ok := f.configQuotaCheck(alloc.QuotaMem, alloc.QuotaCores)
 		f.quota.hasMem, f.quota.hasCores = false, false
 		if !ok {
 			return &chk
@@ -149,7 +149,7 @@ func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds
 		ca := ContainerAllocation{Name: cp.Name, Init: cp.Init}
 		for _, d := range cp.Devices {
 			t := "NVIDIA"
-			if d.Kind != 0 {
+			if !mainKind(&kinds[d.Kind]) {
 				t, ca.Kind, ca.Device = d.Device, d.Kind, d.Device
 			}
 			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores})

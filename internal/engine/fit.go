@@ -44,18 +44,28 @@ type fitter struct {
 	reasonCache map[reasonKey]cachedReason
 	// rule is HAMi's GPU sort for this pod; order is the node's GPU list as HAMi holds it between containers,
 	// scores and sorter are the sort's scratch.
-	rule                           sortRule
-	order                          []int
-	scores                         []float32
-	sorter                         gpuSorter
-	extra                          []extraUse
-	sel                            []int
-	chosen                         []int
-	lowerUseTypes, lowerNoUseTypes []string
-	// vendor holds the type and UUID selectors of the other device types the pod asks for, by Kind index.
-	vendor map[int]*selectors
-	// wantsNVIDIA is set when a container asks for NVIDIA GPUs.
-	wantsNVIDIA bool
+	rule   sortRule
+	order  []int
+	scores []float32
+	sorter gpuSorter
+	extra  []extraUse
+	sel    []int
+	chosen []int
+	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
+	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
+	// for a cluster of the default types and a pod asking for one or two.
+	sels         []*selectors
+	selsArr      [32]*selectors
+	selBuf       [2]selectors
+	quotaKindArr [32][2]quotaRef
+	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
+	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
+	wantsReady, wantsMain bool
+	// dev, takenNode, takenGPU and otherTakenF are familyCheck's scratch: a family row's view of one device.
+	dev         device.Dev
+	takenNode   *Node
+	takenGPU    int
+	otherTakenF func() string
 }
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.
@@ -64,8 +74,53 @@ type quotaView struct {
 	memLimit, coreLimit   int64
 	memUsed, coresUsed    int64
 	memSource, coreSource string
-	// dev are the other device types' quota keys, by resource name (checked only for a QuotaInFit type).
+	// dev are the other device types' quota keys, by resource name.
 	dev map[string]*devQuota
+	// kind are the keys each type's quota row (device.QuotaRow) checks, by Kind index: memory, then cores.
+	kind [][2]quotaRef
+}
+
+// quotaRef names one key of a quotaView: the configured memory or cores key, or one of dev.
+type quotaRef struct {
+	which uint8 // refNone, refMem, refCores or refDev
+	dev   *devQuota
+}
+
+const (
+	refNone uint8 = iota
+	refMem
+	refCores
+	refDev
+)
+
+// refOf finds a type's quota resource among the view's keys: the configured memory and cores keys by name
+// (NVIDIA's), else the other types' lines.
+func (q *quotaView) refOf(res string, cfg *Config) quotaRef {
+	switch {
+	case res == "":
+		return quotaRef{}
+	case res == cfg.ResourceMemoryName:
+		return quotaRef{which: refMem}
+	case res == cfg.ResourceCoreName:
+		return quotaRef{which: refCores}
+	}
+	if d := q.dev[res]; d != nil {
+		return quotaRef{which: refDev, dev: d}
+	}
+	return quotaRef{}
+}
+
+// line is the key a ref names: limit, used, its ResourceQuota and unit; ok is false when it is unlimited.
+func (q *quotaView) line(r quotaRef) (limit, used int64, source, unit string, ok bool) {
+	switch r.which {
+	case refMem:
+		return q.memLimit, q.memUsed, q.memSource, "MiB", q.hasMem
+	case refCores:
+		return q.coreLimit, q.coresUsed, q.coreSource, "%", q.hasCores
+	case refDev:
+		return r.dev.limit, r.dev.used, r.dev.source, r.dev.unit, true
+	}
+	return 0, 0, "", "", false
 }
 
 type devQuota struct {
@@ -103,16 +158,40 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
 	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{},
 		rule: newSortRule(req)}
-	for _, t := range req.UseTypes {
-		f.lowerUseTypes = append(f.lowerUseTypes, strings.ToLower(t))
+	if len(c.kinds) <= len(f.selsArr) {
+		f.sels = f.selsArr[:len(c.kinds)]
+	} else {
+		f.sels = make([]*selectors, len(c.kinds))
 	}
-	for _, t := range req.NoUseTypes {
-		f.lowerNoUseTypes = append(f.lowerNoUseTypes, strings.ToLower(t))
-	}
-	f.vendor = req.vendorSel
+	used := 0
 	for i := range req.Containers {
-		if req.Containers[i].Kind == 0 {
-			f.wantsNVIDIA = true
+		k := req.Containers[i].Kind
+		if f.sels[k] == nil {
+			mode := ""
+			if c.rows[k].mig {
+				mode = req.Mode // vgpu-mode picks among the modes of a type with MIG (NVIDIA)
+			}
+			var s *selectors
+			if used < len(f.selBuf) {
+				s = &f.selBuf[used]
+				used++
+			} else {
+				s = &selectors{}
+			}
+			newSelectors(s, &c.kinds[k], req.annos, mode)
+			f.sels[k] = s
+		}
+		f.wantsReady = f.wantsReady || c.rows[k].ready
+		f.wantsMain = f.wantsMain || mainKind(&c.kinds[k])
+		if c.rows[k].quota && f.quota.kind == nil {
+			if len(c.kinds) <= len(f.quotaKindArr) {
+				f.quota.kind = f.quotaKindArr[:len(c.kinds)]
+			} else {
+				f.quota.kind = make([][2]quotaRef, len(c.kinds))
+			}
+		}
+		if c.rows[k].quota {
+			f.quota.kind[k] = [2]quotaRef{f.quota.refOf(c.kinds[k].Memory, &c.cfg), f.quota.refOf(c.kinds[k].Cores, &c.cfg)}
 		}
 	}
 	return f
@@ -230,10 +309,10 @@ func (f *fitter) restoreExtra(saved []extraUse) { copy(f.extra, saved) }
 type nowFunc func() int64 // unix seconds of the evaluation; 0 means no handshake grace
 
 // unregistered says why an unregistered node has none of the devices the pod asks for: the node's own
-// problem with NVIDIA's annotation, or, for a pod of another type, the annotation (or capacity) that type's
-// device plugin would have written.
+// problem with the main type's annotation (mainKind: NVIDIA's, which the node reader reads first), or, for a
+// pod of another type, the annotation (or capacity) that type's device plugin would have written.
 func (f *fitter) unregistered(n *Node) string {
-	if f.wantsNVIDIA || len(f.req.Containers) == 0 || n.RegisterError != noNVIDIARegister {
+	if f.wantsMain || len(f.req.Containers) == 0 || n.RegisterError != noNVIDIARegister {
 		return n.RegisterError
 	}
 	k := &f.c.kinds[f.req.Containers[0].Kind]
@@ -249,8 +328,9 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 	if !n.Registered {
 		return &Check{Gate: "registered", Code: NodeUnregistered, Detail: f.unregistered(n)}
 	}
-	// The allocatable count is NVIDIA's; a pod that asks for other types only is not held by it.
-	if n.AllocatableGPUs <= 0 && f.wantsNVIDIA && (n.DevicesOf(0) > 0 || len(n.GPUs) == 0) {
+	// The allocatable count is that of the type with the devices-ready gate (NVIDIA's); a pod that asks for
+	// other types only is not held by it.
+	if n.AllocatableGPUs <= 0 && f.wantsReady && (n.DevicesOf(f.c.readyKind) > 0 || len(n.GPUs) == 0) {
 		grace := false
 		if n.Handshake.State == "Requesting" && !n.Handshake.Time.IsZero() && now != nil {
 			if t := now(); t > 0 && t-n.Handshake.Time.Unix() < int64(f.c.cfg.HandshakeGrace.Seconds()) {
@@ -294,8 +374,10 @@ func (f *fitter) countGate(n *Node, ci int) *Check {
 func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses []GPUStatus) (ContainerPlacement, int64, int64, bool) {
 	r := &f.req.Containers[ci]
 	kind := &f.c.kinds[r.Kind]
-	// Only NVIDIA keeps numa-bind and topology-aware; every other type's checkType says no NUMA.
-	numaBind, topology := f.req.NumaBind && r.Kind == 0, f.req.TopologyAware && r.Kind == 0
+	// numa-bind and topology-aware hold for a type with the numa row (NVIDIA's); every other type's checkType
+	// says no NUMA.
+	numa := f.c.rows[r.Kind].numa
+	numaBind, topology := f.req.NumaBind && numa, f.req.TopologyAware && numa
 	f.sortGPUs(n)
 	sel := f.sel[:0]
 	var selMem, selCores int64
@@ -377,7 +459,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			mem += r.MemoryOn(n.GPUs[gi].TotalMem)
 			cores += r.Cores
 		}
-		if chk, ok := f.quotaCheck(podMem+mem, podCores+cores); !ok {
+		if chk, ok := f.quotaCheck(r.Kind, podMem+mem, podCores+cores); !ok {
 			for _, gi := range chosen {
 				statuses[gi].Result = chk
 			}
@@ -460,29 +542,23 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if g.Kind != 0 {
-		if sel := f.vendor[int(g.Kind)]; sel != nil && sel.qos >= 0 {
-			usedSlots, _, _ := f.used(g, gi)
-			other := sel.qosMismatch(g, usedSlots, r.Cores)
-			c := Check{Gate: "qos"}
-			if other != "" {
-				c.Code, c.Detail = CardQosPolicyMismatch, "shared by "+other+" pods; the pod is "+sel.kind.QosPolicies[sel.qos]
-			}
-			if stop(c) {
-				return c
-			}
+	kr := &f.c.rows[g.Kind]
+	usedSlots, usedMem, usedCores := f.used(g, gi)
+	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
+	for _, row := range kr.early {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.uuidMatchesGPU(g); failed || want {
+	if failed := !f.ignoreFilters && !f.sels[g.Kind].uuidMatches(g.UUID); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {
-			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.uuidFilterNameGPU(g)
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[g.Kind].uuidFilterName(g.UUID)
 		}
 		if stop(c) {
 			return c
 		}
 	}
-	usedSlots, usedMem, usedCores := f.used(g, gi)
 	if failed := g.Slots <= usedSlots; failed || want {
 		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
 		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
@@ -495,17 +571,10 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
-	// NVIDIA's and Cambricon's Fit check the namespace quota (pkg/device/nvidia/device.go,
-	// pkg/device/cambricon/device.go fitQuota); the other types' do not.
-	if g.Kind == 0 {
-		if c, ok := f.quotaCheck(podMem+memNeed, podCores+coresNeed); !ok || want {
-			if stop(c) {
-				return c
-			}
-		}
-	} else if k := &f.c.kinds[g.Kind]; k.QuotaInFit {
-		if c, ok := f.vendorQuotaCheck(k, podMem+memNeed, podCores+coresNeed); !ok || want {
+	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
+	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
+	if kr.quota {
+		if c, ok := f.quotaCheck(int(g.Kind), podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
 			}
@@ -535,14 +604,12 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if g.Kind != 0 {
-		if c, ok := f.vendorRule(n, gi, usedSlots, usedMem, memNeed); !ok || want && c.Gate != "" {
-			if stop(c) {
-				return c
-			}
+	for _, row := range kr.late {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+			return c
 		}
 	}
-	if g.Mode == ModeMIG && g.Kind == 0 {
+	if g.Mode == ModeMIG && kr.mig {
 		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
 			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
@@ -577,93 +644,42 @@ func (f *fitter) allChecks(n *Node, gi int, r *ContainerRequest, podMem, podCore
 	return out
 }
 
-// quotaCheck is the quota gate (docs/engine.md, gate 8): it compares the pod's memory and cores so far with what the namespace has left.
-func (f *fitter) quotaCheck(memTotal, coresTotal int64) (Check, bool) {
-	q := &f.quota
-	if q.hasMem && q.memUsed+memTotal > q.memLimit {
-		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: memTotal, Have: max(q.memLimit-q.memUsed, 0), Total: q.memLimit, Unit: "MiB",
-			Detail: "limits." + f.c.cfg.ResourceMemoryName + " in ResourceQuota " + q.memSource}, false
+// quotaCheck is the quota gate (docs/engine.md, gate 8) of a type with the quota row: it compares the pod's
+// memory and cores so far with what the namespace has left of the type's keys, memory first.
+func (f *fitter) quotaCheck(kind int, memTotal, coresTotal int64) (Check, bool) {
+	if kind >= len(f.quota.kind) {
+		return Check{Gate: "quota"}, true
 	}
-	if q.hasCores && q.coresUsed+coresTotal > q.coreLimit {
-		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: coresTotal, Have: max(q.coreLimit-q.coresUsed, 0), Total: q.coreLimit, Unit: "%",
-			Detail: "limits." + f.c.cfg.ResourceCoreName + " in ResourceQuota " + q.coreSource}, false
+	k := &f.c.kinds[kind]
+	return f.quotaRefsCheck(&f.quota.kind[kind], k.Memory, k.Cores, memTotal, coresTotal)
+}
+
+// configQuotaCheck is the quota gate on the configured memory and cores keys (Config.ResourceMemoryName and
+// ResourceCoreName), for usage counted on them (PodAllocation.QuotaMem, QuotaCores).
+func (f *fitter) configQuotaCheck(memTotal, coresTotal int64) (Check, bool) {
+	refs := [2]quotaRef{{which: refMem}, {which: refCores}}
+	return f.quotaRefsCheck(&refs, f.c.cfg.ResourceMemoryName, f.c.cfg.ResourceCoreName, memTotal, coresTotal)
+}
+
+func (f *fitter) quotaRefsCheck(refs *[2]quotaRef, memRes, coresRes string, memTotal, coresTotal int64) (Check, bool) {
+	if refs[0].which != refNone {
+		if limit, used, source, unit, ok := f.quota.line(refs[0]); ok && used+memTotal > limit {
+			return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: memTotal, Have: max(limit-used, 0), Total: limit, Unit: unit,
+				Detail: "limits." + memRes + " in ResourceQuota " + source}, false
+		}
+	}
+	if refs[1].which != refNone {
+		if limit, used, source, unit, ok := f.quota.line(refs[1]); ok && used+coresTotal > limit {
+			return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: coresTotal, Have: max(limit-used, 0), Total: limit, Unit: unit,
+				Detail: "limits." + coresRes + " in ResourceQuota " + source}, false
+		}
 	}
 	return Check{Gate: "quota"}, true
 }
 
-// vendorQuotaCheck is the quota gate for another type's memory and cores keys.
-func (f *fitter) vendorQuotaCheck(k *device.Kind, memTotal, coresTotal int64) (Check, bool) {
-	for _, key := range []struct {
-		res  string
-		need int64
-	}{{k.Memory, memTotal}, {k.Cores, coresTotal}} {
-		q := f.quota.dev[key.res]
-		if key.res == "" || q == nil || q.used+key.need <= q.limit {
-			continue
-		}
-		return Check{Gate: "quota", Code: ResourceQuotaNotFit, Need: key.need, Have: max(q.limit-q.used, 0), Total: q.limit, Unit: q.unit,
-			Detail: "limits." + key.res + " in ResourceQuota " + q.source}, false
-	}
-	return Check{Gate: "quota"}, true
-}
+func (f *fitter) typeMatches(g *GPU) bool { return f.sels[g.Kind].typeMatches(g.Type, g.Mode) }
 
-func (f *fitter) typeMatches(g *GPU) bool {
-	if g.Kind != 0 {
-		return f.vendor[int(g.Kind)].typeMatches(g.Type)
-	}
-	if f.req.Mode != "" && f.req.Mode != g.Mode {
-		return false
-	}
-	if len(f.lowerUseTypes) == 0 && len(f.lowerNoUseTypes) == 0 {
-		return true
-	}
-	t := strings.ToLower(g.Type)
-	if len(f.lowerUseTypes) > 0 {
-		found := false
-		for _, u := range f.lowerUseTypes {
-			if strings.Contains(t, u) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	for _, u := range f.lowerNoUseTypes {
-		if strings.Contains(t, u) {
-			return false
-		}
-	}
-	return true
-}
-
-func (f *fitter) typeDetail(g *GPU) string {
-	if g.Kind != 0 {
-		return f.vendor[int(g.Kind)].typeDetail()
-	}
-	if f.req.Mode != "" && f.req.Mode != g.Mode {
-		return "mode " + g.Mode + " is not the vgpu-mode " + f.req.Mode
-	}
-	if len(f.lowerUseTypes) > 0 {
-		return "type not in " + AnnoUseGPUType + "=" + strings.Join(f.req.UseTypes, ",")
-	}
-	return "type in " + AnnoNoUseGPUType + "=" + strings.Join(f.req.NoUseTypes, ",")
-}
-
-func (f *fitter) uuidMatches(id string) bool {
-	if len(f.req.UseUUIDs) > 0 && !contains(f.req.UseUUIDs, id) {
-		return false
-	}
-	return !contains(f.req.NoUseUUIDs, id)
-}
-
-func (f *fitter) uuidFilterName() string {
-	if len(f.req.UseUUIDs) > 0 {
-		return AnnoUseGPUUUID
-	}
-	return AnnoNoUseGPUUUID
-}
+func (f *fitter) typeDetail(g *GPU) string { return f.sels[g.Kind].typeDetail(g.Mode) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

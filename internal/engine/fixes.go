@@ -78,9 +78,9 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	eval := func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) }
 	var fixes []Fix
 
-	// Cluster-side changes first: the pod stays as its owner wrote it. The namespace quota fix knows NVIDIA's
-	// keys only (the other types' keys gate nothing but Cambricon's).
-	if kind == 0 {
+	// Cluster-side changes first: the pod stays as its owner wrote it. The namespace quota fix knows the
+	// configured keys only (NVIDIA's; the other types' keys gate nothing but Cambricon's).
+	if c.rows[kind].quota && c.kinds[kind].Memory == c.cfg.ResourceMemoryName {
 		if q := c.quotaFix(pod, v, eval); q != nil {
 			fixes = append(fixes, *q)
 		}
@@ -280,9 +280,6 @@ func (c *Cluster) fixTarget(kind int) fixTarget {
 	k := &c.kinds[kind]
 	t := fixTarget{kind: kind, word: k.Word, count: k.Count, memory: k.Memory, percent: k.MemoryPercent, factor: max(k.MemoryFactor, 1),
 		useType: k.UseType, noUseType: k.NoUseType, useUUID: k.UseUUID, noUseUUID: k.NoUseUUID}
-	if kind == 0 {
-		t.factor = max(c.cfg.MemoryFactor, 1)
-	}
 	if k.WholeDevice {
 		t.memory, t.percent = "", ""
 	}

@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
 )
 
 // Level says where a gate rules: on a whole node, on one GPU, or (for a routing failure) on the pod itself.
@@ -35,8 +38,12 @@ type Gate struct {
 	Numbers string `json:"numbers"`
 	// Hint is what a user can change when the gate fails.
 	Hint string `json:"hint"`
+	// Family is the registry name of the family whose package contributes the row (device.Row); "" for the
+	// engine's own rows.
+	Family string `json:"family,omitempty"`
 	// say writes the explanation's sentence for the code, with the aggregate's numbers; nil when an earlier
 	// row of the same code says it, or when the code's sentence is built where it is decided (kube checks).
+	// A family row may carry its own, which the code's first row defers to for that row's failures.
 	say func(a *aggregate, s saying) string
 }
 
@@ -58,8 +65,11 @@ func (s saying) names() string { return strings.Join(s.few, ", ") }
 
 // Gates is the gate table in evaluation order: the routing check, kube-scheduler's checks (every pod where the
 // engine answers alone; another scheduler's pods get only these), the node gates, then the GPU gates in HAMi
-// v2.10's order.
-var Gates = []Gate{
+// v2.10's order, the registered families' own rows (device.Kind.Rows) at their numbers.
+var Gates = withFamilyRows(engineGates, registeredFamilyRows())
+
+// engineGates are the engine's own rows: those every type runs and the building blocks a Kind opts into.
+var engineGates = []Gate{
 	{Number: "r", Name: "routing", Code: SchedulerNotHAMi, Level: LevelPod, Unresolvable: true,
 		Meaning: "a pod asking for HAMi's gpumem, gpumem-percentage or gpucores is addressed to HAMi's profile", Numbers: "the resources, the pod's scheduler",
 		Hint: "install HAMi's admission webhook (or set spec.schedulerName to HAMi's profile) and recreate the pod"},
@@ -107,9 +117,6 @@ var Gates = []Gate{
 	{Number: "4", Name: "numa", Code: NumaNotFit, Level: LevelGPU,
 		Meaning: "with `nvidia.com/numa-bind`, a GPU that passed gates 1-3 on another NUMA node restarts the set; GPUs of a dropped set get this code", Numbers: "GPUs found, GPUs asked",
 		Hint: "drop nvidia.com/numa-bind, or ask for fewer GPUs", say: sayNuma},
-	{Number: "4a", Name: "qos", Code: CardQosPolicyMismatch, Level: LevelGPU,
-		Meaning: "MetaX sGPU only: a used sGPU takes a request below 100 % cores only when the counted pods sharing it have the pod's `metax-tech.com/sgpu-qos-policy` (unset: `best-effort`); see [compatibility.md](compatibility.md)", Numbers: "the sharers' policy, the pod's",
-		Hint: "use the QoS policy of the pods already on the GPU", say: sayQos},
 	{Number: "5", Name: "uuid", Code: CardUUIDMismatch, Level: LevelGPU, Unresolvable: true,
 		Meaning: "UUID filters match", Numbers: "which filter",
 		Hint: "drop or widen nvidia.com/use-gpuuuid or nouse-gpuuuid", say: sayUUIDMismatch},
@@ -140,18 +147,85 @@ var Gates = []Gate{
 	{Number: "13a", Name: "mig-profile", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
 		Meaning: "on a MIG GPU, some profile has enough memory", Numbers: "MiB needed",
 		Hint: "ask for no more memory than the largest MIG profile", say: sayMigProfile},
-	{Number: "13b", Name: "one-device", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
-		Meaning: "Moore Threads: a pod's containers share one GPU, so a GPU other than the one an earlier container took fails", Numbers: "the GPU taken",
-		Hint: "put the containers' requests into one container, or fit them on one GPU"},
-	{Number: "13c", Name: "equal-share", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
-		Meaning: "Kunlun vXPU: a used XPU takes only requests of the slice size it is already cut in", Numbers: "MiB asked, the XPU's slice",
-		Hint: "ask for the slice size of the used XPUs (24, 48 or 96 GiB), or wait for an unused XPU"},
 	{Number: "14", Name: "set", Code: AllocatedCardsInsufficientRequest, Level: LevelGPU,
 		Meaning: "enough GPUs passed to fill the count", Numbers: "GPUs found, GPUs asked",
 		Hint: "ask for fewer GPUs, or less of each", say: saySet},
 	{Number: "14a", Name: "interconnect", Code: NumaNotFit, Level: LevelGPU,
 		Meaning: "Kunlun: the XPUs that passed hold a set of the count asked for (1, 2, 4 or 8) that HAMi's interconnect rule accepts: within one wing, a cross-linked pair, a group of four spanning both wings, all eight. AWS Neuron: several devices are one contiguous run of unused devices, from any device on Inferentia (inf*), on other instances only 4, 8 or 16 from a multiple of the count", Numbers: "devices that passed, devices asked",
 		Hint: "ask for a count the rule places (Kunlun: 1, 2, 4 or 8; Trainium: 1, 4, 8 or 16), or wait for a connected set or run to free"},
+}
+
+// familyRow is a row a family contributes, with the family's name.
+type familyRow struct {
+	family string
+	row    *device.Row
+}
+
+// registeredFamilyRows lists the own rows of every registered family's default Kinds, NVIDIA's included, once
+// each by name.
+func registeredFamilyRows() []familyRow {
+	var out []familyRow
+	seen := map[string]bool{}
+	add := func(k *device.Kind) {
+		for i := range k.Rows {
+			r := &k.Rows[i]
+			if r.Check != nil && !seen[r.Name] {
+				seen[r.Name] = true
+				out = append(out, familyRow{family: k.Vendor, row: r})
+			}
+		}
+	}
+	nv := DefaultConfig().Kinds()[0]
+	add(&nv)
+	for _, k := range all.Defaults() {
+		add(&k)
+	}
+	return out
+}
+
+// withFamilyRows inserts the families' rows into the engine's table, each before the first GPU row numbered
+// after it.
+func withFamilyRows(base []Gate, rows []familyRow) []Gate {
+	out := append([]Gate(nil), base...)
+	for _, fr := range rows {
+		g := gateOfRow(fr.family, fr.row)
+		at := len(out)
+		for i := range out {
+			if out[i].Level == LevelGPU && device.RowBefore(g.Number, out[i].Number) {
+				at = i
+				break
+			}
+		}
+		out = append(out[:at], append([]Gate{g}, out[at:]...)...)
+	}
+	return out
+}
+
+// gateOfRow is a family row as a row of the table.
+func gateOfRow(family string, r *device.Row) Gate {
+	g := Gate{Number: r.Number, Name: r.Name, Code: Code(r.Code), Level: LevelGPU, Unresolvable: r.Unresolvable,
+		Meaning: r.Meaning, Numbers: r.Numbers, Hint: r.Hint, Family: family}
+	if say := r.Say; say != nil {
+		g.say = func(_ *aggregate, s saying) string {
+			return say(device.Saying{GPUs: s.gpus, Detail: s.e.detail, Where: s.where()})
+		}
+	}
+	return g
+}
+
+// gateNamed is the row of a gate name; nil for a name the table does not know.
+func gateNamed(name string) *Gate { return gateByName[name] }
+
+// deferSay is the sentence of the example's own row when it is not the code's first row and carries one (a
+// family row sharing a code); "" otherwise.
+func deferSay(a *aggregate, s saying, first *Gate) string {
+	if s.e == nil {
+		return ""
+	}
+	if g := gateNamed(s.e.gate); g != nil && g != first && g.Code == first.Code && g.say != nil {
+		return g.say(a, s)
+	}
+	return ""
 }
 
 // numCodes sizes the per-code arrays of an aggregate: room for every code of the table and one slot for
@@ -162,11 +236,13 @@ const numCodes = 32
 var (
 	tableCodes []Code
 	gateOfCode = map[Code]*Gate{}
+	gateByName = map[string]*Gate{}
 )
 
 func init() {
 	for i := range Gates {
 		g := &Gates[i]
+		gateByName[g.Name] = g
 		if gateOfCode[g.Code] == nil {
 			gateOfCode[g.Code] = g
 			tableCodes = append(tableCodes, g.Code)
@@ -297,10 +373,6 @@ func sayCores(_ *aggregate, s saying) string {
 	return fmt.Sprintf("needs %d%% cores on one GPU; the most free is %d%% of %d%% (%s)", s.e.need, s.e.have, s.e.total, s.where())
 }
 
-func sayQos(_ *aggregate, s saying) string {
-	return fmt.Sprintf("%d GPU(s) are shared by pods of another QoS policy (metax-tech.com/sgpu-qos-policy)", s.gpus)
-}
-
 func sayCompute(_ *aggregate, s saying) string {
 	return fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", s.gpus)
 }
@@ -309,10 +381,9 @@ func sayMigTopology(_ *aggregate, s saying) string {
 	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where())
 }
 
-func sayMigProfile(_ *aggregate, s saying) string {
-	switch s.e.gate {
-	case "one-device", "equal-share":
-		return fmt.Sprintf("%d device(s): %s (%s)", s.gpus, s.e.detail, s.where())
+func sayMigProfile(a *aggregate, s saying) string {
+	if own := deferSay(a, s, gateOfCode[CardNotFoundCustomFilterRule]); own != "" {
+		return own
 	}
 	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where())
 }

@@ -145,8 +145,12 @@ type PodRequest struct {
 	// numaBindAnno is nvidia.com/numa-bind alone, which keeps NUMA groups together in that sort.
 	sortPolicy   string
 	numaBindAnno bool
-	// vendorSel are the pod's type and UUID selectors of the other device types it asks for, by Kind index.
+	// vendorSel are the pod's type and UUID selectors of the device types it asks for beside the configured
+	// one (Config's resource names: NVIDIA's), by Kind index, for the explanation's filter text; the walk
+	// builds its own for every type (newFitter).
 	vendorSel map[int]*selectors
+	// annos are the pod's annotations, which the walk's selectors read.
+	annos map[string]string
 }
 
 // WantsGPU reports whether any container asks for a GPU.
@@ -196,12 +200,13 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 		}
 	}
 	applyAnnotations(pr, pod.Annotations, bad)
+	pr.annos = pod.Annotations
 	for i := range pr.Containers {
 		if k := pr.Containers[i].Kind; k > 0 && pr.vendorSel[k] == nil {
 			if pr.vendorSel == nil {
 				pr.vendorSel = map[int]*selectors{}
 			}
-			pr.vendorSel[k] = newSelectors(&cfg.Vendors[k-1], pod.Annotations)
+			pr.vendorSel[k] = newSelectors(&selectors{}, &cfg.Vendors[k-1], pod.Annotations, "")
 		}
 	}
 	return pr, probs

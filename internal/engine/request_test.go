@@ -91,7 +91,7 @@ func TestParseRequestAnnotations(t *testing.T) {
 	want := &PodRequest{Namespace: "ns", Name: "p", Containers: pr.Containers, AppContainers: 1,
 		UseTypes: []string{"A100", "H100"}, NoUseTypes: []string{"MIG"}, UseUUIDs: []string{"GPU-a", "GPU-b"}, NoUseUUIDs: []string{"GPU-c"},
 		NumaBind: true, Mode: "hami-core", GPUPolicy: "binpack", TopologyAware: true, NodePolicy: "spread", Weights: Weights{Slot: 2, Core: 0, Memory: 3},
-		sortPolicy: "topology-aware,binpack", numaBindAnno: true}
+		sortPolicy: "topology-aware,binpack", numaBindAnno: true, annos: p.Annotations}
 	if !reflect.DeepEqual(pr, want) {
 		t.Fatalf("got %+v\nwant %+v", pr, want)
 	}

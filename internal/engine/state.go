@@ -37,7 +37,7 @@ type GPU struct {
 
 	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
 	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
-	qos [maxQosPolicies]int32
+	qos [device.MaxQosPolicies]int32
 	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
 	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
 	coreBits int64
@@ -168,6 +168,8 @@ type Cluster struct {
 	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
 	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
 	vkeys     []vendorKey   // the other kinds' quota keys
+	rows      []kindRows    // per kind, its rows compiled (rows.go)
+	readyKind int           // the kind with the devices-ready gate (NVIDIA's); -1 when none
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -190,9 +192,13 @@ type Cluster struct {
 // NewCluster returns an empty cluster model.
 func NewCluster(cfg Config) *Cluster {
 	cfg = cfg.normalized()
+	kinds := cfg.Kinds()
+	rows := compileRows(kinds)
 	return &Cluster{
 		cfg:       cfg,
-		kinds:     cfg.Kinds(),
+		rows:      rows,
+		readyKind: readyKind(rows),
+		kinds:     kinds,
 		units:     pluralWords(cfg.Kinds()),
 		vkeys:     vendorQuotaKeys(cfg.Kinds()),
 		nodes:     map[string]*Node{},
@@ -383,12 +389,12 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		// stay listed (their pods still hold them); no gate lets a pod reach them.
 		node.Registered, node.RegisterError, node.UnreadableBy = false, unreadable, c.cfg.hamiVersion().String()
 	}
-	c.addVendorDevices(n, node, bad)
+	c.addFamilyDevices(n, node, bad)
 	if unreadable != "" && node.Registered {
 		// Another family registered here: its devices stay usable, the NVIDIA GPUs HAMi cannot read do not.
 		kept := node.GPUs[:0]
 		for _, g := range node.GPUs {
-			if g.Kind != 0 {
+			if !mainKind(&c.kinds[g.Kind]) {
 				kept = append(kept, g)
 			}
 		}

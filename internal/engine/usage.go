@@ -83,7 +83,7 @@ func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAlloca
 	}
 	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey,
 		Terminating: pod.DeletionTimestamp != nil}
-	vendor := vendorAllocations(pod, cfg, kinds, alloc, bad)
+	vendor := familyAllocations(pod, cfg, kinds, alloc, bad)
 	if !ok && vendor {
 		return alloc, probs
 	}

@@ -157,7 +157,7 @@ func (p *Placement) PodDevices() codec.PodDevices { return p.PodDevicesOf(0) }
 // the type's word ("NVIDIA", "DCU", "Ascend910B3") as HAMi writes it.
 func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
 	word, model, mask := "NVIDIA", false, false
-	if kind > 0 && kind < len(p.kinds) {
+	if kind >= 0 && kind < len(p.kinds) && !mainKind(&p.kinds[kind]) {
 		word, model, mask = p.kinds[kind].Name, p.kinds[kind].ListDeviceType, p.kinds[kind].CoresMask
 	}
 	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
@@ -253,12 +253,12 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 		codec.PodBindPhaseAnnotation: codec.BindPhaseAllocating,
 		codec.PodBindTimeAnnotation:  unix,
 	}
-	if p.kinds == nil || p.usesKind(0) {
+	if p.kinds == nil || p.usesKind(0) { // Config.Kinds puts the main kind (NVIDIA's) first
 		devs := codec.FormatPodDevices(p.PodDevices())
 		a[codec.PodToAllocateAnnotation], a[codec.PodAllocatedAnnotation] = devs, devs
 	}
-	for k := 1; k < len(p.kinds); k++ {
-		if !p.usesKind(k) {
+	for k := range p.kinds {
+		if mainKind(&p.kinds[k]) || !p.usesKind(k) {
 			continue
 		}
 		kind := &p.kinds[k]

@@ -8,17 +8,19 @@ import (
 	"encoding/json"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is AMD.
-type Vendor struct{}
+// Family is AMD.
+type Family struct{}
 
-func (Vendor) Name() string    { return "amd" }
-func (Vendor) Section() string { return "amd" }
+func (Family) Name() string    { return "amd" }
+func (Family) Section() string { return "amd" }
 
 // Kinds returns the AMD Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName  string `json:"resourceCountName"`
 		ResourceMemoryName string `json:"resourceMemoryName"`
@@ -28,6 +30,7 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		return nil, err
 	}
 	cores := device.Or(s.ResourceCoreName, "amd.com/gpucores")
+	count := device.Or(s.ResourceCountName, "amd.com/gpu")
 	return []device.Kind{{
 		Vendor: "amd", Name: "AMD", Word: "GPU",
 		Register:   "hami.io/node-amd-register",
@@ -35,16 +38,26 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Allocated:  "hami.io/amd-devices-allocated",
 		UseType:    "amd.com/use-gputype", NoUseType: "amd.com/nouse-gputype",
 		UseUUID: "amd.com/use-gpu-uuid", NoUseUUID: "amd.com/nouse-gpu-uuid",
-		Count:                device.Or(s.ResourceCountName, "amd.com/gpu"),
+		Count:                count,
 		Memory:               device.Or(s.ResourceMemoryName, "amd.com/gpumem"),
 		Cores:                cores,
 		DefaultCores:         100,
 		CoresPercentOfDevice: true,
 		ListDeviceType:       true,
-		// CheckHealth: a node whose amd.com/gpu capacity is 0 (or absent) is never registered.
-		CountCapacityRegisters: true,
-		Mutate:                 func(r *device.Request) string { return mutate(r, cores) },
+		Serving:              func(n *corev1.Node) (string, string) { return serving(n, count) },
+		Mutate:               func(r *device.Request) string { return mutate(r, cores) },
 	}}, nil
+}
+
+// serving is HAMi's AMD CheckHealth (pkg/device/amd/device.go:195-206): the node's capacity of the count
+// resource is a whole number other than 0 (absent reads as 0); otherwise the device plugin is not serving and
+// the node is not registered for AMD.
+func serving(n *corev1.Node, count string) (field, problem string) {
+	q := n.Status.Capacity[corev1.ResourceName(count)]
+	if v, ok := q.AsInt64(); ok && v != 0 {
+		return "", ""
+	}
+	return "status.capacity[" + count + "]", "is 0 or absent: HAMi does not register the node's GPUs while the device plugin reports none (its GPUs are not counted)"
 }
 
 // mutate is HAMi's MutateAdmission for AMD: a cores percentage outside 1..100 is refused.

@@ -19,11 +19,11 @@ const (
 	VNPUModeHamiCore   = "hami-core"
 )
 
-// Vendor is Huawei Ascend.
-type Vendor struct{}
+// Family is Huawei Ascend.
+type Family struct{}
 
-func (Vendor) Name() string    { return "ascend" }
-func (Vendor) Section() string { return "vnpus" }
+func (Family) Name() string    { return "ascend" }
+func (Family) Section() string { return "vnpus" }
 
 // Config is one chip of the vnpus section.
 type Config struct {
@@ -66,7 +66,7 @@ var Defaults = []Config{
 }
 
 // Kinds returns one Kind per configured chip.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		Configs []Config `json:"configs"`
 	}

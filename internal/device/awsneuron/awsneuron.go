@@ -44,14 +44,14 @@ const (
 	PredicateNodeAnnotation = "aws.amazon.com/predicate-node"
 )
 
-// Vendor is AWS Neuron.
-type Vendor struct{}
+// Family is AWS Neuron.
+type Family struct{}
 
-func (Vendor) Name() string    { return "awsneuron" }
-func (Vendor) Section() string { return "awsneuron" }
+func (Family) Name() string    { return "awsneuron" }
+func (Family) Section() string { return "awsneuron" }
 
 // Kinds returns the Neuron Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName string `json:"resourceCountName"`
 		ResourceCoreName  string `json:"resourceCoreName"`

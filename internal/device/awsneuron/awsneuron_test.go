@@ -182,7 +182,7 @@ func FuzzNodeDevices(f *testing.F) {
 // TestBindExtra is HAMi's Test_PatchAnnotations: device indices for a count, NeuronCore indices (device index
 // x cores per device + bit) for cores, across every container.
 func TestBindExtra(t *testing.T) {
-	ks, err := Vendor{}.Kinds(nil)
+	ks, err := Family{}.Kinds(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +205,14 @@ func TestBindExtra(t *testing.T) {
 
 // TestKinds: the awsneuron section of device-config.yaml renames both resources (HAMi's AWSNeuronConfig).
 func TestKinds(t *testing.T) {
-	ks, err := Vendor{}.Kinds([]byte(`{"resourceCountName":"example.com/neuron","resourceCoreName":"example.com/core"}`))
+	ks, err := Family{}.Kinds([]byte(`{"resourceCountName":"example.com/neuron","resourceCoreName":"example.com/core"}`))
 	if err != nil || len(ks) != 1 || ks[0].Count != "example.com/neuron" || ks[0].Cores != "example.com/core" {
 		t.Fatalf("Kinds = %+v, %v", ks, err)
 	}
 	if err := ks[0].Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Vendor{}).Kinds([]byte(`{"resourceCountName":`)); err == nil {
+	if _, err := (Family{}).Kinds([]byte(`{"resourceCountName":`)); err == nil {
 		t.Error("a broken section is accepted")
 	}
 }

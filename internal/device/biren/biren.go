@@ -10,14 +10,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is Biren.
-type Vendor struct{}
+// Family is Biren.
+type Family struct{}
 
-func (Vendor) Name() string    { return "biren" }
-func (Vendor) Section() string { return "biren" }
+func (Family) Name() string    { return "biren" }
+func (Family) Section() string { return "biren" }
 
 // Kinds returns the Biren Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName string `json:"resourceCountName"`
 	}

@@ -19,14 +19,14 @@ import (
 // MemoryFactor is MiB per unit of cambricon.com/mlu.smlu.vmemory.
 const MemoryFactor = 256
 
-// Vendor is Cambricon.
-type Vendor struct{}
+// Family is Cambricon.
+type Family struct{}
 
-func (Vendor) Name() string    { return "cambricon" }
-func (Vendor) Section() string { return "cambricon" }
+func (Family) Name() string    { return "cambricon" }
+func (Family) Section() string { return "cambricon" }
 
 // Kinds returns the MLU Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName  string `json:"resourceCountName"`
 		ResourceMemoryName string `json:"resourceMemoryName"`
@@ -48,7 +48,7 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Cores:        cores,
 		MemoryFactor: MemoryFactor,
 		DefaultCores: 100,
-		QuotaInFit:   true,
+		Rows:         []device.Row{device.QuotaRow},
 		BindExtra:    dsmlu,
 		ExtraKeys:    []string{"CAMBRICON_DSMLU_ASSIGNED", "CAMBRICON_DSMLU_PROFILE"},
 	}}, nil

@@ -16,14 +16,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is Enflame.
-type Vendor struct{}
+// Family is Enflame.
+type Family struct{}
 
-func (Vendor) Name() string    { return "enflame" }
-func (Vendor) Section() string { return "enflame" }
+func (Family) Name() string    { return "enflame" }
+func (Family) Section() string { return "enflame" }
 
 // Kinds returns the whole-GCU Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceNameGCU string `json:"resourceNameGCU"`
 	}

@@ -8,14 +8,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is Hygon.
-type Vendor struct{}
+// Family is Hygon.
+type Family struct{}
 
-func (Vendor) Name() string    { return "hygon" }
-func (Vendor) Section() string { return "hygon" }
+func (Family) Name() string    { return "hygon" }
+func (Family) Section() string { return "hygon" }
 
 // Kinds returns the DCU Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName  string `json:"resourceCountName"`
 		ResourceMemoryName string `json:"resourceMemoryName"`

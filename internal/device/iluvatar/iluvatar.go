@@ -12,11 +12,11 @@ import (
 // MemoryFactor is MiB per unit of iluvatar.ai/<chip>.vMem.
 const MemoryFactor = 256
 
-// Vendor is Iluvatar.
-type Vendor struct{}
+// Family is Iluvatar.
+type Family struct{}
 
-func (Vendor) Name() string    { return "iluvatar" }
-func (Vendor) Section() string { return "iluvatars" }
+func (Family) Name() string    { return "iluvatar" }
+func (Family) Section() string { return "iluvatars" }
 
 // Config is one chip of the iluvatars section.
 type Config struct {
@@ -31,7 +31,7 @@ type Config struct {
 var Defaults = []Config{{CommonWord: "MR-V100"}, {CommonWord: "MR-V50"}, {CommonWord: "BI-V150"}, {CommonWord: "BI-V100"}}
 
 // Kinds returns one Kind per chip.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var cfgs []Config
 	if err := device.Decode("iluvatars", section, &cfgs); err != nil {
 		return nil, err

@@ -36,14 +36,14 @@ const (
 // the whole XPU.
 var Slices = []int64{24576, 49152}
 
-// Vendor is Kunlunxin.
-type Vendor struct{}
+// Family is Kunlunxin.
+type Family struct{}
 
-func (Vendor) Name() string    { return "kunlun" }
-func (Vendor) Section() string { return "kunlun" }
+func (Family) Name() string    { return "kunlun" }
+func (Family) Section() string { return "kunlun" }
 
 // Kinds returns the whole-XPU and the vXPU Kinds.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName   string `json:"resourceCountName"`
 		ResourceVCountName  string `json:"resourceVCountName"`
@@ -73,12 +73,12 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ToAllocate: "hami.io/xpu-devices-to-allocate",
 		Allocated:  "hami.io/xpu-devices-allocated",
 		UseUUID:    "hami.io/use-xpu-uuid", NoUseUUID: "hami.io/no-use-xpu-uuid",
-		Count:       device.Or(s.ResourceVCountName, "kunlunxin.com/vxpu"),
-		Memory:      device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
-		Mutate:      Mutate,
-		EqualShares: true,
-		Select:      Select,
-		SelectRule:  rule,
+		Count:      device.Or(s.ResourceVCountName, "kunlunxin.com/vxpu"),
+		Memory:     device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
+		Mutate:     Mutate,
+		Rows:       []device.Row{EqualShareRow},
+		Select:     Select,
+		SelectRule: rule,
 	}}, nil
 }
 

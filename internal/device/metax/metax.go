@@ -12,14 +12,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is MetaX.
-type Vendor struct{}
+// Family is MetaX.
+type Family struct{}
 
-func (Vendor) Name() string    { return "metax" }
-func (Vendor) Section() string { return "metax" }
+func (Family) Name() string    { return "metax" }
+func (Family) Section() string { return "metax" }
 
 // Kinds returns the whole-GPU Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName string `json:"resourceCountName"`
 	}

@@ -5,7 +5,7 @@
 // walk decides, and the bind writes MetaX's own list (metax-tech.com/gpu-devices-allocated) and the predicate
 // time beside HAMi's lists.
 //
-// The QoS policy rule (checkDeviceQos) is the Kind's QosAnnotation: a used sGPU takes a pod asking for less
+// The QoS policy rule (checkDeviceQos) is the family's QosRow: a used sGPU takes a pod asking for less
 // than the whole GPU only when the pods sharing it have the pod's metax-tech.com/sgpu-qos-policy.
 //
 // Not modelled: app classes (metax-tech.com/sgpu-app-class online/offline) and the
@@ -33,14 +33,14 @@ const (
 // MemoryFactor turns a bare vmemory (GiB) into MiB.
 const MemoryFactor = 1024
 
-// Vendor is MetaX's shared GPU; it reads the same device-config.yaml section as the whole GPU.
-type Vendor struct{}
+// Family is MetaX's shared GPU; it reads the same device-config.yaml section as the whole GPU.
+type Family struct{}
 
-func (Vendor) Name() string    { return "metax-sgpu" }
-func (Vendor) Section() string { return "metax" }
+func (Family) Name() string    { return "metax-sgpu" }
+func (Family) Section() string { return "metax" }
 
 // Kinds returns the sGPU Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceVCountName  string `json:"resourceVCountName"`
 		ResourceVCoreName   string `json:"resourceVCoreName"`
@@ -64,6 +64,7 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		DefaultCores:     100,
 		QosAnnotation:    QosPolicyAnnotation,
 		QosPolicies:      []string{"best-effort", "fixed-share", "burst-share"},
+		Rows:             []device.Row{QosRow},
 		BindExtra:        bindExtra,
 		ExtraKeys:        []string{AllocatedAnnotation, PredicateTime},
 	}}, nil

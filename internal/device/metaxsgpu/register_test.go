@@ -61,14 +61,14 @@ func TestParseRegister(t *testing.T) {
 
 // TestKinds: the chart's resource names, and the section's names when set.
 func TestKinds(t *testing.T) {
-	ks, err := Vendor{}.Kinds(nil)
+	ks, err := Family{}.Kinds(nil)
 	if err != nil || len(ks) != 1 {
 		t.Fatalf("kinds %v, %v", ks, err)
 	}
 	if got := strings.Join(ks[0].Resources(), " "); got != "metax-tech.com/sgpu metax-tech.com/vmemory metax-tech.com/vcore" {
 		t.Errorf("resources %q", got)
 	}
-	ks, err = Vendor{}.Kinds([]byte(`{"resourceVCountName":"x/sgpu","resourceVCoreName":"x/vcore","resourceVMemoryName":"x/vmem"}`))
+	ks, err = Family{}.Kinds([]byte(`{"resourceVCountName":"x/sgpu","resourceVCoreName":"x/vcore","resourceVMemoryName":"x/vmem"}`))
 	if err != nil || strings.Join(ks[0].Resources(), " ") != "x/sgpu x/vmem x/vcore" {
 		t.Errorf("kinds %v, %v", ks, err)
 	}

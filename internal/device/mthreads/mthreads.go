@@ -40,14 +40,14 @@ const (
 // LegalMemory are the sgpu-memory values HAMi's webhook accepts for one GPU.
 var LegalMemory = []int64{2, 4, 8, 16, 32, 64, 96}
 
-// Vendor is Moore Threads.
-type Vendor struct{}
+// Family is Moore Threads.
+type Family struct{}
 
-func (Vendor) Name() string    { return "mthreads" }
-func (Vendor) Section() string { return "mthreads" }
+func (Family) Name() string    { return "mthreads" }
+func (Family) Section() string { return "mthreads" }
 
 // Kinds returns the Mthreads Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName  string `json:"resourceCountName"`
 		ResourceMemoryName string `json:"resourceMemoryName"`
@@ -70,7 +70,7 @@ func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		MemoryFactor:       MemoryFactor,
 		Mutate:             Mutate,
 		SplitAcrossDevices: true,
-		OneDevicePerPod:    true,
+		Rows:               []device.Row{OneDeviceRow},
 		BindExtra:          bindExtra,
 		ExtraKeys:          []string{GPUIndexAnnotation, PredicateNodeAnnotation, PredicateTimeAnnotation},
 	}}, nil

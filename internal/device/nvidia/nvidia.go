@@ -1,6 +1,7 @@
-// Package nvidia describes NVIDIA GPUs as HAMi schedules them (pkg/device/nvidia/device.go). The engine's
-// walk is NVIDIA's Fit; what only NVIDIA has (vgpu-mode, MIG, numa-bind, topology-aware pair scores, the
-// namespace quota gate inside Fit) stays switched on for this Kind alone.
+// Package nvidia describes NVIDIA GPUs as HAMi schedules them (pkg/device/nvidia/device.go). NVIDIA is a
+// family like the others: its Kind opts into the engine's rows only NVIDIA's Fit has (the devices-ready node
+// gate, numa-bind and topology-aware, the namespace quota inside Fit, MIG), and the engine asks the Kind, not
+// its position. Its resource names come from the engine's Config (HAMi's nvidia section).
 package nvidia
 
 import (
@@ -9,14 +10,17 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is NVIDIA.
-type Vendor struct{}
+// Family is NVIDIA.
+type Family struct{}
 
-func (Vendor) Name() string    { return "nvidia" }
-func (Vendor) Section() string { return "nvidia" }
+// FamilyName is NVIDIA's registry name.
+const FamilyName = "nvidia"
+
+func (Family) Name() string    { return FamilyName }
+func (Family) Section() string { return "nvidia" }
 
 // Kinds returns the one NVIDIA Kind with the section's resource names.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName            string `json:"resourceCountName"`
 		ResourceMemoryName           string `json:"resourceMemoryName"`
@@ -43,5 +47,6 @@ func Kind(count, mem, pct, cores string) device.Kind {
 		Memory:        device.Or(mem, "nvidia.com/gpumem"),
 		MemoryPercent: device.Or(pct, "nvidia.com/gpumem-percentage"),
 		Cores:         device.Or(cores, "nvidia.com/gpucores"),
+		Rows:          []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow},
 	}
 }

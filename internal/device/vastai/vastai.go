@@ -12,14 +12,14 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// Vendor is Vastaitech.
-type Vendor struct{}
+// Family is Vastaitech.
+type Family struct{}
 
-func (Vendor) Name() string    { return "vastai" }
-func (Vendor) Section() string { return "vastai" }
+func (Family) Name() string    { return "vastai" }
+func (Family) Section() string { return "vastai" }
 
 // Kinds returns the Vastai Kind.
-func (Vendor) Kinds(section json.RawMessage) ([]device.Kind, error) {
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
 		ResourceCountName string `json:"resourceCountName"`
 	}

@@ -1,0 +1,72 @@
+package kunlun_test
+
+import (
+	"strconv"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+const (
+	klNum, xpuNum, xpuMem = "kunlunxin.com/xpu", "kunlunxin.com/vxpu", "kunlunxin.com/vxpu-memory"
+	klAlloc, xpuAlloc     = "hami.io/kunlun-allocated", "hami.io/xpu-devices-allocated"
+	xpuReg                = "hami.io/node-register-xpu"
+)
+
+// TestKunlunGates are HAMi v2.10's Kunlun cases (pkg/device/kunlun/device_test.go, vdevice_test.go and the
+// topology cases of topo_test.go) as whole-pod evaluations: k1 has 8 whole XPUs from its capacity, x1 8
+// registered vXPUs.
+func TestKunlunGates(t *testing.T) {
+	k1 := func() *corev1.Node { return ft.CapNode("k1", klNum, 8) }
+	x1 := func(n int) *corev1.Node {
+		return ft.RegNode("x1", xpuReg, ft.Devs("x1", "xpu", "XPU", n, 98304, 100, 4))
+	}
+	used := func(idx ...int) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, i := range idx {
+			out = append(out, ft.OnNode(ft.MkPod("ns", "u"+strconv.Itoa(i), ft.Ctr("c", klNum, 1)), "k1", klAlloc, "k1-kunlun-"+strconv.Itoa(i)+",kunlun,98304,100:;"))
+		}
+		return out
+	}
+	ft.RunGateCases(t, []ft.GateCase{
+		{Name: "two whole XPUs from a free wing", Nodes: []*corev1.Node{k1()},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
+			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-1,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "0,1"},
+			Absent: []string{"hami.io/kunlun-devices-to-allocate", codec.PodAllocatedAnnotation}},
+		{Name: "one XPU goes where a wing has one free", Nodes: []*corev1.Node{k1()}, Pods: used(0, 1, 2, 4),
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)),
+			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-3,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "3"}},
+		{Name: "two XPUs across the wings take a cross-linked pair", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 5, 6, 7),
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
+			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
+		// HAMi's node reason is engine.NumaNotFit; kubectl-hami names each XPU's own: the six used ones are full, the
+		// two free ones are engine.NumaNotFit.
+		{Name: "two XPUs that are not linked", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)), Code: engine.CardInsufficientMemory, GPUDetail: "2 fit, but no 2 of them are interconnected"},
+		{Name: "three XPUs is not a count Kunlun places", Nodes: []*corev1.Node{k1()},
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 3)), Code: engine.NumaNotFit, Explains: "no 3 of them"},
+		{Name: "a used XPU is not shared", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 1)}, Pods: used(0),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Code: engine.CardInsufficientMemory},
+		{Name: "vXPU memory rounds up to a quarter XPU, cores in proportion", Nodes: []*corev1.Node{x1(8)},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)),
+			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;", "hami.io/xpu-devices-to-allocate": "x1-xpu0,XPU,24576,25:;"}},
+		{Name: "vXPU without memory takes the whole XPU", Nodes: []*corev1.Node{x1(8)},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1)),
+			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,98304,100:;"}},
+		{Name: "FitVXPU: an XPU cut in quarters takes only quarters", Nodes: []*corev1.Node{x1(1)},
+			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Code: engine.CardNotFoundCustomFilterRule,
+			GPUDetail: "cut in 24576 MiB slices", Explains: "1 device(s): the XPU is cut in 24576 MiB slices"},
+		{Name: "FitVXPU: a second quarter fits", Nodes: []*corev1.Node{x1(1)},
+			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)),
+			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;"}},
+		{Name: "vXPU UUID selector", Nodes: []*corev1.Node{x1(2)},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "hami.io/no-use-xpu-uuid", "x1-xpu0,x1-xpu1"),
+			Code: engine.CardUUIDMismatch},
+	})
+}

@@ -1,0 +1,101 @@
+package metaxsgpu_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+)
+
+const (
+	sgpuReg   = "metax-tech.com/node-gpu-devices"
+	sgpu      = "metax-tech.com/sgpu"
+	sgpuCore  = "metax-tech.com/vcore"
+	sgpuMem   = "metax-tech.com/vmemory"
+	sgpuAlloc = "hami.io/metax-sgpu-devices-allocated"
+	sgpuQos   = "metax-tech.com/sgpu-qos-policy"
+)
+
+// sctr is a container asking for MetaX sGPUs with quantities as written in a pod spec ("" leaves one out).
+func sctr(count, vcore, vmem string) corev1.Container {
+	l := corev1.ResourceList{sgpu: resource.MustParse(count)}
+	if vcore != "" {
+		l[sgpuCore] = resource.MustParse(vcore)
+	}
+	if vmem != "" {
+		l[sgpuMem] = resource.MustParse(vmem)
+	}
+	return corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Limits: l}}
+}
+
+func sgpuNode(name string, n int) *corev1.Node {
+	var entries []string
+	for i := 0; i < n; i++ {
+		entries = append(entries, fmt.Sprintf(`{"uuid":"%s-sgpu%d","model":"sgpu","totalDevCount":16,"totalCompute":100,"bdf":"0000:44:00.%d","totalVRam":32768,"numa":1,"healthy":true,"qosPolicy":"fixed-share"}`, name, i, i))
+	}
+	node := ft.CapNode(name)
+	node.Annotations[sgpuReg] = "[" + strings.Join(entries, ",") + "]"
+	return node
+}
+
+// sgpuPod is a counted pod on node using the devices (uuid,mem,cores per device) with a QoS policy ("": none).
+func sgpuPod(name, node, qos string, devs ...string) *corev1.Pod {
+	p := ft.MkPod("ns", name, sctr(fmt.Sprint(len(devs)), "", ""))
+	var list []string
+	for _, d := range devs {
+		f := strings.Split(d, ",")
+		list = append(list, f[0]+",Metax-SGPU,"+f[1]+","+f[2])
+	}
+	p.Annotations[codec.PodNodeAnnotation] = node
+	p.Annotations[sgpuAlloc] = strings.Join(list, ":") + ":;"
+	if qos != "" {
+		p.Annotations[sgpuQos] = qos
+	}
+	return p
+}
+
+// TestMetaxSGPUFit covers the register, the QoS rule (HAMi's TestCheckDeviceQos cases: an unused device takes
+// any policy, a whole-GPU request skips the rule, a device shared by another policy fails, by the same
+// passes) and what is written at bind.
+func TestMetaxSGPUFit(t *testing.T) {
+	ft.RunGateCases(t, []ft.GateCase{
+		{Name: "unused device takes any policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
+			Fits: true, Annos: map[string]string{
+				sgpuAlloc:                                "s1-sgpu0,Metax-SGPU,8192,50:;",
+				"hami.io/metax-sgpu-devices-to-allocate": "s1-sgpu0,Metax-SGPU,8192,50:;",
+				"metax-tech.com/gpu-devices-allocated":   `[[{"uuid":"s1-sgpu0","compute":50,"vRam":8192}]]`,
+				"metax-tech.com/predicate-time":          "1700000000000000000",
+			}},
+		{Name: "request exclusive skips the policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,0,0")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "100", "8")), sgpuQos, "best-effort"),
+			Fits: false, Code: engine.ExclusiveDeviceAllocateConflict},
+		{Name: "device shared by another policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
+			Code: engine.CardQosPolicyMismatch},
+		{Name: "unset policy is the webhook's best-effort", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50")},
+			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
+			Code: engine.CardQosPolicyMismatch},
+		{Name: "device shared by the same policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "best-effort", "s1-sgpu0,8192,50")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
+			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+		{Name: "a whole-GPU user sets no policy", Nodes: []*corev1.Node{sgpuNode("s1", 2)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,32768,100")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("2", "0", "")), sgpuQos, "best-effort"),
+			Code: engine.CardInsufficientMemory},
+		{Name: "another policy's device is passed over", Nodes: []*corev1.Node{sgpuNode("s1", 2)},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,8192,50")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
+			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+	})
+}

@@ -1,0 +1,62 @@
+package engine
+
+// Device selection beyond the walk's first fit: the Kind's module pairs (Ascend 910C) and its Select rule
+// (Kunlun's interconnect, AWS Neuron's runs).
+
+import (
+	"sort"
+)
+
+// pairChoice is HAMi's 910C module rule (computeBestCombination910C, pkg/device/ascend/device.go): of the
+// devices that passed every gate, only modules (index / pair) whose every device passed are taken, whole,
+// until count devices are chosen. HAMi orders equally full modules by map iteration; kubectl-hami takes
+// them in the order the walk found them, so the answer is deterministic.
+func pairChoice(n *Node, sel []int, count, pair int) []int {
+	byModule := map[int][]int{}
+	var order []int
+	for _, gi := range sel {
+		m := n.GPUs[gi].Index / pair
+		if _, ok := byModule[m]; !ok {
+			order = append(order, m)
+		}
+		byModule[m] = append(byModule[m], gi)
+	}
+	var out []int
+	for _, m := range order {
+		if len(out) >= count {
+			break
+		}
+		if devs := byModule[m]; len(devs) == pair {
+			out = append(out, devs...)
+		}
+	}
+	return out
+}
+
+// selectChoice applies a type's Select rule (Kunlun's interconnect) to the devices that passed every gate:
+// it hands Select their Indexes in ascending order and maps its answer back to the node's devices. Devices
+// Select names that did not pass are ignored, so a bad rule cannot place on a failing device.
+func selectChoice(n *Node, sel []int, count int, choose func([]int, int, string) []int) []int {
+	byIndex := make(map[int]int, len(sel))
+	idx := make([]int, 0, len(sel))
+	for _, gi := range sel {
+		i := n.GPUs[gi].Index
+		if _, dup := byIndex[i]; !dup {
+			byIndex[i] = gi
+			idx = append(idx, i)
+		}
+	}
+	sort.Ints(idx)
+	var out []int
+	model := ""
+	if len(sel) > 0 {
+		model = n.GPUs[sel[0]].Type
+	}
+	for _, i := range choose(idx, count, model) {
+		if gi, ok := byIndex[i]; ok && len(out) < count {
+			out = append(out, gi)
+			delete(byIndex, i)
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+)
+
+// kindRows is a Kind's rows compiled once per cluster (NewCluster), so the walk asks a bool or ranges over a
+// short slice instead of reading the Kind: the engine's building blocks the Kind opts into (device.ReadyRow,
+// NumaRow, QuotaRow, MIGRow) and the family's own rows, split by where they run. The rows every type runs
+// (health, cordon, type, uuid, slots, mutex, memory, cores, exclusive, compute) are the walk's straight-line
+// code in checkGPU: one compare each per device, no call.
+type kindRows struct {
+	ready, numa, quota, mig bool
+	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
+	// one-device, Kunlun vXPU's equal-share).
+	early, late []*device.Row
+}
+
+func compileRows(kinds []device.Kind) []kindRows {
+	out := make([]kindRows, len(kinds))
+	for k := range kinds {
+		kr := &out[k]
+		for i := range kinds[k].Rows {
+			r := &kinds[k].Rows[i]
+			switch {
+			case r.Check != nil && device.EarlyRow(r):
+				kr.early = append(kr.early, r)
+			case r.Check != nil:
+				kr.late = append(kr.late, r)
+			case r.Name == device.ReadyRow.Name:
+				kr.ready = true
+			case r.Name == device.NumaRow.Name:
+				kr.numa = true
+			case r.Name == device.QuotaRow.Name:
+				kr.quota = true
+			case r.Name == device.MIGRow.Name:
+				kr.mig = true
+			}
+		}
+	}
+	return out
+}
+
+// readyKind is the first Kind with the devices-ready node gate, whose register annotation and allocatable
+// count the node reader reads beside its devices (NVIDIA's); -1 when none has it.
+func readyKind(rows []kindRows) int {
+	for k := range rows {
+		if rows[k].ready {
+			return k
+		}
+	}
+	return -1
+}
+
+// mainKind reports whether k is the type of HAMi's own device plugin, which registers in
+// hami.io/node-nvidia-register (NVIDIA's): its register annotation, device lists and quota keys are read by
+// the engine's own readers (buildNode with modes, MIG and the version check; podAllocation; Config's resource
+// names), the other types' by the family readers (register.go, kindallocation.go).
+func mainKind(k *device.Kind) bool { return k.Register == codec.NodeRegisterAnnotation }
+
+// familyCheck runs one of a family's rows on device gi of n for container r.
+func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerRequest, usedSlots int32, usedMem, usedCores, memNeed, coresNeed int64) (Check, bool) {
+	g := &n.GPUs[gi]
+	s := f.sels[g.Kind]
+	d := &f.dev
+	*d = device.Dev{Kind: &f.c.kinds[g.Kind], UUID: g.UUID, Type: g.Type, Index: g.Index, Slots: g.Slots,
+		TotalMem: g.TotalMem, TotalCores: g.TotalCores, UsedSlots: usedSlots, UsedMem: usedMem, UsedCores: usedCores,
+		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos}
+	if s != nil {
+		d.PodQos = s.qos
+	}
+	f.takenNode, f.takenGPU = n, gi
+	if f.otherTakenF == nil {
+		f.otherTakenF = f.otherTaken // bound once per evaluation, and only for a type with family rows
+	}
+	d.OtherTakenF = f.otherTakenF
+	o := row.Check(d)
+	if o.Skip {
+		return Check{}, false
+	}
+	c := Check{Gate: row.Name, Need: o.Need, Have: o.Have, Unit: o.Unit}
+	if o.Fail {
+		c.Code, c.Detail = Code(row.Code), o.Detail
+	}
+	return c, true
+}
+
+// otherTaken is device.Dev.OtherTaken for the device familyCheck runs on: another device of its type that an
+// earlier container of the pod took on the node.
+func (f *fitter) otherTaken() string {
+	n, gi := f.takenNode, f.takenGPU
+	g := &n.GPUs[gi]
+	for j := range n.GPUs {
+		if j != gi && n.GPUs[j].Kind == g.Kind && f.extra[j].slots > 0 {
+			return n.GPUs[j].UUID
+		}
+	}
+	return ""
+}

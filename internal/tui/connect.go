@@ -70,14 +70,14 @@ func (m *Model) connected(l Loaded) tea.Cmd {
 	o := m.opts
 	o.Snapshot, o.Client, o.Dynamic = l.Snapshot, l.Client, l.Dynamic
 	m.opts = o
-	m.world = newWorld(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now)
+	m.setStore(newWorld(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
 	if o.HAMiVersion != "" {
-		m.world.hamiVersion = o.HAMiVersion
-		m.world.build(l.Snapshot)
+		m.store.hamiVersion = o.HAMiVersion
+		m.store.build(l.Snapshot)
 	}
 	m.opts.Snapshot = nil
 	m.setupLive()
-	m.setData(m.world.data())
+	m.setData(m.store.data())
 	m.verdicts, m.verdictsGen = nil, 0
 	cmds := []tea.Cmd{m.evaluate()}
 	if m.queue != nil {

@@ -398,7 +398,7 @@ func TestRowsKeepSelectionOnUpdate(t *testing.T) {
 	m := newDemo(t, 80, 24)
 	press(m, "/", "t4", "enter", "down")
 	sel := viewOf[*nodesView](m).t.selectedKey()
-	m.Update(dataMsg{m.world.data()})
+	m.Update(dataMsg{m.store.data()})
 	if viewOf[*nodesView](m).t.selectedKey() != sel || viewOf[*nodesView](m).t.filter != "t4" {
 		t.Errorf("after new data: selected %q filter %q, want %q and t4", viewOf[*nodesView](m).t.selectedKey(), viewOf[*nodesView](m).t.filter, sel)
 	}

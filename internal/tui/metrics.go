@@ -80,12 +80,12 @@ func (m *Model) nextMetrics() tea.Cmd {
 }
 
 // agentStatus is a node's agent line for the Node view: which pod, and why it has no numbers.
-func (m *Model) agentStatus(node string) string {
-	s := m.styles
-	if m.metrics == nil || m.metrics.Nodes == nil {
+func (c *common) agentStatus(node string) string {
+	s := c.styles
+	if c.metrics == nil || c.metrics.Nodes == nil {
 		return ""
 	}
-	a, ok := m.metrics.Nodes[node]
+	a, ok := c.metrics.Nodes[node]
 	if !ok {
 		return s.dim.Render("live usage n/a: no node agent on this node")
 	}

@@ -36,7 +36,7 @@ func (m *Model) wheel(dir int) tea.Cmd {
 		m.scrollOverlay(dir * wheelStep)
 		return nil
 	}
-	m.current().wheel(m, dir)
+	m.current().wheel(m.shared(), dir)
 	return nil
 }
 
@@ -70,9 +70,9 @@ func (m *Model) click(x, y int) tea.Cmd {
 		h := t.rowHeight(t.order[p])
 		if line < h {
 			if p == t.cursor {
-				return v.drill(m)
+				return v.drill(m.shared())
 			}
-			return v.update(m, selectMsg{row: p})
+			return v.update(m.shared(), selectMsg{row: p})
 		}
 		line -= h
 	}

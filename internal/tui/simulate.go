@@ -31,7 +31,7 @@ func simulatedUsage(d *Data, t time.Time) *usage.Result {
 
 // simulator is the metrics source of Options.Simulate.
 func (m *Model) simulator() func(context.Context) MetricsMsg {
-	w, now := m.world, m.now
+	w, now := m.store, m.now
 	return func(context.Context) MetricsMsg {
 		mm := metricsOf(simulatedUsage(w.data(), now()), nil)
 		mm.Note, mm.Warn = simulatedNote, false

@@ -34,7 +34,7 @@ func (m *Model) Render() string {
 	case m.connect != nil:
 		b = m.renderConnect()
 	default:
-		b = m.current().render(m, body)
+		b = m.current().render(m.shared(), body)
 	}
 	if len(b) > body {
 		b = b[:body]

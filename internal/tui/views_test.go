@@ -29,7 +29,7 @@ func (v *probeView) info() viewInfo {
 		help: [][2]string{{"Probe", "the test's own view: the nodes by name"}}, headLines: 1}
 }
 
-func (v *probeView) setData(m *Model) {
+func (v *probeView) setData(m *common) {
 	rows := make([]row, len(m.data.Nodes))
 	for i, n := range m.data.Nodes {
 		rows[i] = row{key: n.Name, text: n.Name, keys: []sortKey{str(n.Name)}}
@@ -37,7 +37,7 @@ func (v *probeView) setData(m *Model) {
 	v.t.setRows(rows)
 }
 
-func (v *probeView) render(m *Model, height int) []string {
+func (v *probeView) render(m *common, height int) []string {
 	lines := []string{m.styles.colHeader.Render("  PROBE NODE")}
 	for _, p := range v.t.visible(height - 1) {
 		marker := "  "
@@ -49,7 +49,7 @@ func (v *probeView) render(m *Model, height int) []string {
 	return lines
 }
 
-func (v *probeView) drill(*Model) tea.Cmd {
+func (v *probeView) drill(*common) tea.Cmd {
 	v.drilled++
 	return nil
 }
@@ -157,7 +157,7 @@ func TestEveryViewRenders(t *testing.T) {
 					t.Errorf("%s draws an empty body:\n%s", name, got)
 				}
 				// A whole new data set while it is shown.
-				m.Update(dataMsg{m.world.data()})
+				m.Update(dataMsg{m.store.data()})
 				checkScreen(t, m, screen(m))
 			})
 		}

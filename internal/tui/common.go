@@ -22,6 +22,8 @@ type common struct {
 	data     *Data
 	verdicts map[string]*engine.Verdict
 	metrics  *MetricsMsg
+	// history is each GPU's recent utilisation readings (history.go).
+	utilHist utilHistory
 	// world is the data layer's questions (queries.go), answered as the commands answer them.
 	world queries
 	// events reads one pod's events (live only; nil for a snapshot).
@@ -100,6 +102,8 @@ type (
 	openGPUMsg struct{ node, uuid string }
 	// openWhyMsg opens the why-pending page of a pod (namespace/name).
 	openWhyMsg struct{ pod string }
+	// openPodMsg opens the page of a GPU pod on a node (namespace/name).
+	openPodMsg struct{ pod string }
 )
 
 // show is the message that shows a view, with an optional filter.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -73,6 +74,9 @@ func (gp *gpuPage) lines(c *common) []string {
 		}
 		lines = append(lines, s.live.Render(live))
 	}
+	if h := c.utilHist[g.UUID]; len(h) > 0 {
+		lines = append(lines, "utilisation, last "+readings(len(h))+": "+s.live.Render(sparkline(h))+fmt.Sprintf(" (min %d%% max %d%%)", slices.Min(h), slices.Max(h)))
+	}
 	lines = append(lines, "")
 	word := "pods"
 	if len(pods) == 1 {
@@ -83,10 +87,11 @@ func (gp *gpuPage) lines(c *common) []string {
 		return append(lines, s.dim.Render("  no pods: nothing is allocated here"))
 	}
 	cols := c.podCols()
-	cols[len(cols)-1] = cell{6, true} // room for the CORES heading
-	lines = append(lines, s.colHeader.Render("  "+line(cols, "NAMESPACE", "POD", "CONTAINER", "MEMORY", "CORES")))
+	cols[4] = cell{6, true} // room for the CORES heading
+	lines = append(lines, s.colHeader.Render("  "+line(cols, "NAMESPACE", "POD", "CONTAINER", "ALLOCATED", "CORES", "LIVE")))
 	for _, pd := range pods {
-		lines = append(lines, "  "+line(cols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
+		lines = append(lines, "  "+line(cols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores),
+			c.podLive(pd, g.UUID)))
 	}
 	return lines
 }
@@ -99,4 +104,12 @@ func (gp *gpuPage) render(c *common, height int) []string {
 
 func (gp *gpuPage) scroll(c *common, delta int) {
 	gp.off = min(max(gp.off+delta, 0), max(len(gp.lines(c))-c.bodyHeight(), 0))
+}
+
+// readings is "1 reading", "12 readings".
+func readings(n int) string {
+	if n == 1 {
+		return "1 reading"
+	}
+	return fmt.Sprintf("%d readings", n)
 }

@@ -48,6 +48,7 @@ func metricsOf(r *usage.Result, err error) MetricsMsg {
 	}
 	for _, a := range r.Agents {
 		mm.Nodes[a.Node] = AgentStatus{Pod: a.Pod, Error: a.Error}
+		mm.addProcesses(a)
 	}
 	mm.Answered, mm.Agents = r.Answered(), len(r.Agents)
 	mm.Note = fmt.Sprintf("live GPU usage: %d/%d node agents", mm.Answered, mm.Agents)
@@ -62,6 +63,28 @@ func metricsOf(r *usage.Result, err error) MetricsMsg {
 		mm.GPUs = nil
 	}
 	return mm
+}
+
+// addProcesses keeps the processes an agent found in pods, by pod.
+func (mm *MetricsMsg) addProcesses(a usage.Agent) {
+	if a.Usage == nil {
+		return
+	}
+	for _, g := range a.Usage.GPUs {
+		if g.Error != "" || g.UUID == "" {
+			continue
+		}
+		for _, p := range g.Processes {
+			if p.Pod == nil || p.Pod.Name == "" {
+				continue
+			}
+			if mm.Pods == nil {
+				mm.Pods = map[string][]ProcessMetrics{}
+			}
+			key := p.Pod.Namespace + "/" + p.Pod.Name
+			mm.Pods[key] = append(mm.Pods[key], ProcessMetrics{GPU: g.UUID, PID: p.PID, UsedMemMiB: int64(p.MemoryUsedBytes >> 20)})
+		}
+	}
 }
 
 // pollMetrics reads the agents off the UI goroutine. Each agent has its own timeout (usage.Options); the

@@ -269,6 +269,15 @@ type MetricsMsg struct {
 	// Nodes is each node's agent, by node name; Agents and Answered count them.
 	Nodes            map[string]AgentStatus
 	Agents, Answered int
+	// Pods are the processes the agents found in each pod's cgroups, by namespace/name.
+	Pods map[string][]ProcessMetrics
+}
+
+// ProcessMetrics is one process of a pod on one GPU, as the node agent measures it.
+type ProcessMetrics struct {
+	GPU        string // UUID
+	PID        uint32
+	UsedMemMiB int64
 }
 
 // AgentStatus is one node's agent: namespace/name of its pod and, when it gave no numbers, why.
@@ -435,10 +444,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.waitWatchErr())
 	case MetricsMsg:
 		mm := msg
-		m.metrics = &mm
+		m.setMetrics(&mm)
 	case metricsPollMsg:
 		mm := msg.MetricsMsg
-		m.metrics = &mm
+		m.setMetrics(&mm)
 		cmds = append(cmds, m.nextMetrics())
 	case metricsTickMsg:
 		if m.fetchMetrics != nil {
@@ -460,6 +469,21 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return tea.Batch(cmds...)
+}
+
+// setMetrics shows a reading of live usage, adds it to the GPUs' history and tells the views (their rows
+// sort by it).
+func (m *Model) setMetrics(mm *MetricsMsg) {
+	m.metrics = mm
+	if m.utilHist == nil {
+		m.utilHist = utilHistory{}
+	}
+	m.utilHist.add(mm)
+	for _, v := range m.views {
+		if v.info().live {
+			v.setData(m.shared())
+		}
+	}
 }
 
 // restyleMsg tells the views that the styles changed (the terminal's background is known).

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -79,15 +77,16 @@ func (m *Model) click(x, y int) tea.Cmd {
 	return nil
 }
 
-// tabAt is the tab (0-based) whose label covers column x of the tabs line (tabs() draws each as " N Name ").
+// tabAt is the tab (0-based) whose label covers column x of the tabs line (as tabLabels draws them).
 func (m *Model) tabAt(x int) (int, bool) {
 	pos := 0
-	for i, t := range m.tabInfos() {
-		w := ansi.StringWidth(fmt.Sprintf(" %d %s ", i+1, t.name))
+	labels, gap := m.tabLabels()
+	for i, l := range labels {
+		w := ansi.StringWidth(l)
 		if x >= pos && x < pos+w {
 			return i, true
 		}
-		pos += w
+		pos += w + len(gap)
 	}
 	return 0, false
 }

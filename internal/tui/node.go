@@ -20,12 +20,12 @@ type nodeView struct {
 
 func newNodeView(Options) view {
 	return &nodeView{tableView: tableView{t: newTable(sortCol{"gpu", false}, sortCol{"memory", true}, sortCol{"cores", true},
-		sortCol{"pods", true})}}
+		sortCol{"pods", true}, sortCol{"util", true})}}
 }
 
 func (v *nodeView) info() viewInfo {
 	return viewInfo{name: "Node", commands: []string{"node", "detail"}, usage: "NAME", drill: [2]string{"a GPU", "its pods"},
-		headLines: 3}
+		headLines: 3, live: true}
 }
 
 // setData rebuilds the GPU rows; until a node is selected (nodeSelectedMsg) it shows the first one, as the
@@ -101,6 +101,8 @@ type podOnGPU struct {
 	Mem, Cores                int64
 }
 
+const terminatingSuffix = " (Terminating)"
+
 // podsOnGPUs are the containers on each GPU of a node, by UUID.
 func podsOnGPUs(n *NodeView) map[string][]podOnGPU {
 	on := map[string][]podOnGPU{}
@@ -109,7 +111,7 @@ func podsOnGPUs(n *NodeView) map[string][]podOnGPU {
 			for _, d := range ct.Devices {
 				name := p.Name
 				if p.Terminating {
-					name += " (Terminating)" // kubectl's STATUS: it still holds the GPU until it is gone
+					name += terminatingSuffix // kubectl's STATUS: it still holds the GPU until it is gone
 				}
 				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: name, Container: ct.Name, Mem: d.UsedMem, Cores: d.UsedCores})
 			}
@@ -133,7 +135,8 @@ func (v *nodeView) detailRows(c *common) []row {
 			tb.WriteString(" " + p.Namespace + "/" + p.Pod + " " + p.Container)
 		}
 		rows[i] = row{key: g.UUID, text: tb.String(), height: 1 + max(len(on[g.UUID]), 1),
-			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID])))}}
+			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID]))),
+				num(c.utilKey([]engine.GPU{g}))}}
 	}
 	v.pods = on
 	return rows
@@ -184,7 +187,7 @@ func (v *nodeView) render(c *common, height int) []string {
 	var header string
 	if l.wide {
 		header = line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true}, {l.live, true}, {4, true}, {-1, false}},
-			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
+			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "LIVE MEM", "UTIL", "STATE")
 	} else {
 		header = line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
 			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
@@ -210,21 +213,45 @@ func (v *nodeView) render(c *common, height int) []string {
 			lines = append(lines, s.dim.Render("      └ no pods"))
 		}
 		for _, pd := range pods {
-			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
+			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("alloc %d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores),
+				c.podLive(pd, g.UUID)))
 		}
 	}
 	return lines
 }
 
-// podCols are the columns of a pod line under a GPU: namespace, pod, container, memory, cores.
+// podCols are the columns of a pod line under a GPU: namespace, pod, container, allocated memory and cores,
+// and the pod's live memory on the GPU (where it fits).
 func (c *common) podCols() []cell {
 	w := c.width - 8
-	ns, cont, mem, cores := 14, 12, 10, 4
+	ns, cont, mem, cores := 14, 12, 15, 4
 	if w >= 110 {
 		ns, cont = 20, 20
 	}
-	pod := min(max(w-ns-cont-mem-cores-4, 10), 48)
-	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}}
+	fixed, live := ns+cont+mem+cores+5, 15
+	if w-fixed-live < 16 {
+		live = 0 // 80 columns: the pod's name before its live memory; the GPU's line has the live numbers
+	}
+	pod := min(max(w-fixed-live, 10), 48)
+	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}, {-1, false}}
+}
+
+// podLive is a pod's live memory on one GPU from the agent ("live 9000 MiB"), "" when the agent has no number.
+func (c *common) podLive(pd podOnGPU, uuid string) string {
+	if c.metrics == nil || c.metrics.Pods == nil {
+		return ""
+	}
+	procs, ok := c.metrics.Pods[pd.Namespace+"/"+strings.TrimSuffix(pd.Pod, terminatingSuffix)]
+	if !ok {
+		return ""
+	}
+	var used int64
+	for _, p := range procs {
+		if p.GPU == uuid {
+			used += p.UsedMemMiB
+		}
+	}
+	return c.styles.live.Render(fmt.Sprintf("live %d MiB", used))
 }
 
 // deviceWord is what people call a node's devices: their type's word (NPU, DCU ...) when all are of one type,

@@ -24,12 +24,12 @@ var compactKey = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact/fu
 
 func newNodesView(Options) view {
 	return &nodesView{tableView: tableView{t: newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true},
-		sortCol{"slots", true}, sortCol{"pods", true}, sortCol{"gpus", true})}}
+		sortCol{"slots", true}, sortCol{"pods", true}, sortCol{"gpus", true}, sortCol{"util", true})}}
 }
 
 func (v *nodesView) info() viewInfo {
 	return viewInfo{name: "Nodes", commands: []string{"nodes", "no", "gpus", "gpu"}, drill: [2]string{"a node", "its GPUs"},
-		keys: []key.Binding{compactKey}, headLines: 1}
+		keys: []key.Binding{compactKey}, headLines: 1, live: true}
 }
 
 func (v *nodesView) setData(c *common) { v.t.setRows(v.nodeRows(c)) }
@@ -153,7 +153,7 @@ func (c *common) nodesHeader(l nodesLayout) string {
 	memW := l.bar + 1 + 4 + 1 + l.memText
 	if l.wide {
 		return s.colHeader.Render("  " + line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true},
-			{l.live, true}, {4, true}, {-1, false}}, "NODE / GPU", "MEMORY ALLOCATED", "CORES ALLOCATED", "SLOTS", "PODS", "MEM USED", "UTIL", "STATE"))
+			{l.live, true}, {4, true}, {-1, false}}, "NODE / GPU", "MEMORY ALLOCATED", "CORES ALLOCATED", "SLOTS", "PODS", "LIVE MEM", "UTIL", "STATE"))
 	}
 	return s.colHeader.Render("  " + line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
 		"NODE / GPU", "MEMORY ALLOCATED", "CORES", "SLOTS", "UTIL", "STATE"))
@@ -177,7 +177,7 @@ func (v *nodesView) nodeRows(c *common) []row {
 		}
 		rows[i] = row{key: n.Name, text: n.Name + tb.String() + " " + n.Health, height: h,
 			keys: []sortKey{str(n.Name), num(ratio(n.UsedMem, n.Mem)), num(ratio(n.UsedCores, n.Cores)), num(ratio(n.UsedSlots, n.Slots)),
-				num(float64(len(n.Pods))), num(float64(len(n.Node.GPUs)))}}
+				num(float64(len(n.Pods))), num(float64(len(n.Node.GPUs))), num(c.utilKey(n.Node.GPUs))}}
 	}
 	return rows
 }
@@ -213,6 +213,14 @@ func (c *common) live(gpus []engine.GPU) (used int64, util int, ok bool) {
 		util = utilSum / utilN
 	}
 	return used, util, true
+}
+
+// utilKey is the GPUs' mean live utilisation for sorting; -1 (last) when unknown.
+func (c *common) utilKey(gpus []engine.GPU) float64 {
+	if _, util, ok := c.live(gpus); ok {
+		return float64(util)
+	}
+	return -1
 }
 
 // liveCells are the UTIL column (narrow: used memory shows on the bar) or MEM USED and UTIL (wide).

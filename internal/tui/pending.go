@@ -18,7 +18,7 @@ func newPendingView(Options) view {
 }
 
 func (v *pendingView) info() viewInfo {
-	return viewInfo{name: "Pending", commands: []string{"pending", "pods", "po", "pe"}, usage: "[FILTER]",
+	return viewInfo{name: "Pending", commands: []string{"pending", "pe"}, usage: "[FILTER]",
 		drill: [2]string{"a pending pod", "why"}, headLines: 1, verdicts: true}
 }
 

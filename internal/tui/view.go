@@ -122,29 +122,57 @@ func spread(left, right string, width int) string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
+// tabLabels are the tabs as drawn, unstyled, and the gap between them: " 1 Nodes " and "[2 Node]" side by
+// side; below 100 columns "1 Nodes" with one space between, so that the count still fits beside them.
+func (m *Model) tabLabels() (labels []string, gap string) {
+	cur := m.tabOf(m.view)
+	compact := m.width < 100
+	for i, t := range m.tabInfos() {
+		label := fmt.Sprintf("%d %s", i+1, t.name)
+		switch {
+		case i == cur:
+			label = "[" + label + "]"
+		case !compact:
+			label = " " + label + " "
+		}
+		labels = append(labels, label)
+	}
+	if compact {
+		gap = " "
+	}
+	return labels, gap
+}
+
 func (m *Model) tabs() string {
 	s := m.styles
 	var b strings.Builder
 	cur := m.tabOf(m.view)
-	for i, t := range m.tabInfos() {
-		label := fmt.Sprintf("%d %s", i+1, t.name)
+	labels, gap := m.tabLabels()
+	for i, label := range labels {
+		if i > 0 {
+			b.WriteString(gap)
+		}
 		if i == cur {
-			b.WriteString(s.tabActive.Render("[" + label + "]"))
+			b.WriteString(s.tabActive.Render(label))
 		} else {
-			b.WriteString(s.tab.Render(" " + label + " "))
+			b.WriteString(s.tab.Render(label))
 		}
 	}
 	t := m.current().rows()
 	if t == nil || m.overlay != overlayNone {
 		return b.String()
 	}
-	count := fmt.Sprintf("%d", len(t.rows))
+	count, short := fmt.Sprintf("%d", len(t.rows)), ""
 	if t.filter != "" {
-		count = fmt.Sprintf("/%s %d of %d", t.filter, len(t.order), len(t.rows))
+		short = fmt.Sprintf("%d of %d", len(t.order), len(t.rows))
+		count = "/" + t.filter + " " + short
 	}
 	// On a narrow screen the sort column loses its word, then the count goes.
 	tabs := b.String()
-	for _, info := range []string{"sort " + t.sortName() + " · " + count, t.sortName() + " · " + count, count} {
+	for _, info := range []string{"sort " + t.sortName() + " · " + count, t.sortName() + " · " + count, count, short} {
+		if info == "" {
+			break
+		}
 		if ansi.StringWidth(tabs)+ansi.StringWidth(info)+2 <= m.width {
 			return spread(tabs, m.styles.dim.Render(info), m.width)
 		}

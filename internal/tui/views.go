@@ -25,8 +25,10 @@ var registry = []func(Options) view{
 	newPendingView,
 	newWhatIfView,
 	newQueuesView,
+	newPodsView,
 	newVerdictPage,
 	newGPUPage,
+	newPodPage,
 }
 
 // view is one page of the UI. Its methods run inside Model.Update (state changes only there) except render,
@@ -93,6 +95,8 @@ type viewInfo struct {
 	verdicts bool
 	// wraps: the rows' heights depend on the width, so setData runs again when it changes.
 	wraps bool
+	// live: the rows sort by live usage, so setData runs again on every reading of the agents.
+	live bool
 }
 
 // page is the base of a view without a table: every method but info, render, update and wheel, as a no-op.

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -45,6 +46,8 @@ type Options struct {
 	HAMiVersion string
 	// Context is the kubeconfig context, shown in the header.
 	Context string
+	// User is the context's user (its AuthInfo), named when the API server refuses its credentials.
+	User string
 	// Namespace is the what-if form's default namespace.
 	Namespace string
 	// OnlyNamespace, when set (top -n NS), limits the Pending and Quotas views to that namespace; nodes, their
@@ -132,8 +135,11 @@ type Model struct {
 	store *world // the data layer (world.go, live.go, data.go, queries.go)
 	queue *queue // live only
 
-	watchErr     chan error
-	liveErr      string
+	watchErr chan error
+	liveErr  string
+	// conn is the connection to the API server (conn.go); probeFn asks it whether it answers.
+	conn         connState
+	probeFn      func(context.Context) error
 	watchVolcano bool // live, with a dynamic client, on a cluster that serves Volcano's CRDs
 
 	verdictsGen uint64
@@ -226,6 +232,7 @@ func (m *Model) setupLive() {
 	m.queue = newQueue()
 	m.watchErr = make(chan error, 1)
 	m.events = liveEvents(o.Client)
+	m.probeFn, m.conn = apiProbe(o.Client), connState{lastOK: m.now()}
 	if o.Agents != nil {
 		m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
 		m.metricsEvery = o.MetricsInterval
@@ -300,6 +307,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.queue != nil {
 		cmds = append(cmds, m.waitWake(), m.waitWatchErr())
+	}
+	if m.probeFn != nil {
+		cmds = append(cmds, m.nextProbe())
 	}
 	if m.fetchMetrics != nil {
 		cmds = append(cmds, m.pollMetrics())
@@ -393,6 +403,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateConnect(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateProbe(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		resized := msg.Width != m.width
@@ -441,7 +454,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case watchErrMsg:
 		m.liveErr = msg.err.Error() + " (retrying)"
-		cmds = append(cmds, m.waitWatchErr())
+		if apierrors.IsUnauthorized(msg.err) {
+			m.conn.observe(msg.err, m.now())
+		}
+		cmds = append(cmds, m.waitWatchErr(), m.probe()) // is the API server there? ask it now
 	case MetricsMsg:
 		mm := msg
 		m.setMetrics(&mm)

@@ -243,7 +243,13 @@ func (tm *tmux) waitUntil(what string, ok func(screen string) bool) {
 // waitFor polls the screen until it shows every wanted string.
 func (tm *tmux) waitFor(what string, wanted ...string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	tm.waitForWithin(what, 30*time.Second, wanted...)
+}
+
+// waitForWithin is waitFor with its own deadline.
+func (tm *tmux) waitForWithin(what string, within time.Duration, wanted ...string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		s := tm.screen()
 		missing := ""

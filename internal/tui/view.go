@@ -56,26 +56,38 @@ func (m *Model) Render() string {
 // header is the title, the counts, the notes and the tabs.
 func (m *Model) header() []string {
 	s, d := m.styles, m.data
-	left := s.title.Render("kubectl hami top")
+	short := s.title.Render("kubectl hami top")
 	if d.Context != "" {
-		left += " · context " + d.Context
+		short += " · context " + d.Context
 	}
-	left += " · " + d.Source
 	if ns := m.opts.OnlyNamespace; ns != "" {
-		left += " · namespace " + ns
+		short += " · namespace " + ns
+	}
+	left := short + " · " + d.Source
+	if ns := m.opts.OnlyNamespace; ns != "" {
+		left = strings.TrimSuffix(short, " · namespace "+ns) + " · " + d.Source + " · namespace " + ns
 	}
 	state := "static"
 	if d.Live {
-		state = s.live.Render("● live")
+		state = m.connHeader()
 	}
 	if m.connect != nil {
 		state = m.connectHeader()
 	}
-	right := state + " · updated " + d.Updated.Format("15:04:05")
+	right := state
+	if m.connect == nil && (!d.Live || m.conn.kind == connLive) { // no time while there is no data, or it is old
+		right += " · updated " + d.Updated.Format("15:04:05")
+	}
+	if ansi.StringWidth(left)+ansi.StringWidth(right)+2 > m.width && (d.Live || m.connect != nil) {
+		left = short // the connection's state before the server's address
+	}
 	title := spread(left, right, m.width)
 
 	t := d.Totals
 	counts := fmt.Sprintf("%d nodes · %d GPUs · %d GPU pods · ", t.Nodes, t.GPUs, t.Pods)
+	if d.Live && m.conn.kind != connLive {
+		counts = s.warn.Render("STALE") + " " + counts // the numbers are the last the API server gave
+	}
 	pend := fmt.Sprintf("%d pending", t.Pending)
 	if t.Pending > 0 {
 		pend = s.warn.Render(pend)
@@ -87,7 +99,9 @@ func (m *Model) header() []string {
 	}
 
 	var notes []string
-	if m.liveErr != "" {
+	if n := m.connNote(); d.Live && n != "" {
+		notes = append(notes, n)
+	} else if m.liveErr != "" {
 		notes = append(notes, s.errText.Render("live updates stopped: "+m.liveErr))
 	}
 	if d.ConfigErr != "" {

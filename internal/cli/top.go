@@ -297,6 +297,7 @@ func (o *TopOptions) runUI(ctx context.Context, s *snapshot.Snapshot) error {
 		} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
 			opts.Context = raw.CurrentContext
 		}
+		opts.User = o.kubeUser(opts.Context)
 	}
 	return tui.Run(ctx, opts)
 }

@@ -23,6 +23,7 @@ func (o *TopOptions) runUIConnecting(ctx context.Context) error {
 	} else if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		opts.Context = raw.CurrentContext
 	}
+	opts.User = o.kubeUser(opts.Context)
 	opts.Load = func(ctx context.Context) (tui.Loaded, error) {
 		s, err := o.read.load(ctx)
 		if err != nil {
@@ -31,4 +32,18 @@ func (o *TopOptions) runUIConnecting(ctx context.Context) error {
 		return tui.Loaded{Snapshot: s, Client: o.read.watchClient, Dynamic: o.read.watchDynamic}, nil // informers: no request timeout
 	}
 	return tui.Run(ctx, opts)
+}
+
+// kubeUser is the kubeconfig user the UI connects as (--user, else the context's), for the header when the API
+// server refuses its credentials; "" when the kubeconfig does not say.
+func (o *TopOptions) kubeUser(context string) string {
+	if u := o.read.config.AuthInfoName; u != nil && *u != "" {
+		return *u
+	}
+	if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		if c := raw.Contexts[context]; c != nil {
+			return c.AuthInfo
+		}
+	}
+	return ""
 }

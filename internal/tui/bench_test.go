@@ -192,7 +192,7 @@ func BenchmarkUpdateAfterEvent(b *testing.B) {
 		p.Annotations[codec.PodAllocatedAnnotation] = fmt.Sprintf("GPU-%s-0,NVIDIA,%d,5:;", p.Spec.NodeName, mem)
 		m.queue.put(change{kind: kindPod, key: p.Namespace + "/" + p.Name, obj: p})
 		changes, rs := m.queue.drain()
-		m.Update(dataMsg{m.world.apply(changes, rs)})
+		m.Update(dataMsg{m.store.apply(changes, rs)})
 		_ = m.View()
 	}
 }
@@ -211,7 +211,7 @@ func BenchmarkBurstOf1000Events(b *testing.B) {
 			m.queue.put(change{kind: kindPod, key: p.Namespace + "/" + p.Name, obj: p})
 		}
 		changes, rs := m.queue.drain()
-		m.Update(dataMsg{m.world.apply(changes, rs)})
+		m.Update(dataMsg{m.store.apply(changes, rs)})
 		_ = m.View()
 	}
 }
@@ -220,7 +220,7 @@ func BenchmarkBurstOf1000Events(b *testing.B) {
 func BenchmarkPendingVerdicts(b *testing.B) {
 	m := newBig(b, 160, 48)
 	for b.Loop() {
-		_ = m.world.verdicts(m.data.Pending)
+		_ = m.store.verdicts(m.data.Pending)
 	}
 }
 

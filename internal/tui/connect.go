@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -41,6 +43,8 @@ type connectState struct {
 	err     string    // the last try's error; empty while a try runs
 	retryAt time.Time
 	tries   int
+	// unauthorized: the API server refused the credentials (the hint names the user, not the network).
+	unauthorized bool
 }
 
 func (m *Model) load() tea.Cmd {
@@ -70,14 +74,14 @@ func (m *Model) connected(l Loaded) tea.Cmd {
 	o := m.opts
 	o.Snapshot, o.Client, o.Dynamic = l.Snapshot, l.Client, l.Dynamic
 	m.opts = o
-	m.world = newWorld(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now)
+	m.setStore(newWorld(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
 	if o.HAMiVersion != "" {
-		m.world.hamiVersion = o.HAMiVersion
-		m.world.build(l.Snapshot)
+		m.store.hamiVersion = o.HAMiVersion
+		m.store.build(l.Snapshot)
 	}
 	m.opts.Snapshot = nil
 	m.setupLive()
-	m.setData(m.world.data())
+	m.setData(m.store.data())
 	m.verdicts, m.verdictsGen = nil, 0
 	cmds := []tea.Cmd{m.evaluate()}
 	if m.queue != nil {
@@ -91,6 +95,9 @@ func (m *Model) connected(l Loaded) tea.Cmd {
 				m.liveErr = err.Error()
 			}
 		}
+	}
+	if m.probeFn != nil {
+		cmds = append(cmds, m.nextProbe())
 	}
 	if m.fetchMetrics != nil {
 		cmds = append(cmds, m.pollMetrics())
@@ -107,6 +114,7 @@ func (m *Model) updateConnect(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		if msg.err != nil {
 			m.connect.err = msg.err.Error()
+			m.connect.unauthorized = apierrors.IsUnauthorized(msg.err) || strings.Contains(msg.err.Error(), "Unauthorized")
 			m.connect.retryAt = m.now().Add(retryEvery)
 			return nil, true
 		}
@@ -152,13 +160,23 @@ func (m *Model) renderConnect() []string {
 	lines := []string{"", s.errText.Render(fmt.Sprintf("  cannot list the cluster at %s", server)), ""}
 	lines = append(lines, splitLines(wrapProse("  "+c.err, m.width))...)
 	left := max(c.retryAt.Sub(m.now()).Round(time.Second), 0)
-	lines = append(lines, "", fmt.Sprintf("  retrying in %s (try %d) · r retry now · q quit", left, c.tries),
-		s.dim.Render("  check the kubeconfig context (--context), the network, and `kubectl get --raw /readyz`"))
+	hint := "  check the kubeconfig context (--context), the network, and `kubectl get --raw /readyz`"
+	if c.unauthorized {
+		hint = "  " + unauthorizedHint(m.opts.User, m.opts.Context)
+	}
+	lines = append(lines, "", fmt.Sprintf("  retrying in %s (try %d) · r retry now · q quit", left, c.tries), s.dim.Render(hint))
 	return lines
 }
 
 // connectHeader is the header's state while connecting.
 func (m *Model) connectHeader() string {
+	if m.connect.unauthorized {
+		who := "✗ unauthorized"
+		if m.opts.User != "" {
+			who += " (user " + m.opts.User + ")"
+		}
+		return m.styles.errText.Render(who)
+	}
 	if m.connect.err != "" {
 		return m.styles.errText.Render("✗ not connected")
 	}

@@ -46,6 +46,29 @@ type NodeView struct {
 	Pods   []*engine.PodAllocation
 	Health string
 	query.NodeSums
+	// Running are its GPU pods as the Pods view lists them, in Pods' order.
+	Running []*PodView
+}
+
+// PodView is a GPU pod counted on a node (running, or bound and starting): what it was given, on which GPUs.
+type PodView struct {
+	Namespace, Name, Node string
+	// State is the pod's status.phase, "Terminating" while it is deleted (it holds its GPUs until it is gone).
+	State   string
+	Created time.Time
+	Devices []PodDevice
+	// Mem and Cores are what it was given, summed over its devices (MiB, percent of a GPU).
+	Mem, Cores int64
+}
+
+// Key is namespace/name.
+func (p *PodView) Key() string { return p.Namespace + "/" + p.Name }
+
+// PodDevice is one container's share of one GPU.
+type PodDevice struct {
+	Container, UUID, Type string
+	Index                 int
+	Mem, Cores            int64
 }
 
 // QuotaView is a namespace's HAMi-accounted quota beside Kubernetes' ResourceQuota status.
@@ -93,7 +116,42 @@ func (w *world) nodeView(name string) *NodeView {
 		g := &v.Node.GPUs[i]
 		g.MigUsed = append(g.MigUsed[:0:0], g.MigUsed...)
 	}
+	v.Running = w.podViews(v)
 	return v
+}
+
+// podViews are the GPU pods counted on a node, with their phase and age from the pod objects.
+func (w *world) podViews(v *NodeView) []*PodView {
+	gpus := make(map[string]*engine.GPU, len(v.Node.GPUs))
+	for i := range v.Node.GPUs {
+		gpus[v.Node.GPUs[i].UUID] = &v.Node.GPUs[i]
+	}
+	out := make([]*PodView, 0, len(v.Pods))
+	for _, a := range v.Pods {
+		pv := &PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
+		if p := w.pods[a.Key()]; p != nil {
+			pv.Created = p.CreationTimestamp.Time
+			if p.Status.Phase != "" {
+				pv.State = string(p.Status.Phase)
+			}
+		}
+		if a.Terminating {
+			pv.State = "Terminating"
+		}
+		for _, c := range a.Containers {
+			for _, d := range c.Devices {
+				pd := PodDevice{Container: c.Name, UUID: d.UUID, Type: d.Type, Index: -1, Mem: d.UsedMem, Cores: d.UsedCores}
+				if g := gpus[d.UUID]; g != nil {
+					pd.Index, pd.Type = g.Index, g.Type
+				}
+				pv.Devices = append(pv.Devices, pd)
+				pv.Mem += d.UsedMem
+				pv.Cores += d.UsedCores
+			}
+		}
+		out = append(out, pv)
+	}
+	return out
 }
 
 // updatePending keeps the set of waiting GPU pods (query.PendingGPU) current for one pod (nil: deleted).

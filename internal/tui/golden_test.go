@@ -45,6 +45,9 @@ var goldenViews = []struct {
 	{"queues", []string{"6"}},
 	{"why-pending-card", []string{":", "pending reranker", "enter", "enter"}},
 	{"help", []string{"?"}},
+	{"pods", []string{"7"}},
+	{"pods-sorted-by-node", []string{"7", "s"}},
+	{"pod", []string{":", "pods finetune", "enter", "down", "enter"}},
 }
 
 func TestGolden(t *testing.T) {

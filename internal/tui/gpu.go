@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -15,29 +16,32 @@ import (
 // gpuPage is the page of one GPU, under the Node tab.
 type gpuPage struct {
 	page
-	uuid string // the GPU shown
-	off  int    // the scroll offset
+	node, uuid string // the GPU shown and its node
+	off        int    // the scroll offset
 }
 
 func newGPUPage(Options) view { return &gpuPage{} }
 
 func (gp *gpuPage) info() viewInfo { return viewInfo{name: "GPU", parent: "Node"} }
 
-// update scrolls the page (keys reach only the focused view).
-func (gp *gpuPage) update(m *Model, msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		if d := m.scrollKey(k); d != 0 {
-			gp.scroll(m, d)
+// update opens a GPU (openGPUMsg) and scrolls the page (keys reach only the focused view).
+func (gp *gpuPage) update(c *common, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case openGPUMsg:
+		gp.node, gp.uuid, gp.off = msg.node, msg.uuid, 0
+	case tea.KeyPressMsg:
+		if d := c.scrollKey(msg); d != 0 {
+			gp.scroll(c, d)
 		}
 	}
 	return nil
 }
 
-func (gp *gpuPage) wheel(m *Model, dir int) { gp.scroll(m, dir*wheelStep) }
+func (gp *gpuPage) wheel(c *common, dir int) { gp.scroll(c, dir*wheelStep) }
 
-// gpuOf finds the shown node's GPU by UUID.
-func (m *Model) gpuOf(uuid string) (*NodeView, *engine.GPU) {
-	n := m.nodeByName(viewOf[*nodeView](m).detail)
+// gpuOf finds a node's GPU by UUID.
+func (c *common) gpuOf(node, uuid string) (*NodeView, *engine.GPU) {
+	n := c.nodeByName(node)
 	if n == nil {
 		return nil, nil
 	}
@@ -50,51 +54,62 @@ func (m *Model) gpuOf(uuid string) (*NodeView, *engine.GPU) {
 }
 
 // lines is the GPU page's whole text.
-func (gp *gpuPage) lines(m *Model) []string {
-	s := m.styles
-	nv := viewOf[*nodeView](m)
-	n, g := m.gpuOf(gp.uuid)
+func (gp *gpuPage) lines(c *common) []string {
+	s := c.styles
+	n, g := c.gpuOf(gp.node, gp.uuid)
 	if g == nil {
-		return []string{s.dim.Render(fmt.Sprintf("  GPU %s is gone from node %s", gp.uuid, nv.detail))}
+		return []string{s.dim.Render(fmt.Sprintf("  GPU %s is gone from node %s", gp.uuid, gp.node))}
 	}
-	pods := nv.pods[g.UUID]
+	pods := podsOnGPUs(n)[g.UUID]
 	lines := []string{
 		s.title.Render(fmt.Sprintf("%s #%d %s", n.Name, g.Index, shortType(g.Type))) + s.dim.Render("  (esc back · ↑↓ scroll)"),
-		fmt.Sprintf("%s · NUMA %d · state %s", g.UUID, g.Numa, m.gpuState(*g)),
+		fmt.Sprintf("%s · NUMA %d · state %s", g.UUID, g.Numa, c.gpuState(*g)),
 		fmt.Sprintf("memory %d/%d MiB (%d%%) · cores %d/%d%% · slots %d/%d", g.UsedMem, g.TotalMem, percent(g.UsedMem, g.TotalMem),
 			g.UsedCores, g.TotalCores, g.UsedSlots, g.Slots),
 	}
-	if used, util, ok := m.live([]engine.GPU{*g}); ok {
+	if used, util, ok := c.live([]engine.GPU{*g}); ok {
 		live := fmt.Sprintf("live: %d MiB used", used)
 		if util >= 0 {
 			live += fmt.Sprintf(" · %d%% utilisation", util)
 		}
 		lines = append(lines, s.live.Render(live))
 	}
+	if h := c.utilHist[g.UUID]; len(h) > 0 {
+		lines = append(lines, "utilisation, last "+readings(len(h))+": "+s.live.Render(sparkline(h))+fmt.Sprintf(" (min %d%% max %d%%)", slices.Min(h), slices.Max(h)))
+	}
 	lines = append(lines, "")
 	word := "pods"
 	if len(pods) == 1 {
 		word = "pod"
 	}
-	lines = append(lines, s.bold.Render(fmt.Sprintf("%d %s on this %s", len(pods), word, m.deviceWord([]engine.GPU{*g}))))
+	lines = append(lines, s.bold.Render(fmt.Sprintf("%d %s on this %s", len(pods), word, c.deviceWord([]engine.GPU{*g}))))
 	if len(pods) == 0 {
 		return append(lines, s.dim.Render("  no pods: nothing is allocated here"))
 	}
-	cols := m.podCols()
-	cols[len(cols)-1] = cell{6, true} // room for the CORES heading
-	lines = append(lines, s.colHeader.Render("  "+line(cols, "NAMESPACE", "POD", "CONTAINER", "MEMORY", "CORES")))
+	cols := c.podCols()
+	cols[4] = cell{6, true} // room for the CORES heading
+	lines = append(lines, s.colHeader.Render("  "+line(cols, "NAMESPACE", "POD", "CONTAINER", "ALLOCATED", "CORES", "LIVE")))
 	for _, pd := range pods {
-		lines = append(lines, "  "+line(cols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
+		lines = append(lines, "  "+line(cols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores),
+			c.podLive(pd, g.UUID)))
 	}
 	return lines
 }
 
-func (gp *gpuPage) render(m *Model, height int) []string {
-	lines := gp.lines(m)
+func (gp *gpuPage) render(c *common, height int) []string {
+	lines := gp.lines(c)
 	gp.off = min(gp.off, max(len(lines)-height, 0))
 	return lines[gp.off:]
 }
 
-func (gp *gpuPage) scroll(m *Model, delta int) {
-	gp.off = min(max(gp.off+delta, 0), max(len(gp.lines(m))-m.bodyHeight(), 0))
+func (gp *gpuPage) scroll(c *common, delta int) {
+	gp.off = min(max(gp.off+delta, 0), max(len(gp.lines(c))-c.bodyHeight(), 0))
+}
+
+// readings is "1 reading", "12 readings".
+func readings(n int) string {
+	if n == 1 {
+		return "1 reading"
+	}
+	return fmt.Sprintf("%d readings", n)
 }

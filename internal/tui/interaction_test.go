@@ -214,19 +214,19 @@ func TestCommandsTabsAndSort(t *testing.T) {
 	if !strings.Contains(screen(m), `node "nosuch" not found`) {
 		t.Errorf("unknown node not reported:\n%s", screen(m))
 	}
-	// tab cycles through the six views and wraps; shift+tab goes back.
+	// tab cycles through the seven views and wraps; shift+tab goes back.
 	press(m, "1")
 	var seen []string
-	for range 6 {
+	for range 7 {
 		press(m, "tab")
 		seen = append(seen, viewName(m))
 	}
-	if want := []string{"Node", "Quotas", "Pending", "What-if", "Queues", "Nodes"}; !equalViews(seen, want) {
+	if want := []string{"Node", "Quotas", "Pending", "What-if", "Queues", "Pods", "Nodes"}; !equalViews(seen, want) {
 		t.Errorf("tab went through %v, want %v", seen, want)
 	}
 	press(m, "shift+tab")
-	if viewName(m) != "Queues" {
-		t.Errorf("shift+tab from Nodes: %v, want Queues", viewName(m))
+	if viewName(m) != "Pods" {
+		t.Errorf("shift+tab from Nodes: %v, want Pods", viewName(m))
 	}
 	press(m, ":", "queues", "enter")
 	if viewName(m) != "Queues" {
@@ -398,7 +398,7 @@ func TestRowsKeepSelectionOnUpdate(t *testing.T) {
 	m := newDemo(t, 80, 24)
 	press(m, "/", "t4", "enter", "down")
 	sel := viewOf[*nodesView](m).t.selectedKey()
-	m.Update(dataMsg{m.world.data()})
+	m.Update(dataMsg{m.store.data()})
 	if viewOf[*nodesView](m).t.selectedKey() != sel || viewOf[*nodesView](m).t.filter != "t4" {
 		t.Errorf("after new data: selected %q filter %q, want %q and t4", viewOf[*nodesView](m).t.selectedKey(), viewOf[*nodesView](m).t.filter, sel)
 	}

@@ -218,13 +218,13 @@ func TestBurstIsOneRebuild(t *testing.T) {
 	for m.building {
 		changes, rs := m.queue.drain()
 		builds++
-		_, cmd := m.Update(dataMsg{m.world.apply(changes, rs)})
+		_, cmd := m.Update(dataMsg{m.store.apply(changes, rs)})
 		_ = cmd
 	}
 	if builds != 2 {
 		t.Errorf("%d rebuilds for a burst of 50 events, want 2", builds)
 	}
-	if p := m.world.pods["team-vision/burst"]; p == nil || p.Spec.Containers[0].Resources.Limits.Name("nvidia.com/gpumem", resource.DecimalSI).Value() != 1049 {
+	if p := m.store.pods["team-vision/burst"]; p == nil || p.Spec.Containers[0].Resources.Limits.Name("nvidia.com/gpumem", resource.DecimalSI).Value() != 1049 {
 		t.Errorf("the latest state of the pod was not applied")
 	}
 }

@@ -48,6 +48,7 @@ func metricsOf(r *usage.Result, err error) MetricsMsg {
 	}
 	for _, a := range r.Agents {
 		mm.Nodes[a.Node] = AgentStatus{Pod: a.Pod, Error: a.Error}
+		mm.addProcesses(a)
 	}
 	mm.Answered, mm.Agents = r.Answered(), len(r.Agents)
 	mm.Note = fmt.Sprintf("live GPU usage: %d/%d node agents", mm.Answered, mm.Agents)
@@ -62,6 +63,28 @@ func metricsOf(r *usage.Result, err error) MetricsMsg {
 		mm.GPUs = nil
 	}
 	return mm
+}
+
+// addProcesses keeps the processes an agent found in pods, by pod.
+func (mm *MetricsMsg) addProcesses(a usage.Agent) {
+	if a.Usage == nil {
+		return
+	}
+	for _, g := range a.Usage.GPUs {
+		if g.Error != "" || g.UUID == "" {
+			continue
+		}
+		for _, p := range g.Processes {
+			if p.Pod == nil || p.Pod.Name == "" {
+				continue
+			}
+			if mm.Pods == nil {
+				mm.Pods = map[string][]ProcessMetrics{}
+			}
+			key := p.Pod.Namespace + "/" + p.Pod.Name
+			mm.Pods[key] = append(mm.Pods[key], ProcessMetrics{GPU: g.UUID, PID: p.PID, UsedMemMiB: int64(p.MemoryUsedBytes >> 20)})
+		}
+	}
 }
 
 // pollMetrics reads the agents off the UI goroutine. Each agent has its own timeout (usage.Options); the
@@ -80,12 +103,12 @@ func (m *Model) nextMetrics() tea.Cmd {
 }
 
 // agentStatus is a node's agent line for the Node view: which pod, and why it has no numbers.
-func (m *Model) agentStatus(node string) string {
-	s := m.styles
-	if m.metrics == nil || m.metrics.Nodes == nil {
+func (c *common) agentStatus(node string) string {
+	s := c.styles
+	if c.metrics == nil || c.metrics.Nodes == nil {
 		return ""
 	}
-	a, ok := m.metrics.Nodes[node]
+	a, ok := c.metrics.Nodes[node]
 	if !ok {
 		return s.dim.Render("live usage n/a: no node agent on this node")
 	}

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -45,6 +46,8 @@ type Options struct {
 	HAMiVersion string
 	// Context is the kubeconfig context, shown in the header.
 	Context string
+	// User is the context's user (its AuthInfo), named when the API server refuses its credentials.
+	User string
 	// Namespace is the what-if form's default namespace.
 	Namespace string
 	// OnlyNamespace, when set (top -n NS), limits the Pending and Quotas views to that namespace; nodes, their
@@ -124,20 +127,22 @@ const (
 
 // Model is the Bubble Tea model of `kubectl hami top`. Its state changes only in Update.
 type Model struct {
-	opts   Options
-	now    func() time.Time
-	world  *world
-	queue  *queue // live only
-	events func(ctx context.Context, ns, name string) ([]*corev1.Event, error)
+	// common is the views' narrow context (common.go): the data, verdicts and live usage shown, the queries,
+	// the styles, the keys, the size and the clock. The Model owns it; a view gets a pointer for one call.
+	common
 
-	watchErr     chan error
-	liveErr      string
+	opts  Options
+	store *world // the data layer (world.go, live.go, data.go, queries.go)
+	queue *queue // live only
+
+	watchErr chan error
+	liveErr  string
+	// conn is the connection to the API server (conn.go); probeFn asks it whether it answers.
+	conn         connState
+	probeFn      func(context.Context) error
 	watchVolcano bool // live, with a dynamic client, on a cluster that serves Volcano's CRDs
 
-	data        *Data
-	verdicts    map[string]*engine.Verdict
 	verdictsGen uint64
-	metrics     *MetricsMsg
 
 	// The agents' poll (live with Options.Agents): one reading at a time, the next one interval after.
 	fetchMetrics func(context.Context) MetricsMsg
@@ -147,11 +152,8 @@ type Model struct {
 	building, dirty       bool // a rebuild runs; another is due
 	evaluating, evalDirty bool // pending verdicts are computed; again when done
 
-	width, height int
-	dark          bool
-	styles        styles
-	keys          keyMap
-	help          help.Model
+	dark bool
+	help help.Model
 
 	views      []view // the registry's views (views.go), in its order
 	view       int    // the focused one, an index into views
@@ -181,11 +183,12 @@ func New(o Options) (*Model, error) {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
-	m := &Model{opts: o, now: o.Now, dark: true, keys: newKeyMap(), help: help.New(), width: 80, height: 24}
-	m.world = newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now)
+	m := &Model{opts: o, dark: true, help: help.New()}
+	m.now, m.keys, m.width, m.height = o.Now, newKeyMap(), 80, 24
+	m.setStore(newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
 	if o.HAMiVersion != "" && o.HAMiVersion != engine.DefaultHAMiVersion {
-		m.world.hamiVersion = o.HAMiVersion
-		m.world.build(o.Snapshot)
+		m.store.hamiVersion = o.HAMiVersion
+		m.store.build(o.Snapshot)
 	}
 	m.connect = connect
 	if connect != nil {
@@ -199,17 +202,24 @@ func New(o Options) (*Model, error) {
 	m.styles = newStyles(m.dark, o.NoColor)
 	m.views = newViews(m.opts)
 	m.keys.Views = viewsKey(m.tabInfos())
+	m.tabKeys = tabKeys(m.tabInfos())
 	m.input = textinput.New()
 	m.input.Prompt = ""
 	m.applyStyles()
 	m.opts.Snapshot = nil // the world holds what it needs; a live world swaps in the informers' objects
-	m.setData(m.world.data())
+	m.setData(m.store.data())
 	if len(m.data.Pending) <= syncVerdicts {
-		m.verdicts, m.verdictsGen = m.world.verdicts(m.data.Pending), m.data.Gen
+		m.verdicts, m.verdictsGen = m.store.verdicts(m.data.Pending), m.data.Gen
 		m.verdictsChanged()
 	}
 	m.layout()
+	m.flush()
 	return m, nil
+}
+
+// setStore puts a new data layer in: the Model keeps it, the views ask it questions through common.world.
+func (m *Model) setStore(w *world) {
+	m.store, m.world = w, w
 }
 
 // setupLive prepares what keeps a live cluster live (Options.Client); nothing for a static snapshot.
@@ -218,10 +228,11 @@ func (m *Model) setupLive() {
 	if o.Client == nil {
 		return
 	}
-	m.watchVolcano = o.Dynamic != nil && m.world.volcano
+	m.watchVolcano = o.Dynamic != nil && m.store.volcano
 	m.queue = newQueue()
 	m.watchErr = make(chan error, 1)
 	m.events = liveEvents(o.Client)
+	m.probeFn, m.conn = apiProbe(o.Client), connState{lastOK: m.now()}
 	if o.Agents != nil {
 		m.fetchMetrics = agentFetcher(o.Client, *o.Agents)
 		m.metricsEvery = o.MetricsInterval
@@ -265,6 +276,15 @@ type MetricsMsg struct {
 	// Nodes is each node's agent, by node name; Agents and Answered count them.
 	Nodes            map[string]AgentStatus
 	Agents, Answered int
+	// Pods are the processes the agents found in each pod's cgroups, by namespace/name.
+	Pods map[string][]ProcessMetrics
+}
+
+// ProcessMetrics is one process of a pod on one GPU, as the node agent measures it.
+type ProcessMetrics struct {
+	GPU        string // UUID
+	PID        uint32
+	UsedMemMiB int64
 }
 
 // AgentStatus is one node's agent: namespace/name of its pod and, when it gave no numbers, why.
@@ -288,6 +308,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.queue != nil {
 		cmds = append(cmds, m.waitWake(), m.waitWatchErr())
 	}
+	if m.probeFn != nil {
+		cmds = append(cmds, m.nextProbe())
+	}
 	if m.fetchMetrics != nil {
 		cmds = append(cmds, m.pollMetrics())
 	}
@@ -309,7 +332,7 @@ func (m *Model) waitWatchErr() tea.Cmd {
 
 // rebuild applies the queued changes off the UI goroutine and returns the new data.
 func (m *Model) rebuild() tea.Cmd {
-	w, q := m.world, m.queue
+	w, q := m.store, m.queue
 	return func() tea.Msg {
 		changes, rs := q.drain()
 		return dataMsg{w.apply(changes, rs)}
@@ -324,16 +347,64 @@ func (m *Model) evaluate() tea.Cmd {
 		return nil
 	}
 	m.evaluating = true
-	w, d := m.world, m.data
+	w, d := m.store, m.data
 	return func() tea.Msg { return verdictsMsg{gen: d.Gen, verdicts: w.verdicts(d.Pending)} }
 }
 
-// Update is the only place the model's state changes.
+// Update is the only place the model's state changes. What the views sent meanwhile is routed after
+// (flush), then the components are sized to the window.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.flush() // sent while the views were laid out
+	cmd := m.update(msg)
+	cmd = tea.Batch(before, cmd, m.flush())
+	m.layout()
+	return m, cmd
+}
+
+// shared is the views' context for one call, with what the Model knows of the moment filled in.
+func (m *Model) shared() *common {
+	c := &m.common
+	c.shown, c.typing, c.tableRows = m.current().info().name, m.mode != modeNormal, m.tableHeight(m.current())
+	return c
+}
+
+// flush routes the messages the views sent (common.send): showMsg pushes a view, statusMsg fills the footer,
+// any other goes to every view. Messages sent while routing are routed too, up to a bound that only a loop
+// between views would reach.
+func (m *Model) flush() tea.Cmd {
+	var cmds []tea.Cmd
+	for n := 0; len(m.outbox) > 0 && n < 64; n++ {
+		msg := m.outbox[0]
+		m.outbox = m.outbox[1:]
+		switch msg := msg.(type) {
+		case showMsg:
+			i := m.indexOf(msg.view)
+			if i < 0 {
+				continue
+			}
+			m.switchTo(i)
+			if t := m.views[i].rows(); t != nil && msg.filter != nil {
+				t.setFilter(*msg.filter)
+			}
+		case statusMsg:
+			m.status = string(msg)
+		default:
+			for _, v := range m.views {
+				cmds = append(cmds, v.update(m.shared(), msg))
+			}
+		}
+	}
+	m.outbox = nil
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	if cmd, ok := m.updateConnect(msg); ok {
-		m.layout()
-		return m, cmd
+		return cmd
+	}
+	if cmd, ok := m.updateProbe(msg); ok {
+		return cmd
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -342,7 +413,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if resized {
 			for _, v := range m.views {
 				if v.info().wraps {
-					v.setData(m) // its rows' lines wrap to the width
+					v.setData(m.shared()) // its rows' lines wrap to the width
 				}
 			}
 		}
@@ -350,7 +421,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.dark = msg.IsDark()
 		m.styles = newStyles(m.dark, m.opts.NoColor)
 		m.applyStyles()
-		cmds = append(cmds, m.current().refresh(m))
+		cmds = append(cmds, m.current().refresh(m.shared()))
 	case wakeMsg:
 		cmds = append(cmds, m.waitWake())
 		if m.building {
@@ -369,7 +440,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.building = true
 			cmds = append(cmds, m.rebuild())
 		}
-		cmds = append(cmds, m.current().refresh(m))
+		cmds = append(cmds, m.current().refresh(m.shared()))
 	case verdictsMsg:
 		m.evaluating = false
 		if msg.gen >= m.verdictsGen {
@@ -383,26 +454,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case watchErrMsg:
 		m.liveErr = msg.err.Error() + " (retrying)"
-		cmds = append(cmds, m.waitWatchErr())
+		if apierrors.IsUnauthorized(msg.err) {
+			m.conn.observe(msg.err, m.now())
+		}
+		cmds = append(cmds, m.waitWatchErr(), m.probe()) // is the API server there? ask it now
 	case MetricsMsg:
 		mm := msg
-		m.metrics = &mm
+		m.setMetrics(&mm)
 	case metricsPollMsg:
 		mm := msg.MetricsMsg
-		m.metrics = &mm
+		m.setMetrics(&mm)
 		cmds = append(cmds, m.nextMetrics())
 	case metricsTickMsg:
 		if m.fetchMetrics != nil {
 			cmds = append(cmds, m.pollMetrics())
 		}
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
-		cmd := m.handleMouse(msg)
-		m.layout()
-		return m, cmd
+		return m.handleMouse(msg)
 	case tea.KeyPressMsg:
-		cmd := m.handleKey(msg)
-		m.layout()
-		return m, cmd
+		return m.handleKey(msg)
 	default:
 		// The views' own messages (a what-if answer, a pod's events) and the inputs' (a cursor's blink).
 		if m.mode != modeNormal {
@@ -411,11 +481,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, cmd)
 		}
 		for _, v := range m.views {
-			cmds = append(cmds, v.update(m, msg))
+			cmds = append(cmds, v.update(m.shared(), msg))
 		}
 	}
-	m.layout()
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
+}
+
+// setMetrics shows a reading of live usage, adds it to the GPUs' history and tells the views (their rows
+// sort by it).
+func (m *Model) setMetrics(mm *MetricsMsg) {
+	m.metrics = mm
+	if m.utilHist == nil {
+		m.utilHist = utilHistory{}
+	}
+	m.utilHist.add(mm)
+	for _, v := range m.views {
+		if v.info().live {
+			v.setData(m.shared())
+		}
+	}
 }
 
 // restyleMsg tells the views that the styles changed (the terminal's background is known).
@@ -426,7 +510,7 @@ func (m *Model) applyStyles() {
 	m.help.Styles = m.styles.help
 	m.input.SetStyles(m.styles.input)
 	for _, v := range m.views {
-		v.update(m, restyleMsg{})
+		v.update(m.shared(), restyleMsg{})
 	}
 }
 
@@ -434,7 +518,7 @@ func (m *Model) applyStyles() {
 func (m *Model) setData(d *Data) {
 	m.data = onlyNamespace(d, m.opts.OnlyNamespace)
 	for _, v := range m.views {
-		v.setData(m)
+		v.setData(m.shared())
 	}
 }
 
@@ -442,7 +526,7 @@ func (m *Model) setData(d *Data) {
 func (m *Model) verdictsChanged() {
 	for _, v := range m.views {
 		if v.info().verdicts {
-			v.setData(m)
+			v.setData(m.shared())
 		}
 	}
 }
@@ -468,9 +552,6 @@ func onlyNamespace(d *Data, ns string) *Data {
 	return &out
 }
 
-// bodyHeight is the number of lines between the header and the footer.
-func (m *Model) bodyHeight() int { return max(m.height-headerLines-footerLines, 1) }
-
 // tableHeight is the lines a view's table rows get (below its own heading lines).
 func (m *Model) tableHeight(v view) int { return max(m.bodyHeight()-v.info().headLines, 1) }
 
@@ -480,7 +561,7 @@ func (m *Model) layout() {
 		if t := v.rows(); t != nil {
 			t.scroll(m.tableHeight(v))
 		}
-		v.layout(m)
+		v.layout(m.shared())
 	}
 	m.input.SetWidth(max(m.width-4, 10))
 	if m.mode == modeCommand {
@@ -489,9 +570,6 @@ func (m *Model) layout() {
 	}
 	m.help.SetWidth(m.width)
 }
-
-// focused is whether v is the view shown.
-func (m *Model) focused(v view) bool { return m.current() == v }
 
 // handleKey routes a key: ctrl+c always quits; the filter and command lines and a view being edited take
 // their keys first; then the global keys; then the focused view.
@@ -530,7 +608,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	v := m.current()
 	if v.editing() {
-		return v.update(m, msg)
+		return v.update(m.shared(), msg)
 	}
 	if m.connect != nil {
 		if cmd := m.connectKey(k); cmd != nil {
@@ -571,9 +649,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.back()
 		return nil
 	case key.Matches(msg, m.keys.Enter):
-		return v.drill(m)
+		return v.drill(m.shared())
 	}
-	return v.update(m, msg)
+	return v.update(m.shared(), msg)
 }
 
 // switchTo shows the view at registry position i, remembering where esc goes back to.
@@ -586,11 +664,11 @@ func (m *Model) switchTo(i int) {
 		m.history = m.history[len(m.history)-32:]
 	}
 	m.view = i
-	m.views[i].focus(m, false)
+	m.views[i].focus(m.shared(), false)
 }
 
 // enterView starts what the view shown needs when it is shown by a tab, a number key, a click or `:`.
-func (m *Model) enterView() tea.Cmd { return m.current().refresh(m) }
+func (m *Model) enterView() tea.Cmd { return m.current().refresh(m.shared()) }
 
 // back is esc: clear the filter first, then go back to the previous view.
 func (m *Model) back() {
@@ -603,7 +681,7 @@ func (m *Model) back() {
 		m.history = m.history[:len(m.history)-1]
 		if v != m.view {
 			m.view = v
-			m.views[v].focus(m, true)
+			m.views[v].focus(m.shared(), true)
 			return
 		}
 	}
@@ -679,7 +757,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.status = fmt.Sprintf("unknown view %q: try %s", line, strings.Join(commandWords(m.tabInfos()), ", "))
 		return nil
 	}
-	if !m.views[match[0]].jump(m, strings.Fields(line)[1:]) {
+	if !m.views[match[0]].jump(m.shared(), strings.Fields(line)[1:]) {
 		return nil
 	}
 	m.switchTo(match[0])
@@ -696,18 +774,3 @@ func newPager() viewport.Model {
 // NoColorFromEnv is what Options.NoColor should be for this process: NO_COLOR set to anything but the
 // empty string (https://no-color.org).
 func NoColorFromEnv() bool { return os.Getenv("NO_COLOR") != "" }
-
-// scrollKey is how far a scrolling key moves a page (up, down, page up, page down), 0 for any other key.
-func (m *Model) scrollKey(msg tea.KeyPressMsg) int {
-	switch {
-	case key.Matches(msg, m.keys.Up):
-		return -1
-	case key.Matches(msg, m.keys.Down):
-		return 1
-	case key.Matches(msg, m.keys.PageUp):
-		return -m.bodyHeight()
-	case key.Matches(msg, m.keys.PageDown):
-		return m.bodyHeight()
-	}
-	return 0
-}

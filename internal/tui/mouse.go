@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -36,7 +34,7 @@ func (m *Model) wheel(dir int) tea.Cmd {
 		m.scrollOverlay(dir * wheelStep)
 		return nil
 	}
-	m.current().wheel(m, dir)
+	m.current().wheel(m.shared(), dir)
 	return nil
 }
 
@@ -70,24 +68,25 @@ func (m *Model) click(x, y int) tea.Cmd {
 		h := t.rowHeight(t.order[p])
 		if line < h {
 			if p == t.cursor {
-				return v.drill(m)
+				return v.drill(m.shared())
 			}
-			return v.update(m, selectMsg{row: p})
+			return v.update(m.shared(), selectMsg{row: p})
 		}
 		line -= h
 	}
 	return nil
 }
 
-// tabAt is the tab (0-based) whose label covers column x of the tabs line (tabs() draws each as " N Name ").
+// tabAt is the tab (0-based) whose label covers column x of the tabs line (as tabLabels draws them).
 func (m *Model) tabAt(x int) (int, bool) {
 	pos := 0
-	for i, t := range m.tabInfos() {
-		w := ansi.StringWidth(fmt.Sprintf(" %d %s ", i+1, t.name))
+	labels, gap := m.tabLabels()
+	for i, l := range labels {
+		w := ansi.StringWidth(l)
 		if x >= pos && x < pos+w {
 			return i, true
 		}
-		pos += w
+		pos += w + len(gap)
 	}
 	return 0, false
 }

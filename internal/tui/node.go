@@ -20,59 +20,76 @@ type nodeView struct {
 
 func newNodeView(Options) view {
 	return &nodeView{tableView: tableView{t: newTable(sortCol{"gpu", false}, sortCol{"memory", true}, sortCol{"cores", true},
-		sortCol{"pods", true})}}
+		sortCol{"pods", true}, sortCol{"util", true})}}
 }
 
 func (v *nodeView) info() viewInfo {
 	return viewInfo{name: "Node", commands: []string{"node", "detail"}, usage: "NAME", drill: [2]string{"a GPU", "its pods"},
-		headLines: 3}
+		headLines: 3, live: true}
 }
 
-func (v *nodeView) setData(m *Model) { v.t.setRows(v.detailRows(m)) }
-
-// focus shows the node selected in the Nodes view (esc back keeps the node it showed).
-func (v *nodeView) focus(m *Model, back bool) {
-	if !back {
-		if sel := viewOf[*nodesView](m).t.selectedKey(); sel != "" && sel != v.detail {
-			v.detail = sel
-		}
+// setData rebuilds the GPU rows; until a node is selected (nodeSelectedMsg) it shows the first one, as the
+// Nodes view selects it first.
+func (v *nodeView) setData(c *common) {
+	if v.detail == "" && len(c.data.Nodes) > 0 {
+		v.detail = c.data.Nodes[0].Name
 	}
-	v.setData(m)
+	v.t.setRows(v.detailRows(c))
+}
+
+// focus shows the node selected in the Nodes view (it follows it by nodeSelectedMsg).
+func (v *nodeView) focus(c *common, _ bool) { v.setData(c) }
+
+// update follows the node selected in the Nodes view and opens a node drilled into; else it moves in the table.
+func (v *nodeView) update(c *common, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case nodeSelectedMsg:
+		if msg.node != v.detail {
+			v.detail = msg.node
+			v.setData(c)
+		}
+	case openNodeMsg:
+		v.detail = msg.node
+		v.t.setFilter("")
+		v.setData(c)
+		v.t.home()
+	default:
+		v.move(c, msg)
+	}
+	return nil
 }
 
 // names are the node names, for `:node NAME`.
-func (v *nodeView) names(m *Model) []string { return nodeNames(m) }
+func (v *nodeView) names(c *common) []string { return nodeNames(c) }
 
 // drill opens the GPU page of the selected GPU.
-func (v *nodeView) drill(m *Model) tea.Cmd {
+func (v *nodeView) drill(c *common) tea.Cmd {
 	if uuid := v.t.selectedKey(); uuid != "" {
-		g := viewOf[*gpuPage](m)
-		g.uuid, g.off = uuid, 0
-		m.switchTo(m.indexOf(g.info().name))
+		c.send(openGPUMsg{node: v.detail, uuid: uuid})
+		c.send(show("GPU"))
 	}
 	return nil
 }
 
 // jump is `:node NAME`: the node named (a unique prefix or another case is enough), selected in Nodes too.
-func (v *nodeView) jump(m *Model, args []string) bool {
+func (v *nodeView) jump(c *common, args []string) bool {
 	if len(args) == 0 {
 		return true
 	}
 	name := args[0]
-	nodes := viewOf[*nodesView](m)
-	nodes.t.setFilter("")
-	if r := resolve.Resolve(name, nodeNames(m)); r.Found() {
+	if r := resolve.Resolve(name, nodeNames(c)); r.Found() {
 		name = r.Name // gpu-a100 → gpu-a100-01 when it is the only one; case does not matter
 	}
-	if !nodes.t.selectKey(name) {
-		m.status = m.nodeNotFound(name)
+	if c.nodeByName(name) == nil {
+		c.send(statusMsg(c.nodeNotFound(name)))
 		return false
 	}
+	c.send(nodeSelectedMsg{node: name, clear: true}) // the Nodes view selects it too
 	if name != v.detail {
 		// switchTo does not refocus the Node view when it is already shown: its rows are the old node's GPUs.
 		v.detail = name
 		v.t.setFilter("")
-		v.setData(m)
+		v.setData(c)
 		v.t.home()
 	}
 	return true
@@ -84,24 +101,32 @@ type podOnGPU struct {
 	Mem, Cores                int64
 }
 
-// detailRows are the Node view's rows, one per GPU with the pods on it.
-func (v *nodeView) detailRows(m *Model) []row {
-	n := m.nodeByName(v.detail)
-	if n == nil {
-		return nil
-	}
+const terminatingSuffix = " (Terminating)"
+
+// podsOnGPUs are the containers on each GPU of a node, by UUID.
+func podsOnGPUs(n *NodeView) map[string][]podOnGPU {
 	on := map[string][]podOnGPU{}
 	for _, p := range n.Pods {
-		for _, c := range p.Containers {
-			for _, d := range c.Devices {
+		for _, ct := range p.Containers {
+			for _, d := range ct.Devices {
 				name := p.Name
 				if p.Terminating {
-					name += " (Terminating)" // kubectl's STATUS: it still holds the GPU until it is gone
+					name += terminatingSuffix // kubectl's STATUS: it still holds the GPU until it is gone
 				}
-				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: name, Container: c.Name, Mem: d.UsedMem, Cores: d.UsedCores})
+				on[d.UUID] = append(on[d.UUID], podOnGPU{Namespace: p.Namespace, Pod: name, Container: ct.Name, Mem: d.UsedMem, Cores: d.UsedCores})
 			}
 		}
 	}
+	return on
+}
+
+// detailRows are the Node view's rows, one per GPU with the pods on it.
+func (v *nodeView) detailRows(c *common) []row {
+	n := c.nodeByName(v.detail)
+	if n == nil {
+		return nil
+	}
+	on := podsOnGPUs(n)
 	rows := make([]row, len(n.Node.GPUs))
 	for i, g := range n.Node.GPUs {
 		var tb strings.Builder
@@ -110,18 +135,19 @@ func (v *nodeView) detailRows(m *Model) []row {
 			tb.WriteString(" " + p.Namespace + "/" + p.Pod + " " + p.Container)
 		}
 		rows[i] = row{key: g.UUID, text: tb.String(), height: 1 + max(len(on[g.UUID]), 1),
-			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID])))}}
+			keys: []sortKey{num(float64(g.Index)), num(ratio(g.UsedMem, g.TotalMem)), num(ratio(g.UsedCores, g.TotalCores)), num(float64(len(on[g.UUID]))),
+				num(c.utilKey([]engine.GPU{g}))}}
 	}
 	v.pods = on
 	return rows
 }
 
-func (v *nodeView) render(m *Model, height int) []string {
-	s := m.styles
-	n := m.nodeByName(v.detail)
+func (v *nodeView) render(c *common, height int) []string {
+	s := c.styles
+	n := c.nodeByName(v.detail)
 	if n == nil {
 		msg := "  no node selected: pick one in the Nodes view and press enter"
-		if k := m.tabKey("Nodes"); k != "" {
+		if k := c.tabKey("Nodes"); k != "" {
 			msg = "  no node selected: pick one in the Nodes view (" + k + ") and press enter"
 		}
 		if v.detail != "" {
@@ -129,14 +155,14 @@ func (v *nodeView) render(m *Model, height int) []string {
 		}
 		return []string{s.dim.Render(msg)}
 	}
-	word := m.deviceWord(n.Node.GPUs)
+	word := c.deviceWord(n.Node.GPUs)
 	head := s.title.Render(n.Name) + fmt.Sprintf(" · %d %ss · %d pods · ", len(n.Node.GPUs), word, len(n.Pods))
 	hs := s.ok
 	if n.Health != "ok" {
 		hs = s.warn
 	}
 	head += "health: " + hs.Render(n.Health)
-	if a := m.agentStatus(n.Name); a != "" {
+	if a := c.agentStatus(n.Name); a != "" {
 		head += " · " + a
 	}
 	var second string
@@ -152,7 +178,7 @@ func (v *nodeView) render(m *Model, height int) []string {
 			second += " · " + s.warn.Render("locked by "+n.Node.Lock.Namespace+"/"+n.Node.Lock.Pod)
 		}
 	}
-	l := m.nodesLayout()
+	l := c.nodesLayout([]string{n.Name})
 	l.memText = 13
 	if !l.wide {
 		l.bar = max(l.bar-4, 4)
@@ -161,7 +187,7 @@ func (v *nodeView) render(m *Model, height int) []string {
 	var header string
 	if l.wide {
 		header = line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true}, {l.live, true}, {4, true}, {-1, false}},
-			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "MEM USED", "UTIL", "STATE")
+			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES ALLOCATED", "SLOTS", "", "LIVE MEM", "UTIL", "STATE")
 	} else {
 		header = line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
 			word+" / POD", "MEMORY ALLOCATED (MiB)", "CORES", "SLOTS", "UTIL", "STATE")
@@ -169,9 +195,9 @@ func (v *nodeView) render(m *Model, height int) []string {
 	lines := []string{head, second, s.colHeader.Render("  " + header)}
 	t := v.t
 	if len(t.order) == 0 {
-		return append(lines, s.dim.Render(m.emptyText(t, "no GPUs registered")))
+		return append(lines, s.dim.Render(c.emptyText(t, "no GPUs registered")))
 	}
-	podCols := m.podCols()
+	podCols := c.podCols()
 	for _, p := range t.visible(height - 3) {
 		if t.order[p] >= len(n.Node.GPUs) {
 			continue // rows of another node; never shown, but never a panic
@@ -181,33 +207,57 @@ func (v *nodeView) render(m *Model, height int) []string {
 		if p == t.cursor {
 			marker = "▸ "
 		}
-		lines = append(lines, marker+m.gpuLine(l, g, true, p == t.cursor))
+		lines = append(lines, marker+c.gpuLine(l, g, true, p == t.cursor))
 		pods := v.pods[g.UUID]
 		if len(pods) == 0 {
 			lines = append(lines, s.dim.Render("      └ no pods"))
 		}
 		for _, pd := range pods {
-			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("%d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores)))
+			lines = append(lines, "      └ "+line(podCols, pd.Namespace, pd.Pod, pd.Container, fmt.Sprintf("alloc %d MiB", pd.Mem), fmt.Sprintf("%d%%", pd.Cores),
+				c.podLive(pd, g.UUID)))
 		}
 	}
 	return lines
 }
 
-// podCols are the columns of a pod line under a GPU: namespace, pod, container, memory, cores.
-func (m *Model) podCols() []cell {
-	w := m.width - 8
-	ns, cont, mem, cores := 14, 12, 10, 4
+// podCols are the columns of a pod line under a GPU: namespace, pod, container, allocated memory and cores,
+// and the pod's live memory on the GPU (where it fits).
+func (c *common) podCols() []cell {
+	w := c.width - 8
+	ns, cont, mem, cores := 14, 12, 15, 4
 	if w >= 110 {
 		ns, cont = 20, 20
 	}
-	pod := min(max(w-ns-cont-mem-cores-4, 10), 48)
-	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}}
+	fixed, live := ns+cont+mem+cores+5, 15
+	if w-fixed-live < 16 {
+		live = 0 // 80 columns: the pod's name before its live memory; the GPU's line has the live numbers
+	}
+	pod := min(max(w-fixed-live, 10), 48)
+	return []cell{{ns, false}, {pod, false}, {cont, false}, {mem, true}, {cores, true}, {-1, false}}
+}
+
+// podLive is a pod's live memory on one GPU from the agent ("live 9000 MiB"), "" when the agent has no number.
+func (c *common) podLive(pd podOnGPU, uuid string) string {
+	if c.metrics == nil || c.metrics.Pods == nil {
+		return ""
+	}
+	procs, ok := c.metrics.Pods[pd.Namespace+"/"+strings.TrimSuffix(pd.Pod, terminatingSuffix)]
+	if !ok {
+		return ""
+	}
+	var used int64
+	for _, p := range procs {
+		if p.GPU == uuid {
+			used += p.UsedMemMiB
+		}
+	}
+	return c.styles.live.Render(fmt.Sprintf("live %d MiB", used))
 }
 
 // deviceWord is what people call a node's devices: their type's word (NPU, DCU ...) when all are of one type,
 // else GPU.
-func (m *Model) deviceWord(gpus []engine.GPU) string {
-	kinds := m.data.Config.Kinds()
+func (c *common) deviceWord(gpus []engine.GPU) string {
+	kinds := c.data.Config.Kinds()
 	word := ""
 	for i := range gpus {
 		w := "GPU"

@@ -15,7 +15,8 @@ import (
 // node). Its selection is the node the Node view shows.
 type nodesView struct {
 	tableView
-	compact bool
+	compact  bool
+	followed string // the selection last told to the Node view
 }
 
 // compactKey switches the Nodes view between one line a node and a line per GPU.
@@ -23,58 +24,53 @@ var compactKey = key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact/fu
 
 func newNodesView(Options) view {
 	return &nodesView{tableView: tableView{t: newTable(sortCol{"name", false}, sortCol{"memory", true}, sortCol{"cores", true},
-		sortCol{"slots", true}, sortCol{"pods", true}, sortCol{"gpus", true})}}
+		sortCol{"slots", true}, sortCol{"pods", true}, sortCol{"gpus", true}, sortCol{"util", true})}}
 }
 
 func (v *nodesView) info() viewInfo {
 	return viewInfo{name: "Nodes", commands: []string{"nodes", "no", "gpus", "gpu"}, drill: [2]string{"a node", "its GPUs"},
-		keys: []key.Binding{compactKey}, headLines: 1}
+		keys: []key.Binding{compactKey}, headLines: 1, live: true}
 }
 
-func (v *nodesView) setData(m *Model) {
-	v.t.setRows(v.nodeRows(m))
-	if nv := viewOf[*nodeView](m); nv != nil && nv.detail == "" && len(m.data.Nodes) > 0 {
-		nv.detail = v.t.selectedKey()
-	}
-}
+func (v *nodesView) setData(c *common) { v.t.setRows(v.nodeRows(c)) }
 
-func (v *nodesView) update(m *Model, msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, compactKey) {
-		v.compact = !v.compact
-		v.setData(m)
-	} else {
-		v.move(m, msg)
-	}
-	switch msg.(type) {
-	case tea.KeyPressMsg, selectMsg:
-		v.follow(m)
+func (v *nodesView) update(c *common, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case nodeSelectedMsg:
+		if msg.clear {
+			v.t.setFilter("")
+			v.t.selectKey(msg.node)
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if key.Matches(msg, compactKey) {
+			v.compact = !v.compact
+			v.setData(c)
+		} else {
+			v.move(c, msg)
+		}
+	default:
+		v.move(c, msg)
 	}
 	return nil
 }
 
-func (v *nodesView) wheel(m *Model, dir int) {
-	v.t.move(dir)
-	v.follow(m)
-}
-
 // names are the node names, for `:nodes NAME`.
-func (v *nodesView) names(m *Model) []string { return nodeNames(m) }
+func (v *nodesView) names(c *common) []string { return nodeNames(c) }
 
-// follow keeps the Node view on the node selected here.
-func (v *nodesView) follow(m *Model) {
-	if sel := v.t.selectedKey(); sel != "" {
-		viewOf[*nodeView](m).detail = sel
+// layout tells the Node view when the node selected here changed (a key, a click, the wheel, the filter).
+func (v *nodesView) layout(c *common) {
+	if sel := v.t.selectedKey(); sel != "" && sel != v.followed {
+		v.followed = sel
+		c.send(nodeSelectedMsg{node: sel})
 	}
 }
 
 // drill opens the selected node's GPUs in the Node view.
-func (v *nodesView) drill(m *Model) tea.Cmd {
+func (v *nodesView) drill(c *common) tea.Cmd {
 	if sel := v.t.selectedKey(); sel != "" {
-		nv := viewOf[*nodeView](m)
-		nv.detail = sel
-		nv.t.setFilter("")
-		m.switchTo(m.indexOf(nv.info().name))
-		nv.t.home()
+		c.send(openNodeMsg{node: sel})
+		c.send(show("Node"))
 	}
 	return nil
 }
@@ -113,13 +109,14 @@ type nodesLayout struct {
 	name, bar, memText, coresBar, slots, live, state int
 }
 
-func (m *Model) nodesLayout() nodesLayout {
-	w := m.width - 2 // the cursor marker
+// nodesLayout sizes the columns for the width; names are the node names on screen (the name column fits them).
+func (c *common) nodesLayout(names []string) nodesLayout {
+	w := c.width - 2 // the cursor marker
 	l := nodesLayout{name: 20, memText: 9, slots: 5, live: 4, state: 8}
 	if w >= 110 {
 		l.wide = true
 		longest := 0
-		for _, n := range m.visibleNodeNames() {
+		for _, n := range names {
 			longest = max(longest, len(n))
 		}
 		l.name = min(max(longest+1, 22), 32)
@@ -134,12 +131,11 @@ func (m *Model) nodesLayout() nodesLayout {
 	return l
 }
 
-// visibleNodeNames are the names on screen, to size the name column.
-func (m *Model) visibleNodeNames() []string {
+// visibleNames are the names on screen, to size the name column.
+func (v *nodesView) visibleNames(c *common, height int) []string {
 	var out []string
-	v := viewOf[*nodesView](m)
-	for _, p := range v.t.visible(m.tableHeight(v)) {
-		out = append(out, m.data.Nodes[v.t.order[p]].Name)
+	for _, p := range v.t.visible(height) {
+		out = append(out, c.data.Nodes[v.t.order[p]].Name)
 	}
 	return out
 }
@@ -152,21 +148,21 @@ func (l nodesLayout) cols() []cell {
 	return []cell{{l.name, false}, {l.bar, false}, {4, true}, {l.memText, true}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}}
 }
 
-func (m *Model) nodesHeader(l nodesLayout) string {
-	s := m.styles
+func (c *common) nodesHeader(l nodesLayout) string {
+	s := c.styles
 	memW := l.bar + 1 + 4 + 1 + l.memText
 	if l.wide {
 		return s.colHeader.Render("  " + line([]cell{{l.name, false}, {memW, false}, {l.coresBar + 5, false}, {l.slots, true}, {4, true},
-			{l.live, true}, {4, true}, {-1, false}}, "NODE / GPU", "MEMORY ALLOCATED", "CORES ALLOCATED", "SLOTS", "PODS", "MEM USED", "UTIL", "STATE"))
+			{l.live, true}, {4, true}, {-1, false}}, "NODE / GPU", "MEMORY ALLOCATED", "CORES ALLOCATED", "SLOTS", "PODS", "LIVE MEM", "UTIL", "STATE"))
 	}
 	return s.colHeader.Render("  " + line([]cell{{l.name, false}, {memW, false}, {5, true}, {l.slots, true}, {l.live, true}, {-1, false}},
 		"NODE / GPU", "MEMORY ALLOCATED", "CORES", "SLOTS", "UTIL", "STATE"))
 }
 
 // nodeRows are the rows of the Nodes view, one per node.
-func (v *nodesView) nodeRows(m *Model) []row {
-	rows := make([]row, len(m.data.Nodes))
-	for i, n := range m.data.Nodes {
+func (v *nodesView) nodeRows(c *common) []row {
+	rows := make([]row, len(c.data.Nodes))
+	for i, n := range c.data.Nodes {
 		types := map[string]bool{}
 		var tb strings.Builder
 		for _, g := range n.Node.GPUs {
@@ -181,7 +177,7 @@ func (v *nodesView) nodeRows(m *Model) []row {
 		}
 		rows[i] = row{key: n.Name, text: n.Name + tb.String() + " " + n.Health, height: h,
 			keys: []sortKey{str(n.Name), num(ratio(n.UsedMem, n.Mem)), num(ratio(n.UsedCores, n.Cores)), num(ratio(n.UsedSlots, n.Slots)),
-				num(float64(len(n.Pods))), num(float64(len(n.Node.GPUs)))}}
+				num(float64(len(n.Pods))), num(float64(len(n.Node.GPUs))), num(c.utilKey(n.Node.GPUs))}}
 	}
 	return rows
 }
@@ -194,13 +190,13 @@ func ratio(a, b int64) float64 {
 }
 
 // live sums the agent's numbers over GPUs: used MiB and mean utilisation; ok is false when none is known.
-func (m *Model) live(gpus []engine.GPU) (used int64, util int, ok bool) {
-	if m.metrics == nil || m.metrics.GPUs == nil {
+func (c *common) live(gpus []engine.GPU) (used int64, util int, ok bool) {
+	if c.metrics == nil || c.metrics.GPUs == nil {
 		return 0, 0, false
 	}
 	n, utilSum, utilN := 0, 0, 0
 	for _, g := range gpus {
-		if x, found := m.metrics.GPUs[g.UUID]; found {
+		if x, found := c.metrics.GPUs[g.UUID]; found {
 			n++
 			used += x.UsedMemMiB
 			if x.Utilization >= 0 {
@@ -219,10 +215,18 @@ func (m *Model) live(gpus []engine.GPU) (used int64, util int, ok bool) {
 	return used, util, true
 }
 
+// utilKey is the GPUs' mean live utilisation for sorting; -1 (last) when unknown.
+func (c *common) utilKey(gpus []engine.GPU) float64 {
+	if _, util, ok := c.live(gpus); ok {
+		return float64(util)
+	}
+	return -1
+}
+
 // liveCells are the UTIL column (narrow: used memory shows on the bar) or MEM USED and UTIL (wide).
-func (m *Model) liveCells(l nodesLayout, gpus []engine.GPU) []string {
-	used, util, ok := m.live(gpus)
-	s := m.styles
+func (c *common) liveCells(l nodesLayout, gpus []engine.GPU) []string {
+	used, util, ok := c.live(gpus)
+	s := c.styles
 	if !ok {
 		if l.wide {
 			return []string{s.na.Render("n/a"), s.na.Render("n/a")}
@@ -239,9 +243,9 @@ func (m *Model) liveCells(l nodesLayout, gpus []engine.GPU) []string {
 	return []string{s.live.Render(us)}
 }
 
-func (m *Model) liveMem(g engine.GPU) int64 {
-	if m.metrics != nil && m.metrics.GPUs != nil {
-		if x, ok := m.metrics.GPUs[g.UUID]; ok {
+func (c *common) liveMem(g engine.GPU) int64 {
+	if c.metrics != nil && c.metrics.GPUs != nil {
+		if x, ok := c.metrics.GPUs[g.UUID]; ok {
 			return x.UsedMemMiB
 		}
 	}
@@ -249,8 +253,8 @@ func (m *Model) liveMem(g engine.GPU) int64 {
 }
 
 // nodeLines renders one node: its summary line and, unless compact, a line per GPU.
-func (m *Model) nodeLines(l nodesLayout, n *NodeView, selected bool, compact bool) []string {
-	s := m.styles
+func (c *common) nodeLines(l nodesLayout, n *NodeView, selected bool, compact bool) []string {
+	s := c.styles
 	cols := l.cols()
 	marker, name := "  ", ""
 	if selected {
@@ -269,7 +273,7 @@ func (m *Model) nodeLines(l nodesLayout, n *NodeView, selected bool, compact boo
 		out = append(out, marker+line(rest, name, s.dim.Render(note), s.warn.Render(n.Health)))
 		return out
 	}
-	vals := []string{name, s.bar(l.bar, n.UsedMem, n.Mem, sumLive(m, n.Node.GPUs)), s.pct(n.UsedMem, n.Mem), mib(n.UsedMem) + "/" + mib(n.Mem)}
+	vals := []string{name, s.bar(l.bar, n.UsedMem, n.Mem, sumLive(c, n.Node.GPUs)), s.pct(n.UsedMem, n.Mem), mib(n.UsedMem) + "/" + mib(n.Mem)}
 	if l.wide {
 		vals = append(vals, s.bar(l.coresBar, n.UsedCores, n.Cores, -1), s.pct(n.UsedCores, n.Cores))
 	} else {
@@ -279,7 +283,7 @@ func (m *Model) nodeLines(l nodesLayout, n *NodeView, selected bool, compact boo
 	if l.wide {
 		vals = append(vals, fmt.Sprint(len(n.Pods)))
 	}
-	vals = append(vals, m.liveCells(l, n.Node.GPUs)...)
+	vals = append(vals, c.liveCells(l, n.Node.GPUs)...)
 	health := n.Health
 	hs := s.ok
 	if health != "ok" {
@@ -294,14 +298,14 @@ func (m *Model) nodeLines(l nodesLayout, n *NodeView, selected bool, compact boo
 		return out
 	}
 	for _, g := range n.Node.GPUs {
-		out = append(out, "  "+m.gpuLine(l, g, false, false))
+		out = append(out, "  "+c.gpuLine(l, g, false, false))
 	}
 	return out
 }
 
 // sumLive is the node's used memory from the agent, or -1.
-func sumLive(m *Model, gpus []engine.GPU) int64 {
-	used, _, ok := m.live(gpus)
+func sumLive(c *common, gpus []engine.GPU) int64 {
+	used, _, ok := c.live(gpus)
 	if !ok {
 		return -1
 	}
@@ -309,8 +313,8 @@ func sumLive(m *Model, gpus []engine.GPU) int64 {
 }
 
 // gpuLine is one GPU: memory bar, cores, slots, live usage and its state (NUMA node, health, cordon, MIG).
-func (m *Model) gpuLine(l nodesLayout, g engine.GPU, exact, selected bool) string {
-	s := m.styles
+func (c *common) gpuLine(l nodesLayout, g engine.GPU, exact, selected bool) string {
+	s := c.styles
 	name := fmt.Sprintf("  #%d %s", g.Index, shortType(g.Type))
 	if selected {
 		name = s.selected.Render(padRight(name, l.name))
@@ -319,7 +323,7 @@ func (m *Model) gpuLine(l nodesLayout, g engine.GPU, exact, selected bool) strin
 	if exact {
 		memText = fmt.Sprintf("%d/%d", g.UsedMem, g.TotalMem)
 	}
-	vals := []string{name, s.bar(l.bar, g.UsedMem, g.TotalMem, m.liveMem(g)), s.pct(g.UsedMem, g.TotalMem), memText}
+	vals := []string{name, s.bar(l.bar, g.UsedMem, g.TotalMem, c.liveMem(g)), s.pct(g.UsedMem, g.TotalMem), memText}
 	if l.wide {
 		vals = append(vals, s.bar(l.coresBar, g.UsedCores, g.TotalCores, -1), s.pct(g.UsedCores, g.TotalCores))
 	} else {
@@ -329,13 +333,13 @@ func (m *Model) gpuLine(l nodesLayout, g engine.GPU, exact, selected bool) strin
 	if l.wide {
 		vals = append(vals, "")
 	}
-	vals = append(vals, m.liveCells(l, []engine.GPU{g})...)
-	vals = append(vals, m.gpuState(g))
+	vals = append(vals, c.liveCells(l, []engine.GPU{g})...)
+	vals = append(vals, c.gpuState(g))
 	return line(l.cols(), vals...)
 }
 
-func (m *Model) gpuState(g engine.GPU) string {
-	s := m.styles
+func (c *common) gpuState(g engine.GPU) string {
+	s := c.styles
 	parts := []string{s.dim.Render(fmt.Sprintf("n%d", g.Numa))}
 	if !g.Healthy {
 		parts = append(parts, s.crit.Render("unhealthy"))
@@ -358,20 +362,20 @@ func (m *Model) gpuState(g engine.GPU) string {
 	return strings.Join(parts, " ")
 }
 
-func (v *nodesView) render(m *Model, height int) []string {
-	l := m.nodesLayout()
-	lines := []string{m.nodesHeader(l)}
+func (v *nodesView) render(c *common, height int) []string {
+	l := c.nodesLayout(v.visibleNames(c, height-1))
+	lines := []string{c.nodesHeader(l)}
 	t := v.t
 	if len(t.order) == 0 {
-		return append(lines, m.styles.dim.Render(m.emptyText(t, "no nodes")))
+		return append(lines, c.styles.dim.Render(c.emptyText(t, "no nodes")))
 	}
 	for _, p := range t.visible(height - 1) {
-		lines = append(lines, m.nodeLines(l, m.data.Nodes[t.order[p]], p == t.cursor, v.compact)...)
+		lines = append(lines, c.nodeLines(l, c.data.Nodes[t.order[p]], p == t.cursor, v.compact)...)
 	}
 	return lines
 }
 
-func (m *Model) emptyText(t *table, none string) string {
+func (c *common) emptyText(t *table, none string) string {
 	if t.filter != "" {
 		return fmt.Sprintf("  nothing matches %q (esc clears the filter)", t.filter)
 	}
@@ -379,17 +383,17 @@ func (m *Model) emptyText(t *table, none string) string {
 }
 
 // nodeNames are the names of the data's nodes.
-func nodeNames(m *Model) []string {
+func nodeNames(c *common) []string {
 	var out []string
-	for _, n := range m.data.Nodes {
+	for _, n := range c.data.Nodes {
 		out = append(out, n.Name)
 	}
 	return out
 }
 
 // nodeByName finds a node of the data.
-func (m *Model) nodeByName(name string) *NodeView {
-	ns := m.data.Nodes
+func (c *common) nodeByName(name string) *NodeView {
+	ns := c.data.Nodes
 	i := sort.Search(len(ns), func(i int) bool { return ns[i].Name >= name })
 	if i < len(ns) && ns[i].Name == name {
 		return ns[i]

@@ -18,48 +18,46 @@ func newPendingView(Options) view {
 }
 
 func (v *pendingView) info() viewInfo {
-	return viewInfo{name: "Pending", commands: []string{"pending", "pods", "po", "pe"}, usage: "[FILTER]",
+	return viewInfo{name: "Pending", commands: []string{"pending", "pe"}, usage: "[FILTER]",
 		drill: [2]string{"a pending pod", "why"}, headLines: 1, verdicts: true}
 }
 
-func (v *pendingView) setData(m *Model) { v.t.setRows(v.pendingRows(m)) }
+func (v *pendingView) setData(c *common) { v.t.setRows(v.pendingRows(c)) }
 
 // names are the pending pods' names, for `:pending NAME`.
-func (v *pendingView) names(m *Model) []string {
+func (v *pendingView) names(c *common) []string {
 	var out []string
-	for _, p := range m.data.Pending {
+	for _, p := range c.data.Pending {
 		out = append(out, p.Name)
 	}
 	return out
 }
 
 // drill opens the why-pending page of the selected pod.
-func (v *pendingView) drill(m *Model) tea.Cmd {
+func (v *pendingView) drill(c *common) tea.Cmd {
 	if i := v.t.selected(); i >= 0 {
-		p := m.data.Pending[i]
-		vp := viewOf[*verdictPage](m)
-		m.switchTo(m.indexOf(vp.info().name))
-		return vp.open(m, p.Key(), nil, true)
+		c.send(show("Why pending"))
+		c.send(openWhyMsg{pod: c.data.Pending[i].Key()})
 	}
 	return nil
 }
 
 // pendingRows are the Pending view's rows, one per waiting GPU pod.
-func (v *pendingView) pendingRows(m *Model) []row {
-	rows := make([]row, len(m.data.Pending))
-	for i, p := range m.data.Pending {
-		reason := m.reason(p)
+func (v *pendingView) pendingRows(c *common) []row {
+	rows := make([]row, len(c.data.Pending))
+	for i, p := range c.data.Pending {
+		reason := c.reason(p)
 		// The filter matches namespace/name and the deciding gate: fuzzy matching on the whole reason
 		// would match almost anything.
 		code := ""
-		if v := m.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
+		if v := c.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
 			code = " " + string(render.MainReasonOf(v).Code)
 		}
 		if p.Queue != "" {
 			code += " " + queueFilter(p.Queue) // enter on a queue filters by it
 		}
 		rows[i] = row{key: p.Key(), text: p.Key() + code,
-			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(m.data.Updated.Sub(p.Created))), str(reason)}}
+			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(c.data.Updated.Sub(p.Created))), str(reason)}}
 	}
 	return rows
 }
@@ -68,41 +66,41 @@ func (v *pendingView) pendingRows(m *Model) []row {
 func queueFilter(queue string) string { return "queue=" + queue }
 
 // reason is the one-line reason (render.OneLine), once the verdict is in.
-func (m *Model) reason(p *PendingView) string {
-	if v := m.verdicts[p.Key()]; v != nil {
+func (c *common) reason(p *PendingView) string {
+	if v := c.verdicts[p.Key()]; v != nil {
 		return render.OneLine(v)
 	}
 	return "evaluating…"
 }
 
-func (v *pendingView) pendingCols(m *Model) []cell {
-	if m.width-2 >= 110 {
+func (v *pendingView) pendingCols(c *common) []cell {
+	if c.width-2 >= 110 {
 		return []cell{{20, false}, {30, false}, {4, true}, {4, true}, {-1, false}}
 	}
 	return []cell{{12, false}, {18, false}, {4, true}, {4, true}, {-1, false}}
 }
 
-func (v *pendingView) render(m *Model, height int) []string {
-	s := m.styles
-	cols := v.pendingCols(m)
+func (v *pendingView) render(c *common, height int) []string {
+	s := c.styles
+	cols := v.pendingCols(c)
 	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
 	t := v.t
 	if len(t.order) == 0 {
-		return append(lines, s.dim.Render(m.emptyText(t, "no GPU pod is waiting for a node")))
+		return append(lines, s.dim.Render(c.emptyText(t, "no GPU pod is waiting for a node")))
 	}
 	for _, p := range t.visible(height - 1) {
-		pv := m.data.Pending[t.order[p]]
+		pv := c.data.Pending[t.order[p]]
 		marker, ns := "  ", pv.Namespace
 		if p == t.cursor {
 			marker, ns = "▸ ", s.selected.Render(padRight(pv.Namespace, cols[0].w))
 		}
 		age := "-"
-		if !pv.Created.IsZero() && !m.data.Updated.IsZero() {
-			age = render.Age(m.data.Updated.Sub(pv.Created))
+		if !pv.Created.IsZero() && !c.data.Updated.IsZero() {
+			age = render.Age(c.data.Updated.Sub(pv.Created))
 		}
-		reason := m.reason(pv)
+		reason := c.reason(pv)
 		rs := s.warn
-		if v := m.verdicts[pv.Key()]; v != nil && v.Fits {
+		if v := c.verdicts[pv.Key()]; v != nil && v.Fits {
 			rs = s.ok
 		} else if v == nil {
 			rs = s.dim

@@ -39,7 +39,7 @@ func (m *Model) promptCandidates(line string) (word string, cands []string) {
 // namesFor is the names a view's command takes: nodes, namespaces or queues.
 func (m *Model) namesFor(cmd string) []string {
 	if i := m.lookupView(strings.ToLower(cmd)); i >= 0 {
-		return m.views[i].names(m)
+		return m.views[i].names(m.shared())
 	}
 	return nil
 }
@@ -65,9 +65,9 @@ func (m *Model) promptHint() string {
 }
 
 // nodeNotFound says a node name matched nothing, with the closest ones.
-func (m *Model) nodeNotFound(name string) string {
+func (c *common) nodeNotFound(name string) string {
 	msg := fmt.Sprintf("node %q not found", name)
-	if s := resolve.DidYouMean(resolve.Closest(name, nodeNames(m), resolve.DefaultSuggestions)); s != "" {
+	if s := resolve.DidYouMean(resolve.Closest(name, nodeNames(c), resolve.DefaultSuggestions)); s != "" {
 		msg += "; " + s
 	}
 	return msg

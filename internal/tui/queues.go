@@ -25,32 +25,30 @@ func (v *queuesView) info() viewInfo {
 		help: [][2]string{{"Queues", "Volcano volcano.sh/card.quota in whole cards: used of quota, left, pending, physical, free; waiting jobs"}}}
 }
 
-func (v *queuesView) setData(m *Model) { v.t.setRows(v.queueRows(m)) }
+func (v *queuesView) setData(c *common) { v.t.setRows(v.queueRows(c)) }
 
 // names are the queues, for `:queues QUEUE`.
-func (v *queuesView) names(m *Model) []string {
+func (v *queuesView) names(c *common) []string {
 	var out []string
-	for _, q := range m.data.Queues {
+	for _, q := range c.data.Queues {
 		out = append(out, q.Queue)
 	}
 	return out
 }
 
 // drill lists the selected queue's pending pods.
-func (v *queuesView) drill(m *Model) tea.Cmd {
+func (v *queuesView) drill(c *common) tea.Cmd {
 	if i := v.t.selected(); i >= 0 {
-		pv := viewOf[*pendingView](m)
-		m.switchTo(m.indexOf(pv.info().name))
-		pv.t.setFilter(queueFilter(m.data.Queues[i].Queue))
+		c.send(showFiltered("Pending", queueFilter(c.data.Queues[i].Queue)))
 	}
 	return nil
 }
 
 // queueRows are the Queues view's rows, one per queue; a row's height is its card lines and notes.
-func (v *queuesView) queueRows(m *Model) []row {
-	l := v.queueLayout(m)
-	rows := make([]row, len(m.data.Queues))
-	for i, q := range m.data.Queues {
+func (v *queuesView) queueRows(c *common) []row {
+	l := v.queueLayout(c)
+	rows := make([]row, len(c.data.Queues))
+	for i, q := range c.data.Queues {
 		used := -1.0
 		text := []string{q.Queue}
 		for _, c := range q.Cards {
@@ -62,7 +60,7 @@ func (v *queuesView) queueRows(m *Model) []row {
 		for _, j := range q.Jobs {
 			text = append(text, j.Key)
 		}
-		h := len(q.Cards) + len(v.queueNotes(m, l, q))
+		h := len(q.Cards) + len(v.queueNotes(c, l, q))
 		if len(q.Cards) == 0 && !q.Missing && q.QuotaError == "" {
 			h++ // "no card quota"
 		}
@@ -77,8 +75,8 @@ type queueLayout struct {
 	queue, card, bar, note int // note: the width of the lines under a queue's cards
 }
 
-func (v *queuesView) queueLayout(m *Model) queueLayout {
-	w := m.width - 2
+func (v *queuesView) queueLayout(c *common) queueLayout {
+	w := c.width - 2
 	var l queueLayout
 	// Wide: full card names (MIG profiles are long) and a bar of at least 20 cells.
 	if w >= 130 {
@@ -115,8 +113,8 @@ func (l queueLayout) shortCard(card string) string {
 
 // queueNotes are the lines under a queue's cards: its state when it is not open, why its quota cannot be
 // read, and its waiting jobs' enqueue checks, wrapped to the width.
-func (v *queuesView) queueNotes(m *Model, l queueLayout, q *QueueView) []string {
-	s := m.styles
+func (v *queuesView) queueNotes(c *common, l queueLayout, q *QueueView) []string {
+	s := c.styles
 	var out []string
 	add := func(text string, st func(...string) string) {
 		for i, w := range strings.Split(ansi.Wrap(text, l.note-2, ""), "\n") {
@@ -147,9 +145,9 @@ func (v *queuesView) queueNotes(m *Model, l queueLayout, q *QueueView) []string 
 	return out
 }
 
-func (v *queuesView) render(m *Model, height int) []string {
-	s := m.styles
-	l := v.queueLayout(m)
+func (v *queuesView) render(c *common, height int) []string {
+	s := c.styles
+	l := v.queueLayout(c)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "QUEUE", "CARD", "USED OF QUOTA (whole cards)", "", "QUOTA", "USED", "LEFT", "PENDING", "PHYSICAL", "FREE")
@@ -160,13 +158,13 @@ func (v *queuesView) render(m *Model, height int) []string {
 	t := v.t
 	if len(t.order) == 0 {
 		none := "no Volcano queues"
-		if !m.data.Volcano {
+		if !c.data.Volcano {
 			none += ": the cluster has no Queue CRD (scheduling.volcano.sh), so no card quota applies"
 		}
-		return append(lines, s.dim.Render(m.emptyText(t, none)))
+		return append(lines, s.dim.Render(c.emptyText(t, none)))
 	}
 	for _, p := range t.visible(height - 1) {
-		q := m.data.Queues[t.order[p]]
+		q := c.data.Queues[t.order[p]]
 		marker, name := "  ", s.bold.Render(padRight(q.Queue, l.queue))
 		if p == t.cursor {
 			marker, name = "▸ ", s.selected.Render(padRight(q.Queue, l.queue))
@@ -204,7 +202,7 @@ func (v *queuesView) render(m *Model, height int) []string {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, s.dim.Render("no card quota (no volcano.sh/card.quota)")))
 		}
-		for _, note := range v.queueNotes(m, l, q) {
+		for _, note := range v.queueNotes(c, l, q) {
 			mk, n := first()
 			lines = append(lines, mk+line([]cell{{l.queue, false}, {-1, false}}, n, note))
 		}

@@ -40,7 +40,7 @@ func setCardQuota(u *unstructured.Unstructured, quota string) {
 // applyChanges feeds changes to the model as the live path does (a rebuild's dataMsg), and runs the
 // evaluation it starts.
 func applyChanges(m *Model, changes ...change) {
-	_, cmd := m.Update(dataMsg{m.world.apply(changes, nil)})
+	_, cmd := m.Update(dataMsg{m.store.apply(changes, nil)})
 	runCmd(m, cmd)
 }
 

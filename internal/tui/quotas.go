@@ -22,32 +22,29 @@ func (v *quotasView) info() viewInfo {
 		drill: [2]string{"a quota", "its pending pods"}, headLines: 1}
 }
 
-func (v *quotasView) setData(m *Model) { v.t.setRows(v.quotaRows(m)) }
+func (v *quotasView) setData(c *common) { v.t.setRows(v.quotaRows(c)) }
 
 // names are the namespaces, for `:quotas NAMESPACE`.
-func (v *quotasView) names(m *Model) []string {
+func (v *quotasView) names(c *common) []string {
 	var out []string
-	for _, q := range m.data.Quotas {
+	for _, q := range c.data.Quotas {
 		out = append(out, q.Namespace)
 	}
 	return out
 }
 
 // drill lists the selected namespace's pending pods.
-func (v *quotasView) drill(m *Model) tea.Cmd {
+func (v *quotasView) drill(c *common) tea.Cmd {
 	if i := v.t.selected(); i >= 0 {
-		ns := m.data.Quotas[i].Namespace
-		pv := viewOf[*pendingView](m)
-		m.switchTo(m.indexOf(pv.info().name))
-		pv.t.setFilter(ns + "/")
+		c.send(showFiltered("Pending", c.data.Quotas[i].Namespace+"/"))
 	}
 	return nil
 }
 
 // quotaRows are the Quotas view's rows, one per namespace with a GPU quota or GPU usage.
-func (v *quotasView) quotaRows(m *Model) []row {
-	rows := make([]row, len(m.data.Quotas))
-	for i, q := range m.data.Quotas {
+func (v *quotasView) quotaRows(c *common) []row {
+	rows := make([]row, len(c.data.Quotas))
+	for i, q := range c.data.Quotas {
 		memPct, corePct := -1.0, -1.0
 		if l := q.Status.Memory; l != nil {
 			memPct = ratio(l.Used, l.Limit)
@@ -71,8 +68,8 @@ type quotaLayout struct {
 	ns, res, bar, text, quota int
 }
 
-func (v *quotasView) quotaLayout(m *Model) quotaLayout {
-	w := m.width - 2
+func (v *quotasView) quotaLayout(c *common) quotaLayout {
+	w := c.width - 2
 	if w >= 110 {
 		l := quotaLayout{wide: true, ns: 20, res: 26, text: 24, quota: 14}
 		l.bar = min(max(w-(l.ns+l.res+4+l.text+l.quota+18+6), 10), 40)
@@ -90,9 +87,9 @@ func (l quotaLayout) cols() []cell {
 	return []cell{{l.ns, false}, {l.res, false}, {l.bar, false}, {4, true}, {l.text, true}, {-1, false}}
 }
 
-func (v *quotasView) render(m *Model, height int) []string {
-	s := m.styles
-	l := v.quotaLayout(m)
+func (v *quotasView) render(c *common, height int) []string {
+	s := c.styles
+	l := v.quotaLayout(c)
 	var header string
 	if l.wide {
 		header = line(l.cols(), "NAMESPACE", "RESOURCE", "HAMI USED OF LIMIT", "", "USED/LIMIT", "RESOURCEQUOTA", "KUBERNETES STATUS")
@@ -102,10 +99,10 @@ func (v *quotasView) render(m *Model, height int) []string {
 	lines := []string{s.colHeader.Render("  " + header)}
 	t := v.t
 	if len(t.order) == 0 {
-		return append(lines, s.dim.Render(m.emptyText(t, "no namespace has a GPU quota or GPU usage")))
+		return append(lines, s.dim.Render(c.emptyText(t, "no namespace has a GPU quota or GPU usage")))
 	}
 	for _, p := range t.visible(height - 1) {
-		q := m.data.Quotas[t.order[p]]
+		q := c.data.Quotas[t.order[p]]
 		marker, ns := "  ", q.Namespace
 		if p == t.cursor {
 			marker, ns = "▸ ", s.selected.Render(padRight(q.Namespace, l.ns))

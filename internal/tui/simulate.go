@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/agent/agentapi"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/usage"
 )
@@ -26,12 +28,46 @@ func simulatedUsage(d *Data, t time.Time) *usage.Result {
 	for _, n := range d.Nodes {
 		nodes = append(nodes, &n.Node)
 	}
-	return usage.Simulate(nodes, t)
+	r := usage.Simulate(nodes, t)
+	simulateProcesses(r, d)
+	return r
+}
+
+// simulateProcesses gives each pod on a GPU one made-up process, as the agent finds them in the pods' cgroups:
+// the GPU's used memory shared in proportion to what each pod was given.
+func simulateProcesses(r *usage.Result, d *Data) {
+	byNode := make(map[string]*NodeView, len(d.Nodes))
+	for _, n := range d.Nodes {
+		byNode[n.Name] = n
+	}
+	pid := uint32(4000)
+	for _, a := range r.Agents {
+		n := byNode[a.Node]
+		if n == nil || a.Usage == nil {
+			continue
+		}
+		on := podsOnGPUs(n)
+		for i := range a.Usage.GPUs {
+			g := &a.Usage.GPUs[i]
+			var given int64
+			for _, p := range on[g.UUID] {
+				given += p.Mem
+			}
+			for _, p := range on[g.UUID] {
+				if given <= 0 {
+					break
+				}
+				pid++
+				g.Processes = append(g.Processes, agentapi.ProcessUsage{PID: pid, MemoryUsedBytes: uint64(float64(g.MemoryUsedBytes) * float64(p.Mem) / float64(given)),
+					Pod: &agentapi.PodRef{Namespace: p.Namespace, Name: strings.TrimSuffix(p.Pod, terminatingSuffix)}})
+			}
+		}
+	}
 }
 
 // simulator is the metrics source of Options.Simulate.
 func (m *Model) simulator() func(context.Context) MetricsMsg {
-	w, now := m.world, m.now
+	w, now := m.store, m.now
 	return func(context.Context) MetricsMsg {
 		mm := metricsOf(simulatedUsage(w.data(), now()), nil)
 		mm.Note, mm.Warn = simulatedNote, false

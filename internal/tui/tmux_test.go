@@ -224,10 +224,32 @@ func (tm *tmux) screen() string {
 	return tm.run("capture-pane", "-p", "-t", "top")
 }
 
+// waitUntil polls the screen until ok holds for it.
+func (tm *tmux) waitUntil(what string, ok func(screen string) bool) {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tm.screen()
+		if ok(s) {
+			return
+		}
+		if strings.Contains(s, "EXIT=") || time.Now().After(deadline) {
+			tm.t.Fatalf("waiting for %s:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // waitFor polls the screen until it shows every wanted string.
 func (tm *tmux) waitFor(what string, wanted ...string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	tm.waitForWithin(what, 30*time.Second, wanted...)
+}
+
+// waitForWithin is waitFor with its own deadline.
+func (tm *tmux) waitForWithin(what string, within time.Duration, wanted ...string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		s := tm.screen()
 		missing := ""

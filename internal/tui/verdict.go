@@ -26,9 +26,11 @@ func newVerdictPage(Options) view { return &verdictPage{pager: newPager()} }
 
 func (vp *verdictPage) info() viewInfo { return viewInfo{name: "Why pending", parent: "Pending"} }
 
-// update scrolls the pager, and takes the pod's events when they come.
-func (vp *verdictPage) update(m *Model, msg tea.Msg) tea.Cmd {
+// update opens a pod's page, scrolls the pager, and takes the pod's events when they come.
+func (vp *verdictPage) update(m *common, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case openWhyMsg:
+		return vp.open(m, msg.pod, nil, true)
 	case tea.KeyPressMsg:
 		var cmd tea.Cmd
 		vp.pager, cmd = vp.pager.Update(msg)
@@ -36,7 +38,7 @@ func (vp *verdictPage) update(m *Model, msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		if msg.pod == vp.pod && m.focused(vp) {
 			if msg.err != nil {
-				m.status = "events: " + msg.err.Error()
+				m.send(statusMsg("events: " + msg.err.Error()))
 			} else {
 				vp.open(m, msg.pod, msg.events, false)
 			}
@@ -45,7 +47,7 @@ func (vp *verdictPage) update(m *Model, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (vp *verdictPage) wheel(_ *Model, dir int) {
+func (vp *verdictPage) wheel(_ *common, dir int) {
 	if dir < 0 {
 		vp.pager.ScrollUp(wheelStep)
 	} else {
@@ -53,7 +55,7 @@ func (vp *verdictPage) wheel(_ *Model, dir int) {
 	}
 }
 
-func (vp *verdictPage) layout(m *Model) {
+func (vp *verdictPage) layout(m *common) {
 	if vp.pager.Width() != m.width {
 		vp.pager.SetWidth(m.width)
 		vp.pager.SetContent(wrapProse(vp.text, m.width))
@@ -62,7 +64,7 @@ func (vp *verdictPage) layout(m *Model) {
 }
 
 // render is the title and the pager (the Model clips the page to the body).
-func (vp *verdictPage) render(m *Model, _ int) []string {
+func (vp *verdictPage) render(m *common, _ int) []string {
 	s := m.styles
 	title := s.title.Render("Why pending: "+vp.pod) + s.dim.Render(fmt.Sprintf("  (esc back · ↑↓ pgup pgdn ←→ scroll · %d%%)", int(vp.pager.ScrollPercent()*100)))
 	return append([]string{title}, splitLines(vp.pager.View())...)
@@ -70,7 +72,7 @@ func (vp *verdictPage) render(m *Model, _ int) []string {
 
 // open renders the why-pending explanation of a pod into the pager; fetch asks the cluster for the pod's
 // events when live.
-func (vp *verdictPage) open(m *Model, key string, events []*corev1.Event, fetch bool) tea.Cmd {
+func (vp *verdictPage) open(m *common, key string, events []*corev1.Event, fetch bool) tea.Cmd {
 	ns, name, _ := strings.Cut(key, "/")
 	a, ok := m.world.explain(ns, name, events)
 	var b strings.Builder

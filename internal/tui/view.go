@@ -34,7 +34,7 @@ func (m *Model) Render() string {
 	case m.connect != nil:
 		b = m.renderConnect()
 	default:
-		b = m.current().render(m, body)
+		b = m.current().render(m.shared(), body)
 	}
 	if len(b) > body {
 		b = b[:body]
@@ -56,26 +56,38 @@ func (m *Model) Render() string {
 // header is the title, the counts, the notes and the tabs.
 func (m *Model) header() []string {
 	s, d := m.styles, m.data
-	left := s.title.Render("kubectl hami top")
+	short := s.title.Render("kubectl hami top")
 	if d.Context != "" {
-		left += " · context " + d.Context
+		short += " · context " + d.Context
 	}
-	left += " · " + d.Source
 	if ns := m.opts.OnlyNamespace; ns != "" {
-		left += " · namespace " + ns
+		short += " · namespace " + ns
+	}
+	left := short + " · " + d.Source
+	if ns := m.opts.OnlyNamespace; ns != "" {
+		left = strings.TrimSuffix(short, " · namespace "+ns) + " · " + d.Source + " · namespace " + ns
 	}
 	state := "static"
 	if d.Live {
-		state = s.live.Render("● live")
+		state = m.connHeader()
 	}
 	if m.connect != nil {
 		state = m.connectHeader()
 	}
-	right := state + " · updated " + d.Updated.Format("15:04:05")
+	right := state
+	if m.connect == nil && (!d.Live || m.conn.kind == connLive) { // no time while there is no data, or it is old
+		right += " · updated " + d.Updated.Format("15:04:05")
+	}
+	if ansi.StringWidth(left)+ansi.StringWidth(right)+2 > m.width && (d.Live || m.connect != nil) {
+		left = short // the connection's state before the server's address
+	}
 	title := spread(left, right, m.width)
 
 	t := d.Totals
 	counts := fmt.Sprintf("%d nodes · %d GPUs · %d GPU pods · ", t.Nodes, t.GPUs, t.Pods)
+	if d.Live && m.conn.kind != connLive {
+		counts = s.warn.Render("STALE") + " " + counts // the numbers are the last the API server gave
+	}
 	pend := fmt.Sprintf("%d pending", t.Pending)
 	if t.Pending > 0 {
 		pend = s.warn.Render(pend)
@@ -87,7 +99,9 @@ func (m *Model) header() []string {
 	}
 
 	var notes []string
-	if m.liveErr != "" {
+	if n := m.connNote(); d.Live && n != "" {
+		notes = append(notes, n)
+	} else if m.liveErr != "" {
 		notes = append(notes, s.errText.Render("live updates stopped: "+m.liveErr))
 	}
 	if d.ConfigErr != "" {
@@ -122,29 +136,57 @@ func spread(left, right string, width int) string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
+// tabLabels are the tabs as drawn, unstyled, and the gap between them: " 1 Nodes " and "[2 Node]" side by
+// side; below 100 columns "1 Nodes" with one space between, so that the count still fits beside them.
+func (m *Model) tabLabels() (labels []string, gap string) {
+	cur := m.tabOf(m.view)
+	compact := m.width < 100
+	for i, t := range m.tabInfos() {
+		label := fmt.Sprintf("%d %s", i+1, t.name)
+		switch {
+		case i == cur:
+			label = "[" + label + "]"
+		case !compact:
+			label = " " + label + " "
+		}
+		labels = append(labels, label)
+	}
+	if compact {
+		gap = " "
+	}
+	return labels, gap
+}
+
 func (m *Model) tabs() string {
 	s := m.styles
 	var b strings.Builder
 	cur := m.tabOf(m.view)
-	for i, t := range m.tabInfos() {
-		label := fmt.Sprintf("%d %s", i+1, t.name)
+	labels, gap := m.tabLabels()
+	for i, label := range labels {
+		if i > 0 {
+			b.WriteString(gap)
+		}
 		if i == cur {
-			b.WriteString(s.tabActive.Render("[" + label + "]"))
+			b.WriteString(s.tabActive.Render(label))
 		} else {
-			b.WriteString(s.tab.Render(" " + label + " "))
+			b.WriteString(s.tab.Render(label))
 		}
 	}
 	t := m.current().rows()
 	if t == nil || m.overlay != overlayNone {
 		return b.String()
 	}
-	count := fmt.Sprintf("%d", len(t.rows))
+	count, short := fmt.Sprintf("%d", len(t.rows)), ""
 	if t.filter != "" {
-		count = fmt.Sprintf("/%s %d of %d", t.filter, len(t.order), len(t.rows))
+		short = fmt.Sprintf("%d of %d", len(t.order), len(t.rows))
+		count = "/" + t.filter + " " + short
 	}
 	// On a narrow screen the sort column loses its word, then the count goes.
 	tabs := b.String()
-	for _, info := range []string{"sort " + t.sortName() + " · " + count, t.sortName() + " · " + count, count} {
+	for _, info := range []string{"sort " + t.sortName() + " · " + count, t.sortName() + " · " + count, count, short} {
+		if info == "" {
+			break
+		}
 		if ansi.StringWidth(tabs)+ansi.StringWidth(info)+2 <= m.width {
 			return spread(tabs, m.styles.dim.Render(info), m.width)
 		}

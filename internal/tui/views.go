@@ -25,41 +25,45 @@ var registry = []func(Options) view{
 	newPendingView,
 	newWhatIfView,
 	newQueuesView,
+	newPodsView,
 	newVerdictPage,
 	newGPUPage,
+	newPodPage,
 }
 
 // view is one page of the UI. Its methods run inside Model.Update (state changes only there) except render,
-// which runs in Model.View and changes nothing but a clamped scroll offset. m is the shared context: the
-// data, verdicts and live usage shown, the styles, the size, the keys, and the other views.
+// which runs in Model.View and changes nothing but a clamped scroll offset. c is the narrow shared context
+// (common.go): the data, verdicts and live usage shown, the data layer's queries, the styles, the size, the
+// keys and the clock. A view changes only its own state; to open another view, or to tell it something, it
+// sends a message (c.send).
 type view interface {
 	// info is what the registry needs to know: name, `:` words, help.
 	info() viewInfo
 	// setData rebuilds the view's rows from m.data (and m.verdicts); it runs on every new data.
-	setData(m *Model)
+	setData(c *common)
 	// focus runs when the view comes on screen: by a tab, a number key, a click, a drill or `:` (back false),
 	// or by esc from a later view (back true).
-	focus(m *Model, back bool)
+	focus(c *common, back bool)
 	// refresh is the work to start when the view is shown (tab, number key, click, `:`) and, while it is
 	// shown, when the data or the styles change: the what-if form's answer.
-	refresh(m *Model) tea.Cmd
+	refresh(c *common) tea.Cmd
 	// update handles a key when the view is focused and no global key took it (every key while editing), a
 	// click on a row of its table (selectMsg), and, focused or not, every message the Model does not handle
 	// itself (a view's own asynchronous answers come back this way) and restyleMsg.
-	update(m *Model, msg tea.Msg) tea.Cmd
+	update(c *common, msg tea.Msg) tea.Cmd
 	// wheel is one notch of the mouse wheel over the view (dir -1 up, 1 down).
-	wheel(m *Model, dir int)
+	wheel(c *common, dir int)
 	// layout sizes the view's components to the window; it runs after every Update.
-	layout(m *Model)
-	// render draws the body: at most height lines, each at most m.width wide (the Model clips both).
-	render(m *Model, height int) []string
+	layout(c *common)
+	// render draws the body: at most height lines, each at most c.width wide (the Model clips both).
+	render(c *common, height int) []string
 	// drill is enter (or a second click) on the selected row: what it opens.
-	drill(m *Model) tea.Cmd
-	// jump prepares the view for `:word ARGS` (a filter, a node name); false, with m.status set, when it
+	drill(c *common) tea.Cmd
+	// jump prepares the view for `:word ARGS` (a filter, a node name); false, with a statusMsg sent, when it
 	// cannot be shown.
-	jump(m *Model, args []string) bool
+	jump(c *common, args []string) bool
 	// names are what `:word ` completes to after one of the view's words (node names, namespaces).
-	names(m *Model) []string
+	names(c *common) []string
 	// rows is the view's table (filter, sort, cursor keys, clicks, the count in the tab bar); nil for a page.
 	rows() *table
 	// editing is true while the view takes every key before the global ones (the what-if form being edited).
@@ -91,21 +95,23 @@ type viewInfo struct {
 	verdicts bool
 	// wraps: the rows' heights depend on the width, so setData runs again when it changes.
 	wraps bool
+	// live: the rows sort by live usage, so setData runs again on every reading of the agents.
+	live bool
 }
 
 // page is the base of a view without a table: every method but info, render, update and wheel, as a no-op.
 // Embed it and override what the page needs.
 type page struct{}
 
-func (page) setData(*Model)             {}
-func (page) focus(*Model, bool)         {}
-func (page) refresh(*Model) tea.Cmd     { return nil }
-func (page) layout(*Model)              {}
-func (page) drill(*Model) tea.Cmd       { return nil }
-func (page) jump(*Model, []string) bool { return true }
-func (page) names(*Model) []string      { return nil }
-func (page) rows() *table               { return nil }
-func (page) editing() bool              { return false }
+func (page) setData(*common)             {}
+func (page) focus(*common, bool)         {}
+func (page) refresh(*common) tea.Cmd     { return nil }
+func (page) layout(*common)              {}
+func (page) drill(*common) tea.Cmd       { return nil }
+func (page) jump(*common, []string) bool { return true }
+func (page) names(*common) []string      { return nil }
+func (page) rows() *table                { return nil }
+func (page) editing() bool               { return false }
 
 // selectMsg is a click on a row of the focused table view: row is the row's position in the table's order.
 type selectMsg struct{ row int }
@@ -120,13 +126,13 @@ type tableView struct {
 func (v *tableView) rows() *table { return v.t }
 
 // update moves in the table (move).
-func (v *tableView) update(m *Model, msg tea.Msg) tea.Cmd { //nolint:unparam // view.update; moving in a table starts no work
-	v.move(m, msg)
+func (v *tableView) update(c *common, msg tea.Msg) tea.Cmd { //nolint:unparam // view.update; moving in a table starts no work
+	v.move(c, msg)
 	return nil
 }
 
 // move moves in the table: the cursor keys, first and last, sort and reverse, a click.
-func (v *tableView) move(m *Model, msg tea.Msg) {
+func (v *tableView) move(c *common, msg tea.Msg) {
 	if s, ok := msg.(selectMsg); ok {
 		v.t.cursor = s.row
 		return
@@ -135,38 +141,39 @@ func (v *tableView) move(m *Model, msg tea.Msg) {
 	if !ok {
 		return
 	}
-	t, h := v.t, m.tableHeight(m.current())
+	t, h := v.t, c.tableRows
 	switch {
-	case key.Matches(k, m.keys.Up):
+	case key.Matches(k, c.keys.Up):
 		t.move(-1)
-	case key.Matches(k, m.keys.Down):
+	case key.Matches(k, c.keys.Down):
 		t.move(1)
-	case key.Matches(k, m.keys.PageUp):
+	case key.Matches(k, c.keys.PageUp):
 		t.move(-t.pageSize(h))
-	case key.Matches(k, m.keys.PageDown):
+	case key.Matches(k, c.keys.PageDown):
 		t.move(t.pageSize(h))
-	case key.Matches(k, m.keys.Top):
+	case key.Matches(k, c.keys.Top):
 		t.home()
-	case key.Matches(k, m.keys.Bottom):
+	case key.Matches(k, c.keys.Bottom):
 		t.end()
-	case key.Matches(k, m.keys.Sort):
+	case key.Matches(k, c.keys.Sort):
 		t.cycleSort()
-	case key.Matches(k, m.keys.Reverse):
+	case key.Matches(k, c.keys.Reverse):
 		t.reverse()
 	}
 }
 
-func (v *tableView) wheel(_ *Model, dir int) { v.t.move(dir) }
+func (v *tableView) wheel(_ *common, dir int) { v.t.move(dir) }
 
 // jump filters the table by the words after the command (":pending inference").
-func (v *tableView) jump(_ *Model, args []string) bool {
+func (v *tableView) jump(_ *common, args []string) bool {
 	if len(args) > 0 {
 		v.t.setFilter(strings.Join(args, " "))
 	}
 	return true
 }
 
-// viewOf is the registered view of type V (the zero V when none is).
+// viewOf is the registered view of type V (the zero V when none is). Only the Model and tests look views up:
+// a view reaches another by a message (common.go), never by its fields.
 func viewOf[V view](m *Model) V {
 	for _, v := range m.views {
 		if x, ok := v.(V); ok {
@@ -200,14 +207,15 @@ func tabInfos(views []view) []viewInfo {
 // tabInfos are the model's tabs, in the order of their number keys.
 func (m *Model) tabInfos() []viewInfo { return tabInfos(m.views) }
 
-// tabKey is the number key of the tab named name ("1" for Nodes); "" when it has none.
-func (m *Model) tabKey(name string) string {
-	for i, t := range m.tabInfos() {
-		if t.name == name && i < 9 {
-			return fmt.Sprint(i + 1)
+// tabKeys are the number keys of the tabs by name ("Nodes": "1"); a tenth tab has none.
+func tabKeys(tabs []viewInfo) map[string]string {
+	out := map[string]string{}
+	for i, t := range tabs {
+		if i < 9 {
+			out[t.name] = fmt.Sprint(i + 1)
 		}
 	}
-	return ""
+	return out
 }
 
 // ViewKeys is the number keys of the views, "1-6", for the command's help.
@@ -366,3 +374,6 @@ func (m *Model) infos() []viewInfo {
 	}
 	return out
 }
+
+// form is the what-if view's form (tests read it).
+func (m *Model) form() *whatIfForm { return &viewOf[*whatIfView](m).form }

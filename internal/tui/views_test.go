@@ -29,7 +29,7 @@ func (v *probeView) info() viewInfo {
 		help: [][2]string{{"Probe", "the test's own view: the nodes by name"}}, headLines: 1}
 }
 
-func (v *probeView) setData(m *Model) {
+func (v *probeView) setData(m *common) {
 	rows := make([]row, len(m.data.Nodes))
 	for i, n := range m.data.Nodes {
 		rows[i] = row{key: n.Name, text: n.Name, keys: []sortKey{str(n.Name)}}
@@ -37,7 +37,7 @@ func (v *probeView) setData(m *Model) {
 	v.t.setRows(rows)
 }
 
-func (v *probeView) render(m *Model, height int) []string {
+func (v *probeView) render(m *common, height int) []string {
 	lines := []string{m.styles.colHeader.Render("  PROBE NODE")}
 	for _, p := range v.t.visible(height - 1) {
 		marker := "  "
@@ -49,7 +49,7 @@ func (v *probeView) render(m *Model, height int) []string {
 	return lines
 }
 
-func (v *probeView) drill(*Model) tea.Cmd {
+func (v *probeView) drill(*common) tea.Cmd {
 	v.drilled++
 	return nil
 }
@@ -67,8 +67,8 @@ func withRegistry(t *testing.T, extra ...func(Options) view) {
 // nothing else changed.
 func TestAddingAView(t *testing.T) {
 	withRegistry(t, newProbeView)
-	if got := ViewKeys(); got != "1-7" {
-		t.Errorf("ViewKeys %q, want 1-7", got)
+	if got := ViewKeys(); got != "1-8" {
+		t.Errorf("ViewKeys %q, want 1-8", got)
 	}
 	m := newDemo(t, 200, 50)
 	probe := viewOf[*probeView](m)
@@ -76,13 +76,13 @@ func TestAddingAView(t *testing.T) {
 		t.Fatal("the registered view is not in the model")
 	}
 	tabLine := func() string { return strings.Split(screen(m), "\n")[3] }
-	if !strings.Contains(tabLine(), "6 Queues  7 Probe") {
-		t.Errorf("tab bar %q lacks the new view after Queues", tabLine())
+	if !strings.Contains(tabLine(), "7 Pods  8 Probe") {
+		t.Errorf("tab bar %q lacks the new view after Pods", tabLine())
 	}
 
-	press(m, "7")
-	if viewName(m) != "Probe" || !strings.Contains(tabLine(), "[7 Probe]") {
-		t.Fatalf("7: view %q, tabs %q", viewName(m), tabLine())
+	press(m, "8")
+	if viewName(m) != "Probe" || !strings.Contains(tabLine(), "[8 Probe]") {
+		t.Fatalf("8: view %q, tabs %q", viewName(m), tabLine())
 	}
 	if s := screen(m); !strings.Contains(s, "PROBE NODE") || !strings.Contains(s, "▸ cpu-01") || !strings.Contains(s, "  gpu-t4-03") {
 		t.Errorf("the new view's body:\n%s", s)
@@ -93,9 +93,9 @@ func TestAddingAView(t *testing.T) {
 	}
 
 	// tab from the last real view reaches it; tab again wraps to Nodes; shift+tab from Nodes comes back.
-	press(m, "6", "tab")
+	press(m, "7", "tab")
 	if viewName(m) != "Probe" {
-		t.Errorf("tab from Queues: %q", viewName(m))
+		t.Errorf("tab from Pods: %q", viewName(m))
 	}
 	press(m, "tab")
 	if viewName(m) != "Nodes" {
@@ -121,7 +121,7 @@ func TestAddingAView(t *testing.T) {
 	}
 
 	// A click on its tab shows it.
-	x := strings.Index(tabLine(), " 7 Probe")
+	x := strings.Index(tabLine(), " 8 Probe")
 	m.Update(tea.MouseClickMsg{X: ansi.StringWidth(tabLine()[:x]) + 1, Y: 3, Button: tea.MouseLeft})
 	if viewName(m) != "Probe" {
 		t.Errorf("click on its tab: %q", viewName(m))
@@ -130,8 +130,8 @@ func TestAddingAView(t *testing.T) {
 	// The help screen names it in every list that the registry makes.
 	press(m, "?")
 	help := screen(m)
-	for _, want := range []string{"1-7", "6 Queues: card quota  7 Probe", ":queues  :probe [FILTER]  :problems",
-		"on a quota or a queue: its pending pods; on a probe row: a count", "Probe    the test's own view: the nodes by name"} {
+	for _, want := range []string{"1-8", "7 Pods: running GPU pods  8 Probe", ":pods [FILTER]  :probe [FILTER]  :problems",
+		"on a quota or a queue: its pending pods; on a pod: its devices; on a probe row: a count", "Probe    the test's own view: the nodes by name"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
@@ -157,7 +157,7 @@ func TestEveryViewRenders(t *testing.T) {
 					t.Errorf("%s draws an empty body:\n%s", name, got)
 				}
 				// A whole new data set while it is shown.
-				m.Update(dataMsg{m.world.data()})
+				m.Update(dataMsg{m.store.data()})
 				checkScreen(t, m, screen(m))
 			})
 		}

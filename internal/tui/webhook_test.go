@@ -37,7 +37,7 @@ func TestHAMiVersionOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var flagged []string
-	for _, p := range m.world.data().Problems {
+	for _, p := range m.store.data().Problems {
 		if strings.Contains(p.Message, "do not read") {
 			flagged = append(flagged, p.Object)
 		}

@@ -176,11 +176,11 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 var formFields = map[string]string{query.FieldMemory: "memory", query.FieldMemoryPercent: "memory", query.FieldCores: "cores"}
 
 // formKey handles a key while the form is being edited.
-func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
-	f := m.form()
+func (v *whatIfView) formKey(c *common, msg tea.KeyPressMsg) tea.Cmd {
+	f := &v.form
 	var cmd tea.Cmd
 	switch {
-	case key.Matches(msg, m.keys.Back):
+	case key.Matches(msg, c.keys.Back):
 		f.blur()
 		return nil
 	case msg.String() == "enter":
@@ -189,15 +189,15 @@ func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		cmd = f.move(1)
-	case key.Matches(msg, m.keys.NextField):
+	case key.Matches(msg, c.keys.NextField):
 		cmd = f.move(1)
-	case key.Matches(msg, m.keys.PrevField):
+	case key.Matches(msg, c.keys.PrevField):
 		cmd = f.move(-1)
-	case key.Matches(msg, m.keys.PageUp, m.keys.PageDown):
+	case key.Matches(msg, c.keys.PageUp, c.keys.PageDown):
 		f.answer, cmd = f.answer.Update(msg)
 	default:
 		f.fields[f.focused].input, cmd = f.fields[f.focused].input.Update(msg)
-		return tea.Batch(cmd, m.askWhatIf())
+		return tea.Batch(cmd, v.ask(c))
 	}
 	return cmd
 }
@@ -208,11 +208,11 @@ type whatIfMsg struct {
 	answer whatIfAnswer
 }
 
-// askWhatIf starts answering for the form's values, unless that answer is shown already. One answer is
+// ask starts answering for the form's values, unless that answer is shown already. One answer is
 // computed at a time; keys typed meanwhile are answered together when it is done.
-func (m *Model) askWhatIf() tea.Cmd {
-	f := m.form()
-	key := fmt.Sprintf("%d\x00%s", m.data.Gen, strings.Join(f.values(), "\x00"))
+func (v *whatIfView) ask(c *common) tea.Cmd {
+	f := &v.form
+	key := fmt.Sprintf("%d\x00%s", c.data.Gen, strings.Join(f.values(), "\x00"))
 	if key == f.last {
 		return nil
 	}
@@ -221,27 +221,27 @@ func (m *Model) askWhatIf() tea.Cmd {
 		return nil
 	}
 	f.last = key
-	pod, err := f.pod(m.world.config())
+	pod, err := f.pod(c.world.config())
 	if err != nil {
 		f.err = err.Error()
-		f.text = m.styles.errText.Render(f.err)
-		f.answer.SetContent(wrapProse(f.text, m.width))
+		f.text = c.styles.errText.Render(f.err)
+		f.answer.SetContent(wrapProse(f.text, c.width))
 		return nil
 	}
 	f.err = ""
 	f.running = true
-	w := m.world
+	w := c.world
 	return func() tea.Msg { return whatIfMsg{key: key, answer: w.whatIf(pod)} }
 }
 
-// showWhatIf renders an answer: where it lands, how many copies fit, and the what-if command's explanation.
-func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
-	f := m.form()
+// show renders an answer: where it lands, how many copies fit, and the what-if command's explanation.
+func (v *whatIfView) show(c *common, msg whatIfMsg) tea.Cmd {
+	f := &v.form
 	f.running = false
 	if msg.key == f.last {
 		a := msg.answer
 		var b strings.Builder
-		s := m.styles
+		s := c.styles
 		v := a.Verdict
 		for _, warn := range a.Warnings {
 			fmt.Fprintf(&b, "%s\n", s.warn.Render("⚠ "+warn))
@@ -271,12 +271,12 @@ func (m *Model) showWhatIf(msg whatIfMsg) tea.Cmd {
 			fmt.Fprintf(&b, "error: %v\n", err)
 		}
 		f.text = strings.TrimRight(b.String(), "\n")
-		f.answer.SetContent(wrapProse(f.text, m.width))
+		f.answer.SetContent(wrapProse(f.text, c.width))
 		f.answer.GotoTop()
 	}
 	if f.dirty {
 		f.dirty = false
-		return m.askWhatIf()
+		return v.ask(c)
 	}
 	return nil
 }
@@ -300,9 +300,9 @@ func copiesText(cp engine.Capacity) string {
 	return render.Copies(cp) + "."
 }
 
-func (m *Model) renderWhatIf() []string {
-	s := m.styles
-	f := m.form()
+func (v *whatIfView) renderForm(c *common) []string {
+	s := c.styles
+	f := &v.form
 	hint := "enter: edit the form · pgup/pgdn: scroll the answer"
 	if f.editing {
 		hint = "↑↓/tab: field · esc: done · pgup/pgdn: scroll the answer"

@@ -19,47 +19,44 @@ func (v *whatIfView) info() viewInfo {
 		help: [][2]string{{"Form", "what-if: enter edits, ↑↓/tab move, esc leaves; the answer follows every key; card A|B, queue"}}}
 }
 
-// form is the what-if form.
-func (m *Model) form() *whatIfForm { return &viewOf[*whatIfView](m).form }
-
 // refresh answers for the form's values (computed on first show, not at start). The form is not focused on
 // arrival, so that tab and the number keys keep moving between views; enter (or e) edits it.
-func (v *whatIfView) refresh(m *Model) tea.Cmd { return m.askWhatIf() }
+func (v *whatIfView) refresh(c *common) tea.Cmd { return v.ask(c) }
 
 func (v *whatIfView) editing() bool { return v.form.editing }
 
-func (v *whatIfView) drill(*Model) tea.Cmd { return v.form.focus() }
+func (v *whatIfView) drill(*common) tea.Cmd { return v.form.focus() }
 
-func (v *whatIfView) update(m *Model, msg tea.Msg) tea.Cmd {
+func (v *whatIfView) update(c *common, msg tea.Msg) tea.Cmd {
 	f := &v.form
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
 		case f.editing:
-			return m.formKey(msg)
-		case key.Matches(msg, m.keys.Edit):
+			return v.formKey(c, msg)
+		case key.Matches(msg, c.keys.Edit):
 			return f.focus()
-		case key.Matches(msg, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
+		case key.Matches(msg, c.keys.Up, c.keys.Down, c.keys.PageUp, c.keys.PageDown):
 			var cmd tea.Cmd
 			f.answer, cmd = f.answer.Update(msg)
 			return cmd
 		}
 	case whatIfMsg:
-		return m.showWhatIf(msg)
+		return v.show(c, msg)
 	case restyleMsg:
 		for i := range f.fields {
-			f.fields[i].input.SetStyles(m.styles.input)
+			f.fields[i].input.SetStyles(c.styles.input)
 		}
 		f.last = "" // the answer is styled: redo it
 	default:
-		if f.editing && m.focused(v) && m.mode == modeNormal {
+		if f.editing && c.focused(v) && !c.typing {
 			return f.update(msg) // the cursor's blink
 		}
 	}
 	return nil
 }
 
-func (v *whatIfView) wheel(_ *Model, dir int) {
+func (v *whatIfView) wheel(_ *common, dir int) {
 	if dir < 0 {
 		v.form.answer.ScrollUp(wheelStep)
 	} else {
@@ -67,14 +64,14 @@ func (v *whatIfView) wheel(_ *Model, dir int) {
 	}
 }
 
-func (v *whatIfView) layout(m *Model) {
+func (v *whatIfView) layout(c *common) {
 	f := &v.form
-	if f.answer.Width() != m.width {
-		f.answer.SetWidth(m.width)
-		f.answer.SetContent(wrapProse(f.text, m.width))
+	if f.answer.Width() != c.width {
+		f.answer.SetWidth(c.width)
+		f.answer.SetContent(wrapProse(f.text, c.width))
 	}
-	f.answer.SetHeight(max(m.bodyHeight()-len(f.fields)-1, 1))
+	f.answer.SetHeight(max(c.bodyHeight()-len(f.fields)-1, 1))
 }
 
 // render is the form and the answer (the Model clips them to the body).
-func (v *whatIfView) render(m *Model, _ int) []string { return m.renderWhatIf() }
+func (v *whatIfView) render(c *common, _ int) []string { return v.renderForm(c) }

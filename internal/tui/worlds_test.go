@@ -51,7 +51,7 @@ func checkWorldViews(t *testing.T, seed uint64, w *snapshot.Snapshot) int {
 		}
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		runCmd(m, m.Init())
-		for _, v := range []string{"1", "2", "3", "4", "5", "6"} {
+		for _, v := range []string{"1", "2", "3", "4", "5", "6", "7"} {
 			press(m, v)
 			checkScreen(t, m, screen(m))
 		}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
-	"github.com/kubectl-hami/kubectl-hami/internal/render"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // common is the narrow context every view gets, in the style of soft-serve's common.Common: what a view may
@@ -47,7 +47,7 @@ type common struct {
 
 // queries are the data layer's questions a view may ask (world, queries.go).
 type queries interface {
-	explain(ns, name string) (render.VerdictInput, bool)
+	explain(ns, name string, events []*corev1.Event) (query.Explanation, bool)
 	whatIf(pod *corev1.Pod) whatIfAnswer
 	config() engine.Config
 }

@@ -24,7 +24,7 @@ func WhatIfForTest(s *snapshot.Snapshot, pod *corev1.Pod, now func() time.Time) 
 // same answer of the UI's world in why-pending -o wide's form (every part the answer has: kube-scheduler's
 // checks per node too); the external test compares both with the CLI's why-pending.
 func WhyPendingPageForTest(s *snapshot.Snapshot, namespace, name string, now func() time.Time) (page, wide string) {
-	m := &Model{world: newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, now), width: 200}
+	m := &common{world: newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, now), width: 200}
 	vp := newVerdictPage(Options{}).(*verdictPage)
 	vp.open(m, namespace+"/"+name, nil, false)
 	var b strings.Builder

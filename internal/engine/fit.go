@@ -401,8 +401,14 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			if len(sel) >= r.Count {
 				detail = "NUMA node " + itoa(prevNuma) + " is dropped: HAMi's topology-aware walk keeps only the last NUMA node it walks"
 			}
+			// HAMi counts NumaNotFit only when k.Nums moved, and in topology mode it never moves
+			// (pkg/device/nvidia/device.go:746-748, 831-833): the dropped candidates count for no reason.
+			code := NumaNotFit
+			if topology {
+				code = ""
+			}
 			for _, s := range sel {
-				statuses[s].Result = Check{Gate: "numa", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
+				statuses[s].Result = Check{Gate: "numa", Code: code, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
 					Detail: detail}
 			}
 			sel, selMem, selCores = sel[:0], 0, 0

@@ -117,6 +117,11 @@ type Kind struct {
 	// SelectRule names the rule for explanations. nil Select takes the first count devices of the walk.
 	Select     func(fit []int, count int, model string) []int `json:"-"`
 	SelectRule string                                         `json:"selectRule,omitempty"`
+	// SelectInOrder, when set, is used instead of Select: it gets every device of the Kind in the order HAMi
+	// hands them to its Fit (the score-sorted list), by Index, with whether each passed every gate, and
+	// returns the chosen Indexes (nil: no set). HAMi's Kunlun graghSelect reads its wings from positions in
+	// that list, not from indices (pkg/device/kunlun/topo.go:222-268).
+	SelectInOrder func(order []int, fit []bool, count int) []int `json:"-"`
 	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
 	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
 	CountFromCores bool `json:"countFromCores,omitempty"`

@@ -426,7 +426,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
 		selCores += r.CoresOn(g.TotalCores)
-		if !topology && kind.Pair == 0 && kind.Select == nil && len(sel) == r.Count {
+		if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
 			break
 		}
 	}
@@ -448,8 +448,13 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
-	if kind.Select != nil {
-		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
+	if kind.Select != nil || kind.SelectInOrder != nil {
+		if kind.SelectInOrder != nil {
+			chosen = f.selectInOrderChoice(n, sel, r, kind.SelectInOrder)
+		} else {
+			chosen = selectChoice(n, sel, r.Count, kind.Select)
+		}
+		if len(chosen) < r.Count {
 			for _, s := range sel {
 				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
 				statuses[s].Result = Check{Gate: "interconnect", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],

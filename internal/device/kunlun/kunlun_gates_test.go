@@ -43,10 +43,12 @@ func TestKunlunGates(t *testing.T) {
 		{Name: "two XPUs across the wings take a cross-linked pair", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 5, 6, 7),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
 			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
-		// HAMi's node reason is engine.NumaNotFit; kubectl-hami names each XPU's own: the six used ones are full, the
-		// two free ones are engine.NumaNotFit.
-		{Name: "two XPUs that are not linked", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)), Code: engine.CardInsufficientMemory, GPUDetail: "2 fit, but no 2 of them are interconnected"},
+		// By index 0 and 5 are not linked, but at v2.10.0 graghSelect counts its wings by position in the
+		// binpack-sorted list, where the two free XPUs come first: one "wing" holds both, and HAMi places them
+		// (kunlun/topo.go:226-236, devicepick 208-220; class kunlun/kunlun-wings).
+		{Name: "two XPUs not linked by index share a wing by position", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
+			Fits: true, Annos: map[string]string{"BAIDU_COM_DEVICE_IDX": "0,5"}},
 		{Name: "three XPUs is not a count Kunlun places", Nodes: []*corev1.Node{k1()},
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 3)), Code: engine.NumaNotFit, Explains: "no 3 of them"},
 		{Name: "a used XPU is not shared", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 1)}, Pods: used(0),

@@ -122,6 +122,10 @@ type Kind struct {
 	// returns the chosen Indexes (nil: no set). HAMi's Kunlun graghSelect reads its wings from positions in
 	// that list, not from indices (pkg/device/kunlun/topo.go:222-268).
 	SelectInOrder func(order []int, fit []bool, count int) []int `json:"-"`
+	// FitFailure, when set, is the node's reason when the Kind's Fit places nothing, in HAMi's words, in place
+	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
+	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
+	FitFailure func(first []Failure) (code string, count int) `json:"-"`
 	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
 	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
 	CountFromCores bool `json:"countFromCores,omitempty"`
@@ -147,6 +151,9 @@ type Kind struct {
 	// NumaRow, QuotaRow, MIGRow) and the family's own rows, each with its check (Row.Check).
 	Rows []Row `json:"-"`
 }
+
+// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed).
+type Failure struct{ Gate, Code string }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and
 // cores in the resources' own units, with whether the container names them.

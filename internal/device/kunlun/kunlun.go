@@ -65,6 +65,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		WholeDevice:   true,
 		SelectInOrder: GraphSelect,
 		SelectRule:    rule,
+		FitFailure:    WholeFitFailure,
 		BindExtra:     deviceIndex,
 		ExtraKeys:     []string{DeviceIndexAnnotation},
 	}, {
@@ -80,6 +81,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Rows:          []device.Row{EqualShareRow},
 		SelectInOrder: GraphSelect,
 		SelectRule:    rule,
+		FitFailure:    VFitFailure,
 	}}, nil
 }
 

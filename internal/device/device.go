@@ -126,6 +126,10 @@ type Kind struct {
 	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
 	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
 	FitFailure func(first []Failure) (code string, count int) `json:"-"`
+	// ScoreNode is the family's addition to a fitting node's score (HAMi's ScoreNode, which OverrideScore adds
+	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
+	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
+	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
 	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
 	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
 	CountFromCores bool `json:"countFromCores,omitempty"`
@@ -154,6 +158,14 @@ type Kind struct {
 
 // Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed).
 type Failure struct{ Gate, Code string }
+
+// ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
+// and whether any pod uses it.
+type ScoredDevice struct {
+	Type  string
+	Index int
+	Used  bool
+}
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and
 // cores in the resources' own units, with whether the container names them.

@@ -188,7 +188,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.GPUs = append([]GPUStatus(nil), st...)
 		}
 		if res.ok {
-			ns.Fits, ns.Score = true, nodeScore(n, self)
+			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
 			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
 			}

@@ -66,6 +66,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		SelectInOrder: GraphSelect,
 		SelectRule:    rule,
 		FitFailure:    WholeFitFailure,
+		ScoreNode:     ScoreNode,
 		BindExtra:     deviceIndex,
 		ExtraKeys:     []string{DeviceIndexAnnotation},
 	}, {

@@ -108,3 +108,13 @@ func TestKunlunReasons(t *testing.T) {
 			Reason: "1/1 ExclusiveDeviceAllocateConflict"},
 	})
 }
+
+// TestKunlunNodeScore: HAMi adds the whole-XPU ScoreNode to a fitting node's score (node_policy.go:67-95):
+// two XPUs of an unused node break one wing more (countbubble 1 to 2), 1000 on top of the default score.
+func TestKunlunNodeScore(t *testing.T) {
+	w := ft.NewWorld(t, ft.Kinds(t, kunlun.Family{}), []*corev1.Node{ft.CapNode("n1", klNum, 8)})
+	v := w.Evaluate(ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)))
+	if ns := v.NodeStatus("n1"); !v.Fits || ns.Score < 1000 || ns.Score > 1030 {
+		t.Fatalf("fits %v, score %v: want 1000 plus the default score (0..30)", v.Fits, ns.Score)
+	}
+}

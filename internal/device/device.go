@@ -117,6 +117,19 @@ type Kind struct {
 	// SelectRule names the rule for explanations. nil Select takes the first count devices of the walk.
 	Select     func(fit []int, count int, model string) []int `json:"-"`
 	SelectRule string                                         `json:"selectRule,omitempty"`
+	// SelectInOrder, when set, is used instead of Select: it gets every device of the Kind in the order HAMi
+	// hands them to its Fit (the score-sorted list), by Index, with whether each passed every gate, and
+	// returns the chosen Indexes (nil: no set). HAMi's Kunlun graghSelect reads its wings from positions in
+	// that list, not from indices (pkg/device/kunlun/topo.go:222-268).
+	SelectInOrder func(order []int, fit []bool, count int) []int `json:"-"`
+	// FitFailure, when set, is the node's reason when the Kind's Fit places nothing, in HAMi's words, in place
+	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
+	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
+	FitFailure func(first []Failure) (code string, count int) `json:"-"`
+	// ScoreNode is the family's addition to a fitting node's score (HAMi's ScoreNode, which OverrideScore adds
+	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
+	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
+	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
 	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
 	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
 	CountFromCores bool `json:"countFromCores,omitempty"`
@@ -141,6 +154,17 @@ type Kind struct {
 	// mutex, memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow,
 	// NumaRow, QuotaRow, MIGRow) and the family's own rows, each with its check (Row.Check).
 	Rows []Row `json:"-"`
+}
+
+// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed).
+type Failure struct{ Gate, Code string }
+
+// ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
+// and whether any pod uses it.
+type ScoredDevice struct {
+	Type  string
+	Index int
+	Used  bool
 }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and

@@ -60,3 +60,35 @@ func selectChoice(n *Node, sel []int, count int, choose func([]int, int, string)
 	}
 	return out
 }
+
+// selectInOrderChoice applies a type's SelectInOrder rule (Kunlun's graghSelect): it hands the rule the
+// type's devices in HAMi's sorted order (f.order, which the walk reads from its end) with whether each passed
+// every gate, and maps the Indexes it names back to devices that passed.
+func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, choose func([]int, []bool, int) []int) []int {
+	passed := make(map[int]bool, len(sel))
+	for _, gi := range sel {
+		passed[gi] = true
+	}
+	var order []int
+	var fit []bool
+	byIndex := make(map[int]int, len(sel))
+	for _, gi := range f.order {
+		g := &n.GPUs[gi]
+		if int(g.Kind) != r.Kind {
+			continue
+		}
+		order = append(order, g.Index)
+		fit = append(fit, passed[gi])
+		if _, dup := byIndex[g.Index]; passed[gi] && !dup {
+			byIndex[g.Index] = gi
+		}
+	}
+	var out []int
+	for _, i := range choose(order, fit, r.Count) {
+		if gi, ok := byIndex[i]; ok && len(out) < r.Count {
+			out = append(out, gi)
+			delete(byIndex, i)
+		}
+	}
+	return out
+}

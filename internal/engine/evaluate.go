@@ -188,7 +188,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.GPUs = append([]GPUStatus(nil), st...)
 		}
 		if res.ok {
-			ns.Fits, ns.Score = true, nodeScore(n, self)
+			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
 			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
 			}
@@ -206,6 +206,9 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		} else {
 			ns.Container = req.Containers[res.container].Name
 			ns.Code, ns.Reason = f.gpuReasons(st)
+			if res.fitReason != "" {
+				ns.Code, ns.Reason = res.fitCode, res.fitReason
+			}
 			if ex := exampleGPU(st, ns.Code); ex >= 0 {
 				if examples == nil {
 					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid

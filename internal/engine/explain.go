@@ -53,6 +53,9 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	if !found {
 		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
 	}
+	if res.fitCheck != nil {
+		a.ex(ns.Code).offer(n.Name, -1, *res.fitCheck)
+	}
 	if ns.Check != nil {
 		if len(a.nodes[codeIndex(ns.Code)]) < 5 {
 			a.nodes[codeIndex(ns.Code)] = append(a.nodes[codeIndex(ns.Code)], n.Name)

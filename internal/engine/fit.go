@@ -199,10 +199,15 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 
 // nodeFit is the outcome of fitting the pod on one node.
 type nodeFit struct {
-	ok         bool
-	nodeCheck  *Check // set for a node-level failure
-	reason     string // kube-scheduler's reasons, for a failure of its checks
-	container  int    // index into req.Containers of the first failing container
+	ok        bool
+	nodeCheck *Check // set for a node-level failure
+	reason    string // kube-scheduler's reasons, for a failure of its checks
+	// fitCode and fitReason are the family's own reason for a failing container (Kind.FitFailure), in place
+	// of the per-device count; "" when it has none.
+	fitCode    Code
+	fitReason  string
+	fitCheck   *Check
+	container  int // index into req.Containers of the first failing container
 	gpus       []GPUStatus
 	containers []ContainerPlacement
 }
@@ -265,6 +270,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		f.restoreExtra(saved)
 		if !ok {
 			res.container = ci
+			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
 			return res
 		}
 		if f.build {
@@ -283,6 +289,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
 		if !ok {
 			res.container = ci
+			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
 			return res
 		}
 		podMem += mem
@@ -401,8 +408,14 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			if len(sel) >= r.Count {
 				detail = "NUMA node " + itoa(prevNuma) + " is dropped: HAMi's topology-aware walk keeps only the last NUMA node it walks"
 			}
+			// HAMi counts NumaNotFit only when k.Nums moved, and in topology mode it never moves
+			// (pkg/device/nvidia/device.go:746-748, 831-833): the dropped candidates count for no reason.
+			code := NumaNotFit
+			if topology {
+				code = ""
+			}
 			for _, s := range sel {
-				statuses[s].Result = Check{Gate: "numa", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
+				statuses[s].Result = Check{Gate: "numa", Code: code, Need: int64(r.Count), Have: int64(len(sel)), Unit: "GPUs",
 					Detail: detail}
 			}
 			sel, selMem, selCores = sel[:0], 0, 0
@@ -420,7 +433,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		sel = append(sel, gi)
 		selMem += r.MemoryOn(g.TotalMem)
 		selCores += r.CoresOn(g.TotalCores)
-		if !topology && kind.Pair == 0 && kind.Select == nil && len(sel) == r.Count {
+		if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
 			break
 		}
 	}
@@ -442,8 +455,13 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
-	if kind.Select != nil {
-		if chosen = selectChoice(n, sel, r.Count, kind.Select); len(chosen) < r.Count {
+	if kind.Select != nil || kind.SelectInOrder != nil {
+		if kind.SelectInOrder != nil {
+			chosen = f.selectInOrderChoice(n, sel, r, kind.SelectInOrder)
+		} else {
+			chosen = selectChoice(n, sel, r.Count, kind.Select)
+		}
+		if len(chosen) < r.Count {
 			for _, s := range sel {
 				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
 				statuses[s].Result = Check{Gate: "interconnect", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
@@ -711,4 +729,39 @@ func coreMask(held, total, n int64) int64 {
 		}
 	}
 	return out
+}
+
+// fitFailure is the family's own node reason for container ci that placed nothing (Kind.FitFailure), as
+// HAMi's GenReason writes it over the Kind's devices, with the node's example for the explanation; "" when
+// the Kind has none.
+func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string, *Check) {
+	r := &f.req.Containers[ci]
+	kind := &f.c.kinds[r.Kind]
+	if kind.FitFailure == nil {
+		return "", "", nil
+	}
+	var first []device.Failure
+	passed := 0
+	for gi := range n.GPUs {
+		if int(n.GPUs[gi].Kind) != r.Kind {
+			continue
+		}
+		res := statuses[gi].Result
+		if !res.Failed() {
+			passed++
+			first = append(first, device.Failure{})
+			continue
+		}
+		first = append(first, device.Failure{Gate: res.Gate, Code: string(res.Code)})
+	}
+	code, count := kind.FitFailure(first)
+	if code == "" {
+		return "", "", nil
+	}
+	chk := &Check{Gate: "interconnect", Code: Code(code), Need: int64(r.Count), Have: int64(passed), Unit: f.c.units[r.Kind],
+		Detail: itoa(passed) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
+	if Code(code) != NumaNotFit {
+		chk = nil // the devices' own checks say it
+	}
+	return Code(code), itoa(count) + "/" + itoa(len(first)) + " " + code, chk
 }

@@ -85,6 +85,19 @@ func TestHAMiOrderExamples(t *testing.T) {
 			t.Errorf("reason %q, want CardInsufficientMemory among the GPU reasons", ns.Reason)
 		}
 	})
+	t.Run("topology-aware with numa-bind counts no NumaNotFit for the dropped NUMA node", func(t *testing.T) {
+		// HAMi's topology walk never moves k.Nums, so its NumaNotFit (counted only when k.Nums moved,
+		// pkg/device/nvidia/device.go:746-748) is never said: the first NUMA node's two GPUs are dropped
+		// silently and the last one's two are short.
+		devs := gpus("n1", 4, 16384)
+		devs[2].Numa, devs[3].Numa = 1, 1
+		c := newTestCluster([]*corev1.Node{mkNode("n1", devs)}, nil)
+		pod := withAnno(mkPod("ns", "p", tb.MakeContainer("a").GPUs(3).GPUMem(1000).GPUCores(0).Obj()), AnnoNumaBind, "true", AnnoGPUPolicy, "spread,topology-aware")
+		v := c.Evaluate(pod, EvalOptions{})
+		if ns := v.NodeStatus("n1"); v.Fits || ns.Reason != "2/4 AllocatedCardsInsufficientRequest" {
+			t.Errorf("fits %v, reason %q; want HAMi's 2/4 AllocatedCardsInsufficientRequest, no NumaNotFit", v.Fits, ns.Reason)
+		}
+	})
 	t.Run("an unhealthy GPU on another NUMA node does not restart the set", func(t *testing.T) {
 		// Walk with numa-bind and spread: g2, g1 (NUMA 1), then the unhealthy g0 (NUMA 0). HAMi checks health
 		// before the NUMA set, so the set of two is kept and reported short, not dropped as NumaNotFit.

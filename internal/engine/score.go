@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
 // gpuScore is HAMi's device score from the GPU's current usage (DeviceListsScore.ComputeScore,
@@ -318,4 +319,43 @@ func overlaps(p codec.MigPlacement, used []codec.MigPlacement) bool {
 		}
 	}
 	return false
+}
+
+// familyScore is what the Kinds the pod asks for add to a fitting node's score (device.Kind.ScoreNode), from
+// the node's devices before the pod and the devices the pod takes (f.extra after fitNode).
+func (f *fitter) familyScore(n *Node) float64 {
+	var total float64
+	var node []device.ScoredDevice
+	for _, k := range f.kindsAsked() {
+		kind := &f.c.kinds[k]
+		if kind.ScoreNode == nil {
+			continue
+		}
+		if node == nil {
+			node = make([]device.ScoredDevice, len(n.GPUs))
+			for gi := range n.GPUs {
+				g := &n.GPUs[gi]
+				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0}
+			}
+		}
+		var placed []int
+		for gi := range n.GPUs {
+			if int(n.GPUs[gi].Kind) == k && gi < len(f.extra) && f.extra[gi].slots > 0 {
+				placed = append(placed, n.GPUs[gi].Index)
+			}
+		}
+		total += kind.ScoreNode(node, placed)
+	}
+	return total
+}
+
+// kindsAsked lists the Kinds the pod's containers ask for, each once, in container order.
+func (f *fitter) kindsAsked() []int {
+	var out []int
+	for i := range f.req.Containers {
+		if k := f.req.Containers[i].Kind; !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

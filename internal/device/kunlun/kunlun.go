@@ -6,7 +6,8 @@
 //     kunlunxin.com/vxpu and vxpu-memory (MiB), which the webhook rounds up to a quarter, a half or the whole
 //     XPU, with cores in proportion; an XPU is cut in equal slices only.
 //
-// Both pick their XPUs with HAMi's interconnect rule (topo.go, graghSelect): Select.
+// Both pick their XPUs with HAMi's interconnect rule (topo.go, graghSelect): GraphSelect, over the XPUs in
+// HAMi's sorted order.
 package kunlun
 
 import (
@@ -60,12 +61,14 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ToAllocate:  WholeAllocated,
 		Allocated:   WholeAllocated,
 		UseUUID:     "baidu.com/use-gpuuuid", NoUseUUID: "baidu.com/nouse-gpuuuid",
-		Count:       count,
-		WholeDevice: true,
-		Select:      Select,
-		SelectRule:  rule,
-		BindExtra:   deviceIndex,
-		ExtraKeys:   []string{DeviceIndexAnnotation},
+		Count:         count,
+		WholeDevice:   true,
+		SelectInOrder: GraphSelect,
+		SelectRule:    rule,
+		FitFailure:    WholeFitFailure,
+		ScoreNode:     ScoreNode,
+		BindExtra:     deviceIndex,
+		ExtraKeys:     []string{DeviceIndexAnnotation},
 	}, {
 		Vendor: "kunlun", Name: "XPU", Word: "XPU",
 		Register:   RegisterAnnotation,
@@ -73,12 +76,13 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ToAllocate: "hami.io/xpu-devices-to-allocate",
 		Allocated:  "hami.io/xpu-devices-allocated",
 		UseUUID:    "hami.io/use-xpu-uuid", NoUseUUID: "hami.io/no-use-xpu-uuid",
-		Count:      device.Or(s.ResourceVCountName, "kunlunxin.com/vxpu"),
-		Memory:     device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
-		Mutate:     Mutate,
-		Rows:       []device.Row{EqualShareRow},
-		Select:     Select,
-		SelectRule: rule,
+		Count:         device.Or(s.ResourceVCountName, "kunlunxin.com/vxpu"),
+		Memory:        device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
+		Mutate:        Mutate,
+		Rows:          []device.Row{EqualShareRow},
+		SelectInOrder: GraphSelect,
+		SelectRule:    rule,
+		FitFailure:    VFitFailure,
 	}}, nil
 }
 

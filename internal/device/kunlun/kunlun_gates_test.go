@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/kunlun"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -43,14 +44,20 @@ func TestKunlunGates(t *testing.T) {
 		{Name: "two XPUs across the wings take a cross-linked pair", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 5, 6, 7),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
 			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
-		// HAMi's node reason is engine.NumaNotFit; kubectl-hami names each XPU's own: the six used ones are full, the
-		// two free ones are engine.NumaNotFit.
-		{Name: "two XPUs that are not linked", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)), Code: engine.CardInsufficientMemory, GPUDetail: "2 fit, but no 2 of them are interconnected"},
+		// By index 0 and 5 are not linked, but at v2.10.0 graghSelect counts its wings by position in the
+		// binpack-sorted list, where the two free XPUs come first: one "wing" holds both, and HAMi places them
+		// (kunlun/topo.go:226-236, devicepick 208-220; class kunlun/kunlun-wings).
+		{Name: "two XPUs not linked by index share a wing by position", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
+			Fits: true, Annos: map[string]string{"BAIDU_COM_DEVICE_IDX": "0,5"}},
 		{Name: "three XPUs is not a count Kunlun places", Nodes: []*corev1.Node{k1()},
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 3)), Code: engine.NumaNotFit, Explains: "no 3 of them"},
+		// HAMi's Kunlun Fit says only that graghSelect found no set (device.go:201-210): 1/1 NumaNotFit.
 		{Name: "a used XPU is not shared", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 1)}, Pods: used(0),
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Code: engine.CardInsufficientMemory},
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Code: engine.NumaNotFit},
+		{Name: "whole XPUs refused by UUID say CardUuidMismatch", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 2)},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), "baidu.com/nouse-gpuuuid", "k1-kunlun-0,k1-kunlun-1"),
+			Code: engine.CardUUIDMismatch},
 		{Name: "vXPU memory rounds up to a quarter XPU, cores in proportion", Nodes: []*corev1.Node{x1(8)},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)),
 			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;", "hami.io/xpu-devices-to-allocate": "x1-xpu0,XPU,24576,25:;"}},
@@ -59,8 +66,13 @@ func TestKunlunGates(t *testing.T) {
 			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,98304,100:;"}},
 		{Name: "FitVXPU: an XPU cut in quarters takes only quarters", Nodes: []*corev1.Node{x1(1)},
 			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Code: engine.CardNotFoundCustomFilterRule,
-			GPUDetail: "cut in 24576 MiB slices", Explains: "1 device(s): the XPU is cut in 24576 MiB slices"},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Code: engine.NumaNotFit,
+			GPUDetail: "cut in 24576 MiB slices"},
+		// vdevice.go:257-266: with mutex, the used XPUs that FitVXPU would take are the reason.
+		{Name: "vXPU mutex: a used XPU is ExclusiveDeviceAllocateConflict", Nodes: []*corev1.Node{x1(1)},
+			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)), "hami.io/gpu-scheduler-policy", "mutex"),
+			Code: engine.ExclusiveDeviceAllocateConflict},
 		{Name: "FitVXPU: a second quarter fits", Nodes: []*corev1.Node{x1(1)},
 			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)),
@@ -69,4 +81,40 @@ func TestKunlunGates(t *testing.T) {
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "hami.io/no-use-xpu-uuid", "x1-xpu0,x1-xpu1"),
 			Code: engine.CardUUIDMismatch},
 	})
+}
+
+// TestKunlunReasons: HAMi v2.10.0's Kunlun Fit reports only graghSelect's failure, not each XPU's own:
+// the UUID mismatches, else 1/N NumaNotFit (device.go:201-210); the vXPU Fit first the used XPUs under
+// mutex (vdevice.go:257-275).
+func TestKunlunReasons(t *testing.T) {
+	k := func(n int) *corev1.Node { return ft.CapNode("n1", klNum, n) }
+	x := func(n int) *corev1.Node {
+		return ft.RegNode("n1", xpuReg, ft.Devs("n1", "xpu", "XPU", n, 98304, 100, 4))
+	}
+	usedK := ft.OnNode(ft.MkPod("ns", "u", ft.Ctr("c", klNum, 1)), "n1", klAlloc, "n1-kunlun-0,kunlun,98304,100:;")
+	usedX := ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "n1", xpuAlloc, "n1-xpu0,XPU,24576,25:;")
+	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
+		{Name: "a used XPU: 1/1 NumaNotFit", Node: k(1), Counted: []*corev1.Pod{usedK},
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Reason: "1/1 NumaNotFit"},
+		{Name: "three XPUs: 1/4 NumaNotFit", Node: k(4),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 3)), Reason: "1/4 NumaNotFit"},
+		{Name: "whole XPUs refused by UUID", Node: k(2),
+			Pod:    ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), "baidu.com/nouse-gpuuuid", "n1-kunlun-0,n1-kunlun-1"),
+			Reason: "2/2 CardUuidMismatch"},
+		{Name: "vXPU cut in other slices: 1/1 NumaNotFit", Node: x(1), Counted: []*corev1.Pod{usedX},
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Reason: "1/1 NumaNotFit"},
+		{Name: "vXPU mutex: the used XPU", Node: x(1), Counted: []*corev1.Pod{usedX},
+			Pod:    ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)), "hami.io/gpu-scheduler-policy", "mutex"),
+			Reason: "1/1 ExclusiveDeviceAllocateConflict"},
+	})
+}
+
+// TestKunlunNodeScore: HAMi adds the whole-XPU ScoreNode to a fitting node's score (node_policy.go:67-95):
+// two XPUs of an unused node break one wing more (countbubble 1 to 2), 1000 on top of the default score.
+func TestKunlunNodeScore(t *testing.T) {
+	w := ft.NewWorld(t, ft.Kinds(t, kunlun.Family{}), []*corev1.Node{ft.CapNode("n1", klNum, 8)})
+	v := w.Evaluate(ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)))
+	if ns := v.NodeStatus("n1"); !v.Fits || ns.Score < 1000 || ns.Score > 1030 {
+		t.Fatalf("fits %v, score %v: want 1000 plus the default score (0..30)", v.Fits, ns.Score)
+	}
 }

@@ -23,9 +23,18 @@ func free(used ...int) []int {
 	return out
 }
 
-// TestSelect is HAMi's own topology cases (pkg/device/kunlun/topo_test.go: TestGraghSelect_*,
-// TestInterconnect_*, TestDevicepick; topo_order_test.go: TestGraghSelect_ScoreSortedInputMatchesIndexOrder).
-func TestSelect(t *testing.T) {
+// inOrder lays out XPUs by their indices in list order with the fitting ones marked.
+func inOrder(order, fitting []int) ([]int, []bool) {
+	fit := make([]bool, len(order))
+	for pos, i := range order {
+		fit[pos] = slices.Contains(fitting, i)
+	}
+	return order, fit
+}
+
+// TestGraphSelect is HAMi's own topology cases (pkg/device/kunlun/topo_test.go: TestGraghSelect_*,
+// TestInterconnect_*, TestDevicepick) on a list in index order, where positions and indices agree.
+func TestGraphSelect(t *testing.T) {
 	tests := []struct {
 		name  string
 		fit   []int
@@ -36,7 +45,7 @@ func TestSelect(t *testing.T) {
 		{"EightNotFullyAvailable", free(0), 8, nil},
 		{"SingleDevice: the left wing first", free(), 1, []int{0}},
 		{"FourFromLeftWing", free(4, 5, 6, 7), 4, []int{0, 1, 2, 3}},
-		{"ScoreSortedInput: XPU 7 used, the free left wing", free(7), 4, []int{0, 1, 2, 3}},
+		{"XPU 7 used, the free left wing", free(7), 4, []int{0, 1, 2, 3}},
 		{"Interconnect_TwoDevices: only the cross pair 0-4", []int{0, 4}, 2, []int{0, 4}},
 		{"Interconnect_FourDevices: only the group 0-1-4-5", []int{0, 1, 4, 5}, 4, []int{0, 1, 4, 5}},
 		{"Interconnect_UnsupportedCount", free(), 3, nil},
@@ -47,45 +56,76 @@ func TestSelect(t *testing.T) {
 		{"four XPUs of six, no rest linked: the last group that fits", []int{0, 1, 2, 4, 5, 7}, 4, []int{0, 1, 4, 5}},
 	}
 	for _, tc := range tests {
-		if got := Select(tc.fit, tc.count, ""); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: Select(%v, %d) = %v, want %v", tc.name, tc.fit, tc.count, got, tc.want)
+		order, fit := inOrder(free(), tc.fit)
+		if got := GraphSelect(order, fit, tc.count); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: GraphSelect(%v, %d) = %v, want %v", tc.name, tc.fit, tc.count, got, tc.want)
 		}
 	}
 	// TestDevicepick: 1 and 3 used.
-	fit := free(1, 3)
+	order, fit := inOrder(free(), free(1, 3))
 	for _, c := range []struct {
 		start, count int
 		want         []int
 	}{{0, 2, []int{0, 2}}, {4, 3, []int{4, 5, 6}}, {6, 5, []int{6, 7}}} {
-		if got := pick(fit, c.start, c.count); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("pick(%v, %d, %d) = %v, want %v", fit, c.start, c.count, got, c.want)
+		if got := devicePick(order, fit, c.start, c.count); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("devicePick(%v, %d, %d) = %v, want %v", fit, c.start, c.count, got, c.want)
 		}
 	}
 }
 
-// FuzzSelect: whatever fits, Select answers nothing or count distinct fitting indices.
-func FuzzSelect(f *testing.F) {
-	f.Add(uint16(0xff), 4)
-	f.Add(uint16(0x11), 2)
-	f.Add(uint16(0x377), 4)
-	f.Fuzz(func(t *testing.T, mask uint16, count int) {
-		var fit []int
-		for i := range 12 {
-			if mask&(1<<i) != 0 {
-				fit = append(fit, i)
-			}
+// TestGraphSelectByPosition: at v2.10.0 graghSelect reads the wings from positions in HAMi's score-sorted
+// list (topo.go:226-236, devicepick 208-220), not from indices; HAMi's later topo_order_test.go fixed that.
+func TestGraphSelectByPosition(t *testing.T) {
+	tests := []struct {
+		name       string
+		order, fit []int
+		count      int
+		want       []int
+	}{
+		// Sorted 7..0: positions 0-3 are XPUs 7-4. XPU 7 used: the "left wing" (positions 0-3) has 3 fitting,
+		// the right 4, so four XPUs come from positions 4-7, XPUs 3, 2, 1, 0.
+		{"reversed list, XPU 7 used", []int{7, 6, 5, 4, 3, 2, 1, 0}, free(7), 4, []int{3, 2, 1, 0}},
+		// One XPU: a wing with one fitting first; positions 0-3 hold XPUs 0, 4, 1, 5 of which only 4 fits.
+		{"mixed list, one XPU", []int{0, 4, 1, 5, 2, 6, 3, 7}, []int{4, 2, 6, 3}, 1, []int{4}},
+		// By index each wing has two (0, 1 and 4, 5): HAMi at the tag sees positions 0-3 = XPUs 0, 4, 1, 5,
+		// all fitting, so four XPUs come from there.
+		{"mixed list, four XPUs in one positional wing", []int{0, 4, 1, 5, 2, 6, 3, 7}, []int{0, 1, 4, 5}, 4, []int{0, 4, 1, 5}},
+		// Two XPUs, no positional wing holds two: the first cross pair walking the list, XPU 6 before 2.
+		{"two XPUs by cross pair in list order", []int{6, 0, 1, 3, 2, 4, 5, 7}, []int{6, 2}, 2, []int{6, 2}},
+	}
+	for _, tc := range tests {
+		order, fit := inOrder(tc.order, tc.fit)
+		if got := GraphSelect(order, fit, tc.count); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: GraphSelect(%v, %v, %d) = %v, want %v", tc.name, tc.order, tc.fit, tc.count, got, tc.want)
 		}
-		got := Select(fit, count, "")
+	}
+}
+
+// FuzzGraphSelect: whatever the list order and what fits, GraphSelect answers nothing or count distinct
+// indices, fitting ones when fewer than eight are asked for.
+func FuzzGraphSelect(f *testing.F) {
+	f.Add(uint16(0xff), 4, uint8(0))
+	f.Add(uint16(0x11), 2, uint8(3))
+	f.Add(uint16(0x377), 4, uint8(5))
+	f.Fuzz(func(t *testing.T, mask uint16, count int, rot uint8) {
+		order := make([]int, 8)
+		fit := make([]bool, 8)
+		for pos := range order {
+			order[pos] = (pos + int(rot)) % 8
+			fit[pos] = mask&(1<<order[pos]) != 0
+		}
+		got := GraphSelect(order, fit, count)
 		if got == nil {
 			return
 		}
 		if len(got) != count {
-			t.Fatalf("Select(%v, %d) = %v", fit, count, got)
+			t.Fatalf("GraphSelect(%v, %v, %d) = %v", order, fit, count, got)
 		}
 		seen := map[int]bool{}
 		for _, i := range got {
-			if seen[i] || !slices.Contains(fit, i) {
-				t.Fatalf("Select(%v, %d) = %v: repeated or not fitting", fit, count, got)
+			pos := slices.Index(order, i)
+			if seen[i] || pos < 0 || !fit[pos] {
+				t.Fatalf("GraphSelect(%v, %v, %d) = %v: repeated or not fitting", order, fit, count, got)
 			}
 			seen[i] = true
 		}

@@ -108,6 +108,9 @@ type Kind struct {
 	// Kunlun's vXPU memory steps). A non-empty result is why the webhook refuses the pod. nil leaves the
 	// request as written.
 	Mutate func(r *Request) string `json:"-"`
+	// ModeAnnotation is the pod annotation whose value Mutate reads as Request.Mode (Ascend's
+	// huawei.com/vnpu-mode: hami-core takes -core and keeps memory off the templates). "" when none.
+	ModeAnnotation string `json:"modeAnnotation,omitempty"`
 	// SplitAcrossDevices means the memory and cores resources are the container's total over its devices:
 	// each device takes a count-th of them (Mthreads' GenerateResourceRequests).
 	SplitAcrossDevices bool `json:"splitAcrossDevices,omitempty"`
@@ -176,6 +179,8 @@ type Request struct {
 	// Whole is set by Mutate when the container takes each of its devices whole (every core), whatever
 	// Cores says.
 	Whole bool
+	// Mode is the pod's value of the Kind's ModeAnnotation ("" when unset or the Kind has none).
+	Mode string
 }
 
 // Template is one fixed slice of a device.

@@ -117,10 +117,10 @@ func AdmissionError(pod *corev1.Pod, cfg Config) *WebhookRefusal {
 			count, _ := value(k.Count)
 			mem, hasMem := value(k.Memory)
 			cores, hasCores := value(k.Cores)
-			in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores}
+			in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores, Mode: mode(pod.Annotations, k)}
 			switch {
 			case count <= 0 && k.CountFromCores && !names(c, k.Count) && hasCores:
-				in = device.Request{Cores: cores, HasCores: true}
+				in = device.Request{Cores: cores, HasCores: true, Mode: mode(pod.Annotations, k)}
 			case count <= 0:
 				continue
 			}

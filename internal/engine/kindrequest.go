@@ -67,7 +67,7 @@ func familyRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	if count <= 0 && k.CountFromCores && !names(c, k.Count) && k.Mutate != nil {
 		// The container asks by cores alone (AWS Neuron's neuroncore): the webhook turns them into devices.
 		cores, _ := get(k.Cores)
-		in := device.Request{Cores: cores, HasCores: true}
+		in := device.Request{Cores: cores, HasCores: true, Mode: mode(annos, k)}
 		if why := k.Mutate(&in); why != "" {
 			bad(field(k.Cores), "%s: HAMi's webhook refuses the pod", why)
 			return ContainerRequest{}, false
@@ -86,10 +86,7 @@ func familyRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	}
 	if k.Pair > 1 && k.PairOneRoundsUp && count == 1 {
 		count = int64(k.Pair) // HAMi's webhook: one device is rounded up to a whole module
-	} else if k.Pair > 1 && count%int64(k.Pair) != 0 {
-		bad(field(k.Count), "%d %ss: %s devices come in modules of %d, so HAMi's webhook refuses any count but 1 or a multiple of %d",
-			count, k.Word, k.Name, k.Pair, k.Pair)
-	}
+	} // any other count but a multiple of Pair is the family's Mutate refusal (Ascend 910C)
 	if v, ok := annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && k.QosIndex(annos) < 0 {
 		bad("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
 	}
@@ -105,7 +102,7 @@ func familyRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 	pct, hasPct := get(k.MemoryPercent)
 	cores, hasCores := get(k.Cores)
 	if k.Mutate != nil {
-		in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores}
+		in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores, Mode: mode(annos, k)}
 		if byCores {
 			in.Count, in.HasCores = 0, true
 		}
@@ -146,15 +143,9 @@ func familyRequest(c *corev1.Container, k *device.Kind, kind int, path string, b
 		bad(field(k.Memory), "negative memory %d is ignored", mem)
 	}
 	if len(k.Templates) > 0 && cr.MemoryMiB > 0 && annos[ascendVNPUMode] != "hami-core" {
-		trimmed, tpl, ok := k.Trim(cr.MemoryMiB)
-		switch {
-		case !ok:
-			bad(field(k.Memory), "%d MiB is more than a %s has (%d MiB): HAMi's webhook refuses the pod", cr.MemoryMiB, k.Name, k.MemoryCapacity)
-		default:
+		// A memory no template holds, or a template for several devices, is the family's Mutate refusal.
+		if trimmed, tpl, ok := k.Trim(cr.MemoryMiB); ok {
 			cr.MemoryMiB, cr.Template = trimmed, tpl
-			if count > 1 && trimmed != k.MemoryAllocatable {
-				bad(field(k.Memory), "%d %ss with the %s template: HAMi's webhook refuses vNPUs for more than one device", count, k.Word, tpl)
-			}
 		}
 	}
 	if !hasCores {
@@ -184,6 +175,14 @@ func hasUnit(c *corev1.Container, res string) bool {
 		q = c.Resources.Requests[corev1.ResourceName(res)]
 	}
 	return strings.IndexFunc(q.String(), func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
+}
+
+// mode is the pod's value of the Kind's ModeAnnotation, for its Mutate.
+func mode(annos map[string]string, k *device.Kind) string {
+	if k.ModeAnnotation == "" {
+		return ""
+	}
+	return annos[k.ModeAnnotation]
 }
 
 // ascendVNPUMode is the pod annotation that asks Ascend for hami-core soft splitting instead of templates.

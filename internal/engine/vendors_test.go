@@ -228,8 +228,8 @@ func TestVendorRequest(t *testing.T) {
 		{"ascend above every template", vctr("c", b3, 1, b3Mem, 40000), nil, "1 65536/0 0 Ascend910B3 ", ""},
 		{"ascend hami-core keeps memory", vctr("c", b3, 1, b3Mem, 3000), map[string]string{"huawei.com/vnpu-mode": "hami-core"}, "1 3000/0 0 Ascend910B3 ", ""},
 		{"ascend over capacity", vctr("c", b3, 1, b3Mem, 70000), nil, "1 70000/0 0 Ascend910B3 ", "HAMi's webhook refuses"},
-		{"ascend vNPU on two devices", vctr("c", b3, 2, b3Mem, 1000), nil, "2 16384/0 0 Ascend910B3 vir05_1c_16g", "more than one device"},
-		{"910C odd count", vctr("c", c910, 3), nil, "3 65536/0 0 Ascend910C ", "modules of 2"},
+		{"ascend vNPU on two devices", vctr("c", b3, 2, b3Mem, 1000), nil, "2 16384/0 0 Ascend910B3 vir05_1c_16g", "vNPU not supported for multiple devices"},
+		{"910C odd count", vctr("c", c910, 3), nil, "3 65536/0 0 Ascend910C ", "must be 1 or 2*n, got 3"},
 		{"two types in one container", vctr("c", "nvidia.com/gpu", 1, dcuNum, 1), nil, "1 0/100 0  ", "two device types"},
 	}
 	for _, tc := range tests {

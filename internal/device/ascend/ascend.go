@@ -7,6 +7,7 @@ package ascend
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -100,16 +101,62 @@ func KindOf(c Config) device.Kind {
 		Memory:            device.Or(c.ResourceMemoryName, "huawei.com/"+w+"-memory"),
 		Cores:             device.Or(c.ResourceCoreName, "huawei.com/"+w+"-core"),
 		MemoryFactor:      c.MemoryFactor,
+		ModeAnnotation:    VNPUModeAnnotation,
 		Templates:         templates,
 		MemoryAllocatable: c.MemoryAllocatable,
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
 		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
 	}
-	if c.SuperPod && w == "Ascend910C" {
+	superPod := c.SuperPod && w == "Ascend910C"
+	if superPod {
 		k.Pair, k.PairOneRoundsUp = 2, true
 	}
+	cfg := c
+	cfg.ResourceCoreName, cfg.ResourceMemoryName = k.Cores, k.Memory
+	k.Mutate = func(r *device.Request) string { return mutate(cfg, superPod, r) }
 	return k
+}
+
+// mutate is HAMi's MutateAdmission for Ascend (pkg/device/ascend/device.go:119-190), whose errors the webhook
+// answers as a refusal (pkg/scheduler/webhook.go:88-94), in its order: a 910C SuperPod count other than 1 or
+// 2*n; a -core resource without hami-core (the template fixes compute); a memory limit no template nor the
+// chip holds; several NPUs with a vNPU template. It rewrites nothing: the engine's request reader rounds
+// memory to the template and 910C's one NPU to a module.
+func mutate(c Config, superPod bool, r *device.Request) string {
+	if superPod && r.Count != 1 && r.Count%2 != 0 {
+		return fmt.Sprintf("Ascend910C device request must be 1 or 2*n, got %d", r.Count)
+	}
+	if r.Mode == VNPUModeHamiCore {
+		return "" // hami-core keeps the memory as written and takes -core
+	}
+	if r.HasCores && r.Cores > 0 {
+		return c.ResourceCoreName + " is only supported in hami-core (soft split) mode"
+	}
+	trimmed := c.MemoryAllocatable
+	if r.HasMemory {
+		if trimmed = trimMemory(c, r.Memory); trimmed <= 0 {
+			return fmt.Sprintf("%s %d is invalid", c.ResourceMemoryName, r.Memory)
+		}
+	}
+	if r.Count > 1 && trimmed != c.MemoryAllocatable {
+		return "vNPU not supported for multiple devices"
+	}
+	return ""
+}
+
+// trimMemory is HAMi's (device.go:69-79): the first template, in the configuration's order, that holds m, else
+// the chip's allocatable memory up to its capacity, else 0.
+func trimMemory(c Config, m int64) int64 {
+	for _, t := range c.Templates {
+		if m <= t.Memory {
+			return t.Memory
+		}
+	}
+	if m <= c.MemoryCapacity {
+		return c.MemoryAllocatable
+	}
+	return 0
 }
 
 // runtimeInfo is HAMi's huawei.com/<CommonWord> annotation: a JSON list, one entry per device, that the

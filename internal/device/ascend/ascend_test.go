@@ -1,11 +1,13 @@
 package ascend_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
 func npus(n int, word string, unhealthy int) string {
@@ -46,4 +48,50 @@ func TestAscend910CModules(t *testing.T) {
 		{Name: "four: module 0 is broken", Node: node, Pod: ft.Pod("p", nil, ask("4")),
 			Want: nil, Reason: "1/4 CardNotHealth, 3/4 AllocatedCardsInsufficientRequest"},
 	})
+}
+
+// HAMi's MutateAdmission errors (pkg/device/ascend/device.go:131-180) are webhook refusals
+// (pkg/scheduler/webhook.go:88-94): the pod is never created.
+func TestAscendWebhookRefusals(t *testing.T) {
+	hamiCore := map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore}
+	cases := []struct {
+		name   string
+		annos  map[string]string
+		limits []any
+		want   string // "" when admitted
+	}{
+		{"a template", nil, []any{"huawei.com/Ascend910B4", 1, "huawei.com/Ascend910B4-memory", 8000}, ""},
+		{"memory above every template and the chip", nil, []any{"huawei.com/Ascend910B4", 1, "huawei.com/Ascend910B4-memory", 32769},
+			"huawei.com/Ascend910B4-memory 32769 is invalid"},
+		{"hami-core keeps any memory", hamiCore, []any{"huawei.com/Ascend910B4", 1, "huawei.com/Ascend910B4-memory", 32769}, ""},
+		{"-core without hami-core", nil, []any{"huawei.com/Ascend910B3", 1, "huawei.com/Ascend910B3-core", 5},
+			"huawei.com/Ascend910B3-core is only supported in hami-core (soft split) mode"},
+		{"-core with hami-core", hamiCore, []any{"huawei.com/Ascend910B3", 1, "huawei.com/Ascend910B3-core", 5}, ""},
+		{"several NPUs with a template", nil, []any{"huawei.com/Ascend910B3", 2, "huawei.com/Ascend910B3-memory", 1000},
+			"vNPU not supported for multiple devices"},
+		{"several whole NPUs", nil, []any{"huawei.com/Ascend910B3", 2, "huawei.com/Ascend910B3-memory", 40000}, ""},
+		{"several NPUs, no memory", nil, []any{"huawei.com/Ascend910B3", 2}, ""},
+		{"910C: one rounds up", nil, []any{"huawei.com/Ascend910C", 1}, ""},
+		{"910C: one with a template (the count is read before rounding)", nil, []any{"huawei.com/Ascend910C", 1, "huawei.com/Ascend910C-memory", 1000}, ""},
+		{"910C: odd count", nil, []any{"huawei.com/Ascend910C", 3}, "Ascend910C device request must be 1 or 2*n, got 3"},
+		{"910C: odd count even with hami-core", hamiCore, []any{"huawei.com/Ascend910C", 3}, "got 3"},
+		{"910C: four", nil, []any{"huawei.com/Ascend910C", 4}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ft.MkPod("ns", "p", ft.Ctr("main", tc.limits...))
+			for k, v := range tc.annos {
+				p.Annotations[k] = v
+			}
+			r := engine.AdmissionError(p, engine.DefaultConfig())
+			switch {
+			case tc.want == "" && r != nil:
+				t.Fatalf("refused: %s", r)
+			case tc.want != "" && r == nil:
+				t.Fatalf("admitted, want %q", tc.want)
+			case tc.want != "" && !strings.Contains(r.Message, tc.want):
+				t.Fatalf("refusal %q, want %q", r.Message, tc.want)
+			}
+		})
+	}
 }

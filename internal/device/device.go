@@ -137,9 +137,9 @@ type Kind struct {
 	// Name, Name when it registers none (AMD's allocType).
 	ListDeviceType bool `json:"listDeviceType,omitempty"`
 
-	// Rows are the gate rows the type runs beyond those every type runs (health, cordon, type, uuid, slots,
-	// mutex, memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow,
-	// NumaRow, QuotaRow, MIGRow) and the family's own rows, each with its check (Row.Check).
+	// Rows are the gate rows the type runs beyond those every type runs (health, type, uuid, slots, mutex,
+	// memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow, NumaRow,
+	// QuotaRow, MIGRow, CordonRow) and the family's own rows, each with its check (Row.Check).
 	Rows []Row `json:"-"`
 }
 

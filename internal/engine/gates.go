@@ -109,7 +109,7 @@ var engineGates = []Gate{
 		Meaning: "the GPU is registered healthy (absent `health` in JSON is unhealthy)", Numbers: "-",
 		Hint: "repair the GPU; the device plugin re-registers it healthy", say: sayNotHealth},
 	{Number: "2", Name: "cordon", Code: CardCordoned, Level: LevelGPU,
-		Meaning: "the GPU is not in `hami.io/device-cordon`", Numbers: "-",
+		Meaning: "NVIDIA only: the GPU is not in `hami.io/device-cordon`; every other family's `Fit` ignores the annotation", Numbers: "-",
 		Hint: "uncordon the GPU (remove it from hami.io/device-cordon)", say: sayCordoned},
 	{Number: "3", Name: "type", Code: CardTypeMismatch, Level: LevelGPU, Unresolvable: true,
 		Meaning: "type filters and `vgpu-mode` match", Numbers: "which filter",

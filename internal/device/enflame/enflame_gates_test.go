@@ -32,9 +32,9 @@ func TestEnflameGCUGates(t *testing.T) {
 		{Name: "all GCUs cordoned still fit", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1")},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
 			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
-		// HAMi: engine.ExclusiveDeviceAllocateConflict (Used > 0); kubectl-hami's slot gate comes first.
+		// gcu.go:163-167: Used > 0 is ExclusiveDeviceAllocateConflict, checked before any slot count.
 		{Name: "a used GCU is not shared", Nodes: []*corev1.Node{e1()},
 			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", gcu, 2)), "e1", gcuAlloc, "e1-GCU-0,GCU,100,100:e1-GCU-1,GCU,100,100:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.CardTimeSlicingExhausted},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.ExclusiveDeviceAllocateConflict},
 	})
 }

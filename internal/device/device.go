@@ -100,6 +100,10 @@ type Kind struct {
 	QosAnnotation string   `json:"qosAnnotation,omitempty"`
 	QosPolicies   []string `json:"qosPolicies,omitempty"`
 
+	// UnhealthyCode is the reason the family's Fit gives an unhealthy device when it is not HAMi's common
+	// CardNotHealth (MetaX sGPU: CardUnhealthy, pkg/device/metax/sdevice.go:347-351); "" is CardNotHealth.
+	UnhealthyCode string `json:"unhealthyCode,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 

@@ -14,6 +14,8 @@ import (
 type kindRows struct {
 	// cordon: the type reads hami.io/device-cordon (buildNode marks only its devices Cordoned).
 	ready, numa, quota, mig, cordon bool
+	// unhealthy is the health gate's code: CardNotHealth, or the Kind's UnhealthyCode.
+	unhealthy Code
 	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
 	// one-device, Kunlun vXPU's equal-share).
 	early, late []*device.Row
@@ -23,6 +25,10 @@ func compileRows(kinds []device.Kind) []kindRows {
 	out := make([]kindRows, len(kinds))
 	for k := range kinds {
 		kr := &out[k]
+		kr.unhealthy = CardNotHealth
+		if c := kinds[k].UnhealthyCode; c != "" {
+			kr.unhealthy = Code(c)
+		}
 		for i := range kinds[k].Rows {
 			r := &kinds[k].Rows[i]
 			switch {

@@ -100,6 +100,10 @@ type Kind struct {
 	QosAnnotation string   `json:"qosAnnotation,omitempty"`
 	QosPolicies   []string `json:"qosPolicies,omitempty"`
 
+	// UnhealthyCode is the reason the family's Fit gives an unhealthy device when it is not HAMi's common
+	// CardNotHealth (MetaX sGPU: CardUnhealthy, pkg/device/metax/sdevice.go:347-351); "" is CardNotHealth.
+	UnhealthyCode string `json:"unhealthyCode,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 
@@ -153,9 +157,9 @@ type Kind struct {
 	// Name, Name when it registers none (AMD's allocType).
 	ListDeviceType bool `json:"listDeviceType,omitempty"`
 
-	// Rows are the gate rows the type runs beyond those every type runs (health, cordon, type, uuid, slots,
-	// mutex, memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow,
-	// NumaRow, QuotaRow, MIGRow) and the family's own rows, each with its check (Row.Check).
+	// Rows are the gate rows the type runs beyond those every type runs (health, type, uuid, slots, mutex,
+	// memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow, NumaRow,
+	// QuotaRow, MIGRow, CordonRow) and the family's own rows, each with its check (Row.Check).
 	Rows []Row `json:"-"`
 }
 

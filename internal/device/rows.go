@@ -8,7 +8,7 @@ import (
 // Row is one row of the engine's gate table that a device type runs on each of its devices, after
 // kube-scheduler's plugin shape: the row owns its name, number, HAMi reason code, the table's text, its
 // sentence and its check. A Kind lists in Rows the engine's building blocks it opts into (ReadyRow, NumaRow,
-// QuotaRow, MIGRow: no Check, the engine holds theirs) and its family's own rows (with a Check). The engine
+// QuotaRow, MIGRow, CordonRow: no Check, the engine holds theirs) and its family's own rows (with a Check). The engine
 // compiles a Kind's rows once per cluster, not per evaluation, and renders every family row in the gate table
 // (docs/engine.md) at its Number.
 type Row struct {
@@ -96,11 +96,15 @@ var (
 	QuotaRow = Row{Name: "quota"}
 	// MIGRow is gates 13 and 13a on a device registered in MIG mode. NVIDIA.
 	MIGRow = Row{Name: "mig"}
+	// CordonRow is gate 2: the node's hami.io/device-cordon excludes the listed devices. Only NVIDIA's Fit
+	// reads the annotation (pkg/device/nvidia/device.go:694-737 at v2.10.0); every other family's Fit places on
+	// a listed device. NVIDIA.
+	CordonRow = Row{Name: "cordon"}
 )
 
 // buildingBlock reports whether name is one of the engine's rows a Kind opts into without a check.
 func buildingBlock(name string) bool {
-	for _, r := range []*Row{&ReadyRow, &NumaRow, &QuotaRow, &MIGRow} {
+	for _, r := range []*Row{&ReadyRow, &NumaRow, &QuotaRow, &MIGRow, &CordonRow} {
 		if r.Name == name {
 			return true
 		}

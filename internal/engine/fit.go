@@ -542,7 +542,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		return c.Failed()
 	}
 	if failed := !g.Healthy; failed || want {
-		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, CardNotHealth, "registered unhealthy")) {
+		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[g.Kind].unhealthy, "registered unhealthy")) {
 			return c
 		}
 	}

@@ -108,8 +108,11 @@ var engineGates = []Gate{
 	{Number: "1", Name: "health", Code: CardNotHealth, Level: LevelGPU,
 		Meaning: "the GPU is registered healthy (absent `health` in JSON is unhealthy)", Numbers: "-",
 		Hint: "repair the GPU; the device plugin re-registers it healthy", say: sayNotHealth},
+	{Number: "1a", Name: "health-unhealthy", Code: CardUnhealthy, Level: LevelGPU,
+		Meaning: "MetaX sGPU: gate 1 under the family's own reason (`sdevice.go`'s `CardUnhealthy`)", Numbers: "-",
+		Hint: "repair the GPU; the device plugin re-registers it healthy", say: sayNotHealth},
 	{Number: "2", Name: "cordon", Code: CardCordoned, Level: LevelGPU,
-		Meaning: "the GPU is not in `hami.io/device-cordon`", Numbers: "-",
+		Meaning: "NVIDIA only: the GPU is not in `hami.io/device-cordon`; every other family's `Fit` ignores the annotation", Numbers: "-",
 		Hint: "uncordon the GPU (remove it from hami.io/device-cordon)", say: sayCordoned},
 	{Number: "3", Name: "type", Code: CardTypeMismatch, Level: LevelGPU, Unresolvable: true,
 		Meaning: "type filters and `vgpu-mode` match", Numbers: "which filter",
@@ -232,7 +235,9 @@ func deferSay(a *aggregate, s saying, first *Gate) string {
 // codes the table does not know. TestGateTable keeps it large enough.
 const numCodes = 32
 
-// tableCodes lists each code of the table once, in first-row order; gateOfCode is its first row.
+// tableCodes lists each code of the table once, in first-row order; gateOfCode is its first row, the engine's
+// own row where one has the code (a family row that shares it, as Enflame's gcu-used at 4b shares gate 7's,
+// defers to it: deferSay).
 var (
 	tableCodes []Code
 	gateOfCode = map[Code]*Gate{}
@@ -244,8 +249,10 @@ func init() {
 		g := &Gates[i]
 		gateByName[g.Name] = g
 		if gateOfCode[g.Code] == nil {
-			gateOfCode[g.Code] = g
 			tableCodes = append(tableCodes, g.Code)
+		}
+		if first := gateOfCode[g.Code]; first == nil || first.Family != "" && g.Family == "" {
+			gateOfCode[g.Code] = g
 		}
 	}
 }
@@ -269,11 +276,13 @@ func Unresolvable(c Code) bool {
 	return g != nil && g.Unresolvable
 }
 
-// GateRank is a code's position in the gate order; later gates mean a pod came closer to fitting.
-// kube-scheduler's checks rank before every gate of HAMi or the card quota; unknown codes last.
+// GateRank is a code's position in the gate order (its first row's, GateOf); later gates mean a pod came
+// closer to fitting. kube-scheduler's checks rank before every gate of HAMi or the card quota; unknown codes
+// last.
 func GateRank(c Code) int {
+	first := gateOfCode[c]
 	for i := range Gates {
-		if Gates[i].Code == c {
+		if &Gates[i] == first {
 			return i
 		}
 	}

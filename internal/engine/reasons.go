@@ -17,6 +17,7 @@ const (
 // GPU-level codes, in HAMi v2.10's gate order.
 const (
 	CardNotHealth                     Code = "CardNotHealth"
+	CardUnhealthy                     Code = "CardUnhealthy" // MetaX sGPU's name for CardNotHealth (device.Kind.UnhealthyCode)
 	CardCordoned                      Code = "CardCordoned"
 	CardTypeMismatch                  Code = "CardTypeMismatch"
 	NumaNotFit                        Code = "NumaNotFit"

@@ -7,11 +7,15 @@ import (
 
 // kindRows is a Kind's rows compiled once per cluster (NewCluster), so the walk asks a bool or ranges over a
 // short slice instead of reading the Kind: the engine's building blocks the Kind opts into (device.ReadyRow,
-// NumaRow, QuotaRow, MIGRow) and the family's own rows, split by where they run. The rows every type runs
-// (health, cordon, type, uuid, slots, mutex, memory, cores, exclusive, compute) are the walk's straight-line
-// code in checkGPU: one compare each per device, no call.
+// NumaRow, QuotaRow, MIGRow, CordonRow) and the family's own rows, split by where they run. The rows every
+// type runs (health, type, uuid, slots, mutex, memory, cores, exclusive, compute) and the cordon (GPU.Cordoned,
+// which buildNode sets only for a type with CordonRow) are the walk's straight-line code in checkGPU: one
+// compare each per device, no call.
 type kindRows struct {
-	ready, numa, quota, mig bool
+	// cordon: the type reads hami.io/device-cordon (buildNode marks only its devices Cordoned).
+	ready, numa, quota, mig, cordon bool
+	// unhealthy is the health gate's code: CardNotHealth, or the Kind's UnhealthyCode.
+	unhealthy Code
 	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
 	// one-device, Kunlun vXPU's equal-share).
 	early, late []*device.Row
@@ -21,6 +25,10 @@ func compileRows(kinds []device.Kind) []kindRows {
 	out := make([]kindRows, len(kinds))
 	for k := range kinds {
 		kr := &out[k]
+		kr.unhealthy = CardNotHealth
+		if c := kinds[k].UnhealthyCode; c != "" {
+			kr.unhealthy = Code(c)
+		}
 		for i := range kinds[k].Rows {
 			r := &kinds[k].Rows[i]
 			switch {
@@ -36,6 +44,8 @@ func compileRows(kinds []device.Kind) []kindRows {
 				kr.quota = true
 			case r.Name == device.MIGRow.Name:
 				kr.mig = true
+			case r.Name == device.CordonRow.Name:
+				kr.cordon = true
 			}
 		}
 	}

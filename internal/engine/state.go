@@ -420,7 +420,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	}
 	for _, id := range codec.ParseCordon(annos[codec.NodeCordonAnnotation]) {
 		if g := node.GPUByUUID(id); g != nil {
-			g.Cordoned = true
+			g.Cordoned = c.rows[g.Kind].cordon // a type whose Fit ignores the annotation places on the device
 		} else if node.Registered {
 			bad("metadata.annotations["+codec.NodeCordonAnnotation+"]", "cordoned GPU %s is not registered on this node", id)
 		}

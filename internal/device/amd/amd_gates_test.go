@@ -12,8 +12,8 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
-// TestAMDGates are HAMi v2.10's AMD cases (pkg/device/amd/device.go Fit; device_test.go, device_alloctype_test.go,
-// device_cordon_test.go): a1 has two MI300X GPUs of 196,608 MiB and 304 compute units. gpucores is a
+// TestAMDGates are HAMi v2.10's AMD cases (pkg/device/amd/device.go Fit; device_test.go, device_alloctype_test.go):
+// a1 has two MI300X GPUs of 196,608 MiB and 304 compute units. gpucores is a
 // percentage of each GPU's compute units (at least one); absent, the whole GPU; the device list names the model.
 func TestAMDGates(t *testing.T) {
 	const amdNum, amdMem, amdCores, amdAlloc = "amd.com/gpu", "amd.com/gpumem", "amd.com/gpucores", "hami.io/amd-devices-allocated"
@@ -44,12 +44,13 @@ func TestAMDGates(t *testing.T) {
 		{Name: "type selector", Nodes: []*corev1.Node{a1("MI300X")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), "amd.com/use-gputype", "MI250"),
 			Code: engine.CardTypeMismatch},
-		{Name: "cordoned GPUs", Nodes: []*corev1.Node{func() *corev1.Node {
+		// AMD's Fit does not read hami.io/device-cordon (only NVIDIA's does, pkg/device/nvidia/device.go:694-737).
+		{Name: "a cordon is ignored", Nodes: []*corev1.Node{func() *corev1.Node {
 			n := a1("MI300X")
 			n.Annotations[codec.NodeCordonAnnotation] = "a1-gpu0,a1-gpu1"
 			return n
 		}()},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), Code: engine.CardCordoned},
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), Fits: true},
 	})
 	for cores, refused := range map[int]bool{0: true, 101: true, 1: false, 100: false} {
 		_, probs := engine.ParseRequest(ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdCores, cores)), engine.DefaultConfig())

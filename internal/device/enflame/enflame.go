@@ -38,6 +38,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Allocated:   "hami.io/enflame-gcu-devices-allocated",
 		Count:       count,
 		WholeDevice: true,
+		Rows:        []device.Row{UsedRow},
 	}}, nil
 }
 

@@ -10,8 +10,9 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
-// TestEnflameGCUGates are HAMi v2.10's whole-GCU cases (pkg/device/enflame/gcu.go Fit; device_cordon_test.go
-// TestGCUFit_DeviceCordon): an unused GCU is taken whole, a used one never, a cordoned one is skipped.
+// TestEnflameGCUGates are HAMi v2.10's whole-GCU cases (pkg/device/enflame/gcu.go Fit): an unused GCU is taken
+// whole, a used one never; a cordon is ignored (only NVIDIA's Fit reads hami.io/device-cordon,
+// pkg/device/nvidia/device.go:694-737).
 func TestEnflameGCUGates(t *testing.T) {
 	const gcu, gcuAlloc = "enflame.com/gcu", "hami.io/enflame-gcu-devices-allocated"
 	e1 := func(annos ...string) *corev1.Node {
@@ -25,14 +26,15 @@ func TestEnflameGCUGates(t *testing.T) {
 		{Name: "a GCU is taken whole", Nodes: []*corev1.Node{e1()},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
 			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;", "hami.io/enflame-gcu-devices-to-allocate": "e1-GCU-1,GCU,100,100:;"}},
-		{Name: "cordoned device is skipped, healthy sibling still fits", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-1, ")},
+		{Name: "a cordoned GCU is taken as any other", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-1, ")},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
-			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-0,GCU,100,100:;"}},
-		{Name: "all devices cordoned fails with engine.CardCordoned", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1")},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.CardCordoned},
-		// HAMi: engine.ExclusiveDeviceAllocateConflict (Used > 0); kubectl-hami's slot gate comes first.
+			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
+		{Name: "all GCUs cordoned still fit", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1")},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
+			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
+		// gcu.go:163-167: Used > 0 is ExclusiveDeviceAllocateConflict, checked before any slot count.
 		{Name: "a used GCU is not shared", Nodes: []*corev1.Node{e1()},
 			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", gcu, 2)), "e1", gcuAlloc, "e1-GCU-0,GCU,100,100:e1-GCU-1,GCU,100,100:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.CardTimeSlicingExhausted},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.ExclusiveDeviceAllocateConflict},
 	})
 }

@@ -34,6 +34,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Allocated:   "hami.io/metax-gpu-devices-allocated",
 		Count:       count,
 		WholeDevice: true,
+		Rows:        []device.Row{OneDeviceRow},
 	}}, nil
 }
 

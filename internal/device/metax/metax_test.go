@@ -20,6 +20,10 @@ func TestMetaxRules(t *testing.T) {
 		{Name: "devices from the capacity", Node: node, Pod: ft.Pod("p", nil, map[string]string{"metax-tech.com/gpu": "2"}),
 			Want: [][]string{{"n1-metax-1", "n1-metax-0"}}},
 		{Name: "a used GPU is not shared", Node: node, Counted: used, Pod: ft.Pod("p", nil, one), Want: [][]string{{"n1-metax-1"}}},
+		// customFilterRule (device.go:156-166): the second container may not take a GPU other than the first's.
+		{Name: "a later container gets no other GPU", Node: ft.Node("n1", nil, map[string]string{"metax-tech.com/gpu": "3"}),
+			Pod: ft.Pod("p", nil, one, map[string]string{"metax-tech.com/gpu": "2"}), Want: nil,
+			Reason: "1/3 CardTimeSlicingExhausted, 2/3 CardNotFoundCustomFilterRule"},
 		{Name: "no capacity: not registered", Node: ft.Node("n1", nil, nil), Pod: ft.Pod("p", nil, one), Want: nil, Reason: "NodeUnregistered"},
 	})
 }

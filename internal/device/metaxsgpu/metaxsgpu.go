@@ -39,6 +39,10 @@ type Family struct{}
 func (Family) Name() string    { return "metax-sgpu" }
 func (Family) Section() string { return "metax" }
 
+// CardUnhealthy is the sGPU Fit's own reason for an unhealthy device (pkg/device/metax/sdevice.go:52, 347-351),
+// where every other family says CardNotHealth.
+const CardUnhealthy = "CardUnhealthy"
+
 // Kinds returns the sGPU Kind.
 func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
@@ -65,6 +69,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		QosAnnotation:    QosPolicyAnnotation,
 		QosPolicies:      []string{"best-effort", "fixed-share", "burst-share"},
 		Rows:             []device.Row{QosRow},
+		UnhealthyCode:    CardUnhealthy,
 		BindExtra:        bindExtra,
 		ExtraKeys:        []string{AllocatedAnnotation, PredicateTime},
 	}}, nil

@@ -93,6 +93,14 @@ func TestMetaxSGPUFit(t *testing.T) {
 			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,32768,100")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("2", "0", "")), sgpuQos, "best-effort"),
 			Code: engine.CardInsufficientMemory},
+		// sdevice.go:347-351: the sGPU Fit names an unhealthy device CardUnhealthy, not CardNotHealth.
+		{Name: "an unhealthy device is CardUnhealthy", Nodes: []*corev1.Node{func() *corev1.Node {
+			n := sgpuNode("s1", 1)
+			n.Annotations[sgpuReg] = strings.Replace(n.Annotations[sgpuReg], `"healthy":true`, `"healthy":false`, 1)
+			return n
+		}()},
+			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
+			Code: engine.CardUnhealthy, Explains: "registered unhealthy"},
 		{Name: "another policy's device is passed over", Nodes: []*corev1.Node{sgpuNode("s1", 2)},
 			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,8192,50")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),

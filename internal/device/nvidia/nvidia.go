@@ -47,6 +47,6 @@ func Kind(count, mem, pct, cores string) device.Kind {
 		Memory:        device.Or(mem, "nvidia.com/gpumem"),
 		MemoryPercent: device.Or(pct, "nvidia.com/gpumem-percentage"),
 		Cores:         device.Or(cores, "nvidia.com/gpucores"),
-		Rows:          []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow},
+		Rows:          []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow},
 	}
 }

@@ -14,7 +14,7 @@ import (
 // NVIDIA alone.
 func TestNVIDIARows(t *testing.T) {
 	k := nvidia.Kind("", "", "", "")
-	for _, r := range []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow} {
+	for _, r := range []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow} {
 		if !k.Has(r.Name) {
 			t.Errorf("NVIDIA's Kind lacks the %s row", r.Name)
 		}

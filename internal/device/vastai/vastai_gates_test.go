@@ -7,11 +7,11 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
-// TestVastaiGates are HAMi v2.10's Vastai cases (pkg/device/vastai/device.go Fit; device_test.go,
-// device_cordon_test.go): whole-card mode, a slot of each device.
+// TestVastaiGates are HAMi v2.10's Vastai cases (pkg/device/vastai/device.go Fit; device_test.go): whole-card
+// mode, a slot of each device. Vastai's Fit does not read hami.io/device-cordon (only NVIDIA's does,
+// pkg/device/nvidia/device.go:694-737), so a cordoned device is placed on.
 func TestVastaiGates(t *testing.T) {
 	const vaNum, vaAlloc = "vastaitech.com/va", "hami.io/Vastai-devices-allocated"
 	v1 := func() *corev1.Node {
@@ -21,11 +21,12 @@ func TestVastaiGates(t *testing.T) {
 		{Name: "Vastai: whole-card mode, a slot", Nodes: []*corev1.Node{v1()},
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)),
 			Fits: true, Annos: map[string]string{vaAlloc: "v1-va0,Vastai,0,0:;"}},
-		{Name: "Vastai: cordoned", Nodes: []*corev1.Node{func() *corev1.Node {
+		{Name: "Vastai: a cordon is ignored", Nodes: []*corev1.Node{func() *corev1.Node {
 			n := v1()
 			n.Annotations[codec.NodeCordonAnnotation] = "v1-va0"
 			return n
 		}()},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)), Code: engine.CardCordoned},
+			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)),
+			Fits: true, Annos: map[string]string{vaAlloc: "v1-va0,Vastai,0,0:;"}},
 	})
 }

@@ -610,13 +610,15 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	if g.Mode == ModeMIG && kr.mig {
+		// HAMi's Fit says CardMigTopologyInfeasible for every MIG GPU its CustomFilterRule rejects
+		// (pkg/device/nvidia/device.go:812-821 at v2.10.0): no profiles, none large enough, or no free placement.
 		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
-			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
+			c.Code, c.Detail = CardMigTopologyInfeasible, migNoProfile
 		} else if _, _, ok := f.migChoice(g, gi, memNeed); !ok {
 			c.Code, c.Detail = CardMigTopologyInfeasible, "no MIG profile with enough memory has a free placement"
 			if !f.anyProfileHolds(g, memNeed) {
-				c.Code, c.Detail = CardNotFoundCustomFilterRule, "no MIG profile has enough memory"
+				c.Detail = migNoProfile
 			}
 		}
 		if stop(c) {
@@ -625,6 +627,9 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	return Check{Gate: "fit"}
 }
+
+// migNoProfile is the detail of a MIG GPU none of whose profiles has the memory asked for.
+const migNoProfile = "no MIG profile has enough memory"
 
 // failIf marks c failed with code and detail when failed is true, and returns it.
 func failIf(c *Check, failed bool, code Code, detail string) Check {

@@ -72,5 +72,17 @@ func TestNVIDIAMIG(t *testing.T) {
 			Want: nil, Reason: "1/1 CardMigTopologyInfeasible"},
 		{Name: "a MIG GPU with no profiles reads CardMigTopologyInfeasible", Node: mig(noProfiles), Pod: ft.Pod("p", nil, ask("1", "1000")),
 			Want: nil, Reason: "1/1 CardMigTopologyInfeasible"},
+		{Name: "three instances of one MIG GPU in one container", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "9000")),
+			Want: [][]string{{"gpu-0", "gpu-0", "gpu-0"}}},
+		{Name: "the walk looks at the taken GPU again before the next", Node: mig(a100("gpu-0", 0), a100("gpu-1", 1)), Pod: ft.Pod("p", nil, ask("2", "4000")),
+			Want: [][]string{{"gpu-1", "gpu-1"}}},
+		{Name: "a taken GPU that holds no second instance counts twice", Node: mig(a100("gpu-0", 0), a100("gpu-1", 1)), Pod: ft.Pod("p", nil, ask("3", "20000")),
+			Want: nil, Reason: "2/2 AllocatedCardsInsufficientRequest, 2/2 CardMigTopologyInfeasible"},
+		{Name: "HAMi counts the set's reason per instance", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "15000")),
+			Want: nil, Reason: "1/1 CardMigTopologyInfeasible, 2/1 AllocatedCardsInsufficientRequest"},
+		{Name: "vgpu-mode hami-core keeps the device count", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", map[string]string{"nvidia.com/vgpu-mode": "hami-core"}, ask("2", "1000")),
+			Want: nil, Reason: "NodeInsufficientDevice"},
+		{Name: "no device-count check for a MIG request", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "20000")),
+			Want: nil, Reason: "1/1 AllocatedCardsInsufficientRequest, 1/1 CardMigTopologyInfeasible"},
 	})
 }

@@ -94,7 +94,7 @@ var (
 	// QuotaRow is gate 8: the type's Fit checks the namespace quota of its memory and cores keys per device
 	// (NVIDIA; Cambricon's fitQuota). Other types' quota keys are accounted but gate nothing.
 	QuotaRow = Row{Name: "quota"}
-	// MIGRow is gates 13 and 13a on a device registered in MIG mode. NVIDIA.
+	// MIGRow is gate 13 on a device registered in MIG mode. NVIDIA.
 	MIGRow = Row{Name: "mig"}
 	// CordonRow is gate 2: the node's hami.io/device-cordon excludes the listed devices. Only NVIDIA's Fit
 	// reads the annotation (pkg/device/nvidia/device.go:694-737 at v2.10.0); every other family's Fit places on

@@ -302,22 +302,23 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 	var key reasonKey
 	key.gpus = len(st)
 	for i := range st {
-		code := st[i].Result.Code
-		if code == "" {
-			continue
-		}
-		j := 0
-		for j < key.k && key.codes[j] != code {
-			j++
-		}
-		if j == key.k {
-			if key.k == len(key.codes) {
-				return gpuReasons(st) // rare: more distinct codes than the key holds
+		for _, cw := range st[i].counted() {
+			if cw.code == "" {
+				continue
 			}
-			key.codes[j] = code
-			key.k++
+			j := 0
+			for j < key.k && key.codes[j] != cw.code {
+				j++
+			}
+			if j == key.k {
+				if key.k == len(key.codes) {
+					return gpuReasons(st) // rare: more distinct codes than the key holds
+				}
+				key.codes[j] = cw.code
+				key.k++
+			}
+			key.counts[j] += cw.n
 		}
-		key.counts[j]++
 	}
 	if r, ok := f.reasonCache[key]; ok {
 		return r.code, r.text
@@ -328,6 +329,26 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 	}
 	f.reasonCache[key] = cachedReason{code, text}
 	return code, text
+}
+
+// codeCount is a code and how many times HAMi counts it for one device.
+type codeCount struct {
+	code Code
+	n    int
+}
+
+// counted is what HAMi's reason map holds for one device: its result (once per instance the walk took, for
+// the set and NUMA codes HAMi counts by len(tmpDevs)) and the failure of the MIG walk's second look at it.
+func (s *GPUStatus) counted() [2]codeCount {
+	n := 1
+	if s.instances > 1 && (s.Result.Gate == "set" || s.Result.Gate == "numa") {
+		n = s.instances
+	}
+	out := [2]codeCount{{s.Result.Code, n}}
+	if s.again != "" && s.Result.Code != "" {
+		out[1] = codeCount{s.again, 1}
+	}
+	return out
 }
 
 type cachedReason struct {
@@ -342,22 +363,23 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	var counts [16]int
 	k := 0
 	for i := range st {
-		code := st[i].Result.Code
-		if code == "" {
-			continue
-		}
-		j := 0
-		for j < k && codes[j] != code {
-			j++
-		}
-		if j == k {
-			if k == len(codes) {
+		for _, cw := range st[i].counted() {
+			if cw.code == "" {
 				continue
 			}
-			codes[k] = code
-			k++
+			j := 0
+			for j < k && codes[j] != cw.code {
+				j++
+			}
+			if j == k {
+				if k == len(codes) {
+					continue
+				}
+				codes[k] = cw.code
+				k++
+			}
+			counts[j] += cw.n
 		}
-		counts[j]++
 	}
 	if k == 0 {
 		return "", ""

@@ -51,6 +51,8 @@ type fitter struct {
 	extra  []extraUse
 	sel    []int
 	chosen []int
+	// pending are the MIG GPUs whose placement a container's walk holds in extra[].mig, one entry each.
+	pending []int
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
 	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
 	// for a cluster of the default types and a pod asking for one or two.
@@ -369,11 +371,26 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 // node's reason before a later container's count is looked at.
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
-	if have := n.DevicesOf(r.Kind); r.Count > have {
+	if have := n.DevicesOf(r.Kind); r.Count > have && !f.migRequest(n, r) {
 		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.units[r.Kind],
 			Detail: "container " + r.Name}
 	}
 	return nil
+}
+
+// migRequest is HAMi's isMIGRequest (pkg/scheduler/score.go:54-69 at v2.10.0): a request of the type with
+// the MIG row, on a node with a device of that type in MIG mode, from a pod whose vgpu-mode, if set, names mig.
+// fitInDevices skips the node's device count for it (score.go:99): the walk may take one GPU several times.
+func (f *fitter) migRequest(n *Node, r *ContainerRequest) bool {
+	if !f.c.rows[r.Kind].mig || f.req.Mode != "" && !strings.Contains(f.req.Mode, ModeMIG) {
+		return false
+	}
+	for i := range n.GPUs {
+		if g := &n.GPUs[i]; int(g.Kind) == r.Kind && g.Mode == ModeMIG {
+			return true
+		}
+	}
+	return false
 }
 
 // fitContainer picks GPUs for one container, walking the GPUs in policy order. It returns the placement
@@ -389,6 +406,18 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false
+	// HAMi's walk looks at a MIG GPU again right after taking it (pkg/device/nvidia/device.go:846-848 at
+	// v2.10.0), so one container may hold several instances of one GPU; the instances taken so far hold their
+	// placements in extra[].mig until the walk ends (CustomFilterRule places them again, 602-619).
+	revisit := f.c.rows[r.Kind].mig && !topology
+	pending := f.pending[:0]
+	defer func() {
+		for i := len(pending) - 1; i >= 0; i-- {
+			e := &f.extra[pending[i]]
+			e.mig = e.mig[:len(e.mig)-1]
+		}
+		f.pending = pending[:0]
+	}()
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
@@ -422,7 +451,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			prevNuma, started = g.Numa, true
 		}
 		st := &statuses[gi]
-		st.Selected = false
+		st.Selected, st.again, st.instances = false, "", 0
 		st.Result = f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil)
 		if f.detail {
 			st.Checks = f.allChecks(n, gi, r, podMem+selMem, podCores+selCores)
@@ -430,10 +459,32 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if st.Result.Failed() {
 			continue
 		}
-		sel = append(sel, gi)
-		selMem += r.MemoryOn(g.TotalMem)
-		selCores += r.CoresOn(g.TotalCores)
-		if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
+		done := false
+		for {
+			sel = append(sel, gi)
+			st.instances++
+			selMem += r.MemoryOn(g.TotalMem)
+			selCores += r.CoresOn(g.TotalCores)
+			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
+				done = true
+				break
+			}
+			if !revisit || g.Mode != ModeMIG {
+				break
+			}
+			_, pl, ok := f.migChoice(g, gi, r.MemoryOn(g.TotalMem))
+			if !ok {
+				break // no placement: the check passed, so this is not reached
+			}
+			f.extra[gi].mig = append(f.extra[gi].mig, pl)
+			pending = append(pending, gi)
+			// The second look counts its failure as one more reason of this GPU's.
+			if again := f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil); again.Failed() {
+				st.again = again.Code
+				break
+			}
+		}
+		if done {
 			break
 		}
 	}
@@ -444,6 +495,12 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		return ContainerPlacement{}, 0, 0, false
 	}
+	// The final placement below chooses the MIG placements again, in the same order.
+	for i := len(pending) - 1; i >= 0; i-- {
+		e := &f.extra[pending[i]]
+		e.mig = e.mig[:len(e.mig)-1]
+	}
+	pending = pending[:0]
 	chosen := sel
 	if kind.Pair > 1 && r.Count > 1 {
 		chosen = pairChoice(n, sel, r.Count, kind.Pair)
@@ -628,13 +685,15 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	if g.Mode == ModeMIG && kr.mig {
+		// HAMi's Fit says CardMigTopologyInfeasible for every MIG GPU its CustomFilterRule rejects
+		// (pkg/device/nvidia/device.go:812-821 at v2.10.0): no profiles, none large enough, or no free placement.
 		c := Check{Gate: "mig", Need: memNeed, Unit: "MiB"}
 		if len(g.MigProfiles) == 0 {
-			c.Code, c.Detail = CardNotFoundCustomFilterRule, "MIG GPU registers no profiles"
+			c.Code, c.Detail = CardMigTopologyInfeasible, migNoProfile
 		} else if _, _, ok := f.migChoice(g, gi, memNeed); !ok {
 			c.Code, c.Detail = CardMigTopologyInfeasible, "no MIG profile with enough memory has a free placement"
 			if !f.anyProfileHolds(g, memNeed) {
-				c.Code, c.Detail = CardNotFoundCustomFilterRule, "no MIG profile has enough memory"
+				c.Detail = migNoProfile
 			}
 		}
 		if stop(c) {
@@ -643,6 +702,9 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	return Check{Gate: "fit"}
 }
+
+// migNoProfile is the detail of a MIG GPU none of whose profiles has the memory asked for.
+const migNoProfile = "no MIG profile has enough memory"
 
 // failIf marks c failed with code and detail when failed is true, and returns it.
 func failIf(c *Check, failed bool, code Code, detail string) Check {

@@ -147,9 +147,6 @@ var engineGates = []Gate{
 	{Number: "13", Name: "mig", Code: CardMigTopologyInfeasible, Level: LevelGPU,
 		Meaning: "on a MIG GPU, the smallest profile with enough memory has a free placement", Numbers: "MiB needed",
 		Hint: "ask for a smaller profile's memory, or wait for MIG slices to free", say: sayMigTopology},
-	{Number: "13a", Name: "mig-profile", Code: CardNotFoundCustomFilterRule, Level: LevelGPU,
-		Meaning: "on a MIG GPU, some profile has enough memory", Numbers: "MiB needed",
-		Hint: "ask for no more memory than the largest MIG profile", say: sayMigProfile},
 	{Number: "14", Name: "set", Code: AllocatedCardsInsufficientRequest, Level: LevelGPU,
 		Meaning: "enough GPUs passed to fill the count", Numbers: "GPUs found, GPUs asked",
 		Hint: "ask for fewer GPUs, or less of each", say: saySet},
@@ -386,15 +383,13 @@ func sayCompute(_ *aggregate, s saying) string {
 	return fmt.Sprintf("%d GPU(s) have all their cores allocated and a 0-core request does not go there", s.gpus)
 }
 
+// sayMigTopology is gate 13's sentence. HAMi gives every MIG rejection this one code
+// (pkg/device/nvidia/device.go:812-821); the detail says whether some profile had enough memory.
 func sayMigTopology(_ *aggregate, s saying) string {
-	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where())
-}
-
-func sayMigProfile(a *aggregate, s saying) string {
-	if own := deferSay(a, s, gateOfCode[CardNotFoundCustomFilterRule]); own != "" {
-		return own
+	if s.e != nil && s.e.detail == migNoProfile {
+		return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where())
 	}
-	return fmt.Sprintf("no MIG profile offers %d MiB (%s)", s.e.need, s.where())
+	return fmt.Sprintf("no free MIG placement for a profile of at least %d MiB (%s)", s.e.need, s.where())
 }
 
 func sayNuma(_ *aggregate, s saying) string {

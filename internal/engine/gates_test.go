@@ -114,7 +114,7 @@ func TestGates(t *testing.T) {
 			pod:      mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(9000).Obj()),
 			wantCode: CardMigTopologyInfeasible, wantReason: "1/1 CardMigTopologyInfeasible"},
 		{name: "mig no profile big enough", node: mkNode("n1", mig), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(20000).Obj()),
-			wantCode: CardNotFoundCustomFilterRule, wantReason: "1/1 CardNotFoundCustomFilterRule"},
+			wantCode: CardMigTopologyInfeasible, wantReason: "1/1 CardMigTopologyInfeasible"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

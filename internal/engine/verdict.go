@@ -31,6 +31,11 @@ type GPUStatus struct {
 	Selected bool   `json:"selected,omitempty"`
 	// other marks a device of another type than the deciding container's: not a candidate, not a reason.
 	other bool
+	// instances is how many times the deciding container's walk took the device (HAMi's MIG walk takes a GPU
+	// again, pkg/device/nvidia/device.go:846-848); HAMi counts AllocatedCardsInsufficientRequest per instance.
+	// again is the code of the walk's second look at a taken MIG GPU, one more reason HAMi counts for it.
+	instances int
+	again     Code
 	// Result is the first failing gate; an empty Code means the GPU passed every gate.
 	Result Check `json:"result"`
 	// Checks is every gate's result, filled only for nodes asked for in detail.

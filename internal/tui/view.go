@@ -261,8 +261,11 @@ func helpReasons(s styles, width int) []string {
 	for _, g := range engine.Gates {
 		longest = max(longest, len(g.Code))
 	}
-	for _, g := range engine.Gates {
-		if seen[g.Code] {
+	// A code is listed once, where its own row ranks (engine.GateOf: the engine's row before a family's that
+	// shares the code), with that row's hint.
+	for i := range engine.Gates {
+		g := &engine.Gates[i]
+		if seen[g.Code] || engine.GateOf(g.Code) != g {
 			continue
 		}
 		seen[g.Code] = true

@@ -1,6 +1,8 @@
 package nvidia_test
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"testing"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
@@ -37,5 +39,50 @@ func TestNVIDIARows(t *testing.T) {
 			Want: nil, Reason: "1/2 AllocatedCardsInsufficientRequest, 1/2 ResourceQuotaNotFit"},
 		{Name: "devices-ready: allocatable 0", Node: ft.Node("n1", annos, map[string]string{"nvidia.com/gpu": "0"}), Pod: ft.Pod("p", nil, ask("1", "1000")),
 			Want: nil, Reason: "NodeDevicesNotReady"},
+	})
+}
+
+// a100 is an A100-40GB in MIG mode with NVML's profiles and placements (the oracle's nvidia-mig batch).
+func a100(id string, index int) codec.DeviceInfo {
+	return codec.DeviceInfo{ID: id, Index: index, Count: 7, Devmem: 40960, Devcore: 100, Type: "NVIDIA A100-SXM4-40GB", Health: true, Mode: "mig",
+		MigProfiles: []codec.MigProfile{
+			{Name: "1g.5gb", MemoryMB: 4864, Core: 14, SliceCount: 1, Placements: []codec.MigPlacement{{Start: 0, Size: 1}, {Start: 1, Size: 1}, {Start: 2, Size: 1}, {Start: 3, Size: 1}, {Start: 4, Size: 1}, {Start: 5, Size: 1}, {Start: 6, Size: 1}}},
+			{Name: "2g.10gb", MemoryMB: 9856, Core: 28, SliceCount: 2, Placements: []codec.MigPlacement{{Start: 0, Size: 2}, {Start: 2, Size: 2}, {Start: 4, Size: 2}}},
+			{Name: "3g.20gb", MemoryMB: 19968, Core: 42, SliceCount: 3, Placements: []codec.MigPlacement{{Start: 0, Size: 4}, {Start: 4, Size: 4}}},
+			{Name: "7g.40gb", MemoryMB: 40192, Core: 98, SliceCount: 7, Placements: []codec.MigPlacement{{Start: 0, Size: 8}}},
+		}}
+}
+
+// NVIDIA's MIG walk (pkg/device/nvidia/device.go Fit at v2.10.0): a MIG GPU no allowed profile fits with a
+// free placement says CardMigTopologyInfeasible (812-821), whatever the reason; the walk looks at a MIG GPU
+// again after taking it (846-848), so one container may hold several instances of one GPU, and
+// fitInDevices skips the node's device count for a MIG request (pkg/scheduler/score.go:99, 54-69).
+func TestNVIDIAMIG(t *testing.T) {
+	mig := func(devs ...codec.DeviceInfo) *corev1.Node {
+		annos := map[string]string{codec.NodeRegisterAnnotation: ft.Register(devs...), codec.NodeHandshakeAnnotation: "Reported_2023-11-14 22:13:20"}
+		return ft.Node("n1", annos, map[string]string{"nvidia.com/gpu": "14"})
+	}
+	noProfiles := a100("gpu-0", 0)
+	noProfiles.MigProfiles = nil
+	ask := func(count, mem string) map[string]string {
+		return map[string]string{"nvidia.com/gpu": count, "nvidia.com/gpumem": mem}
+	}
+	ft.Run(t, []device.Kind{}, []ft.Case{
+		{Name: "no profile large enough reads CardMigTopologyInfeasible", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("1", "40500")),
+			Want: nil, Reason: "1/1 CardMigTopologyInfeasible"},
+		{Name: "a MIG GPU with no profiles reads CardMigTopologyInfeasible", Node: mig(noProfiles), Pod: ft.Pod("p", nil, ask("1", "1000")),
+			Want: nil, Reason: "1/1 CardMigTopologyInfeasible"},
+		{Name: "three instances of one MIG GPU in one container", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "9000")),
+			Want: [][]string{{"gpu-0", "gpu-0", "gpu-0"}}},
+		{Name: "the walk looks at the taken GPU again before the next", Node: mig(a100("gpu-0", 0), a100("gpu-1", 1)), Pod: ft.Pod("p", nil, ask("2", "4000")),
+			Want: [][]string{{"gpu-1", "gpu-1"}}},
+		{Name: "a taken GPU that holds no second instance counts twice", Node: mig(a100("gpu-0", 0), a100("gpu-1", 1)), Pod: ft.Pod("p", nil, ask("3", "20000")),
+			Want: nil, Reason: "2/2 AllocatedCardsInsufficientRequest, 2/2 CardMigTopologyInfeasible"},
+		{Name: "HAMi counts the set's reason per instance", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "15000")),
+			Want: nil, Reason: "1/1 CardMigTopologyInfeasible, 2/1 AllocatedCardsInsufficientRequest"},
+		{Name: "vgpu-mode hami-core keeps the device count", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", map[string]string{"nvidia.com/vgpu-mode": "hami-core"}, ask("2", "1000")),
+			Want: nil, Reason: "NodeInsufficientDevice"},
+		{Name: "no device-count check for a MIG request", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "20000")),
+			Want: nil, Reason: "1/1 AllocatedCardsInsufficientRequest, 1/1 CardMigTopologyInfeasible"},
 	})
 }

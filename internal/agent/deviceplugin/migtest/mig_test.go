@@ -268,7 +268,8 @@ func TestMigDevicePlugin(t *testing.T) {
 
 	t.Run("one container with MIG devices on two GPUs", func(t *testing.T) {
 		c := startMigChain(t, env, "mig-pair", dgxh100.NewWithGPUs(gpus.H100_SXM5_80GB, gpus.H100_SXM5_80GB))
-		xt.bind(t, c.createPod("pair", []ctrSpec{{name: "a", gpus: 2, mem: 30000}}), c.name)
+		// 50000 MiB is the whole GPU's profile: HAMi's walk takes a MIG GPU again while it holds another instance.
+		xt.bind(t, c.createPod("pair", []ctrSpec{{name: "a", gpus: 2, mem: 50000}}), c.name)
 		resp, err := c.kubelet.Allocate(2)
 		if err != nil {
 			t.Fatal(err)
@@ -284,6 +285,32 @@ func TestMigDevicePlugin(t *testing.T) {
 		}
 		if got := c.pod("pair").Annotations[codec.PodBindPhaseAnnotation]; got != "success" {
 			t.Errorf("bind-phase %q", got)
+		}
+	})
+
+	// HAMi v2.10.0's Fit takes a MIG GPU again after taking it (pkg/device/nvidia/device.go:846-848), so the
+	// extender may give one container two instances of one GPU: each reservation gets its own instance.
+	t.Run("one container with two MIG instances of one GPU", func(t *testing.T) {
+		c := startMigChain(t, env, "mig-same", dgxa100.NewWithGPUs(gpus.A100_SXM4_40GB))
+		xt.bind(t, c.createPod("same", []ctrSpec{{name: "a", gpus: 2, mem: 4000}}), c.name)
+		resp, err := c.kubelet.Allocate(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := migAllocations(t, c, "same")
+		if len(as) != 2 || as[0].DeviceIndex != 0 || as[1].DeviceIndex != 1 || as[0].GPUUUID != as[1].GPUUUID || as[0].Placement == as[1].Placement {
+			t.Fatalf("reservations %+v; want devices 0 and 1 on one GPU at two placements", as)
+		}
+		c.checkRealized(as[0])
+		c.checkRealized(as[1])
+		if as[0].MigUUID == as[1].MigUUID {
+			t.Errorf("both reservations got MIG device %s", as[0].MigUUID)
+		}
+		if got, want := resp.Envs["NVIDIA_VISIBLE_DEVICES"], as[0].MigUUID+","+as[1].MigUUID; got != want {
+			t.Errorf("NVIDIA_VISIBLE_DEVICES %q, want %q (device order)", got, want)
+		}
+		if n := c.instanceCount(); n != 2 {
+			t.Errorf("%d GPU instances, want 2", n)
 		}
 	})
 

@@ -1,0 +1,63 @@
+package extender
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/preempt"
+)
+
+// The victim search reads what kube-scheduler's preemption reads besides the pods: the PriorityClasses (a pod's
+// preemptionPolicy may come from its class) and the PodDisruptionBudgets (a choice that violates none first).
+// The informers keep them here (informers.go).
+
+// SetPriorityClass records a PriorityClass.
+func (st *State) SetPriorityClass(pc *schedulingv1.PriorityClass) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.classes[pc.Name] = pc
+}
+
+// RemovePriorityClass forgets a PriorityClass.
+func (st *State) RemovePriorityClass(name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.classes, name)
+}
+
+// SetPDB records a PodDisruptionBudget.
+func (st *State) SetPDB(b *policyv1.PodDisruptionBudget) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.pdbs[b.Namespace+"/"+b.Name] = b
+}
+
+// RemovePDB forgets a PodDisruptionBudget.
+func (st *State) RemovePDB(namespace, name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.pdbs, namespace+"/"+name)
+}
+
+// withSearch runs f with the cluster and the victim search's index over every pod the informer delivered,
+// the PriorityClasses and the budgets, under the writer lock: the search takes pods off a node for the length
+// of each question (engine.Probe), which no evaluation may see.
+func (st *State) withSearch(f func(c *engine.Cluster, ix *preempt.Index, pods []*corev1.Pod)) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	pods := make([]*corev1.Pod, 0, len(st.objects))
+	for _, p := range st.objects {
+		pods = append(pods, p)
+	}
+	classes := make([]*schedulingv1.PriorityClass, 0, len(st.classes))
+	for _, pc := range st.classes {
+		classes = append(classes, pc)
+	}
+	pdbs := make([]*policyv1.PodDisruptionBudget, 0, len(st.pdbs))
+	for _, b := range st.pdbs {
+		pdbs = append(pdbs, b)
+	}
+	f(st.cluster, preempt.NewIndex(pods, classes, pdbs), pods)
+}

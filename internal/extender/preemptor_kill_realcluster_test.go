@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 

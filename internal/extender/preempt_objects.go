@@ -61,3 +61,17 @@ func (st *State) withSearch(f func(c *engine.Cluster, ix *preempt.Index, pods []
 	}
 	f(st.cluster, preempt.NewIndex(pods, classes, pdbs), pods)
 }
+
+// anyLowerBound reports whether a pod bound to a node, not finished nor terminating, has a priority below prio:
+// without one no preemption is possible, which the victim search need not take the writer lock to find.
+func (st *State) anyLowerBound(prio int32) bool {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	for _, p := range st.objects {
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
+			podPriority(p) < prio {
+			return true
+		}
+	}
+	return false
+}

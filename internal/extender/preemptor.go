@@ -47,6 +47,12 @@ type preemptor struct {
 	queue   chan preemptItem
 	queued  map[string]bool
 	carried map[string]carried
+	// searched holds, per pod whose last search found no preemption, the cluster's version then: until the
+	// cluster changes the answer is the same, and the search is not run again.
+	searched map[string]uint64
+	// locked is how long the last search held the state's writer lock: the worker rests as long before the
+	// next, so that a queue of searches never keeps /filter and /bind waiting more than half the time.
+	locked time.Duration
 }
 
 type preemptItem struct {
@@ -62,7 +68,7 @@ type carried struct {
 }
 
 func newPreemptor() *preemptor {
-	return &preemptor{queue: make(chan preemptItem, 1024), queued: map[string]bool{}, carried: map[string]carried{}}
+	return &preemptor{queue: make(chan preemptItem, 1024), queued: map[string]bool{}, carried: map[string]carried{}, searched: map[string]uint64{}}
 }
 
 // Preemption is one the extender carried out: the pod nominated to Node, the Victims evicted.
@@ -124,11 +130,24 @@ func (s *Server) RunPreemptor(ctx context.Context) {
 		}
 		p.mu.Lock()
 		delete(p.queued, it.key)
+		p.locked = 0
 		p.mu.Unlock()
 		ns, name, _ := strings.Cut(it.key, "/")
 		cctx, cancel := context.WithTimeout(ctx, 2*s.opts.BindTimeout)
 		done, outcome, err := s.PreemptFor(cctx, ns, name)
 		cancel()
+		p.mu.Lock()
+		rest := p.locked
+		p.mu.Unlock()
+		if rest > 0 {
+			t := time.NewTimer(rest)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
 		switch {
 		case err != nil:
 			s.log.Warn("preemption failed", "pod", it.key, "err", err)
@@ -162,20 +181,47 @@ func (s *Server) preemptFor(ctx context.Context, namespace, name string) (string
 	if s.preemptionUnderWay(key, now) {
 		return PreemptWaiting, nil, nil
 	}
+	// The questions that need no writer lock first: most clusters have no pod this one may preempt, and a pod
+	// that fits somewhere now needs none.
+	if !s.state.anyLowerBound(podPriority(pod)) {
+		return PreemptNoCandidate, nil, nil
+	}
+	var v *engine.Verdict
+	var version uint64
+	s.state.Read(func(c *engine.Cluster) {
+		// Every gate, kube-scheduler's included: a node its own checks refuse is no choice.
+		v, version = c.Evaluate(pod, engine.EvalOptions{Now: now, Kube: engine.KubeAll, Unranked: true}), c.Version()
+	})
+	switch {
+	case v.NoGPURequest || v.NotHAMi:
+		return PreemptSkipped, nil, nil
+	case v.Fits:
+		return PreemptFits, nil, nil
+	}
+	s.preemptor.mu.Lock()
+	last, seen := s.preemptor.searched[key]
+	s.preemptor.mu.Unlock()
+	if seen && last == version {
+		return PreemptNoCandidate, nil, nil
+	}
 	var done *Preemption
 	var victims []*corev1.Pod
 	outcome := PreemptNoCandidate
 	s.state.withSearch(func(c *engine.Cluster, ix *preempt.Index, _ []*corev1.Pod) {
-		// Every gate, kube-scheduler's included: a node its own checks refuse is no choice.
-		v := c.Evaluate(pod, engine.EvalOptions{Now: now, Kube: engine.KubeAll, Unranked: true})
-		switch {
-		case v.NoGPURequest || v.NotHAMi:
-			outcome = PreemptSkipped
-			return
-		case v.Fits:
-			outcome = PreemptFits
-			return
-		}
+		start := time.Now()
+		defer func() {
+			s.preemptor.mu.Lock()
+			s.preemptor.locked = time.Since(start)
+			if len(s.preemptor.searched) > 10000 { // forget pods long gone
+				clear(s.preemptor.searched)
+			}
+			if done == nil {
+				s.preemptor.searched[key] = c.Version()
+			} else {
+				delete(s.preemptor.searched, key)
+			}
+			s.preemptor.mu.Unlock()
+		}()
 		a := preempt.Explain(c, ix, pod, v, preempt.Options{Eval: engine.EvalOptions{Now: now, Kube: engine.KubeAll}})
 		if a == nil || a.Preemption == nil {
 			if a != nil && len(a.WaitsFor) > 0 {

@@ -42,11 +42,13 @@ func (st *State) RemovePDB(namespace, name string) {
 }
 
 // withSearch runs f with the cluster and the victim search's index over every pod the informer delivered,
-// the PriorityClasses and the budgets, under the writer lock: the search takes pods off a node for the length
-// of each question (engine.Probe), which no evaluation may see.
+// the PriorityClasses and the budgets. The index is built from a copy taken under the read lock (at 100k pods
+// it takes longer than the search); f runs under the writer lock: the search takes pods off a node for the
+// length of each question (engine.Probe), which no evaluation may see. A pod that changed in between is
+// judged by the cluster (a victim the index lists but the cluster no longer counts frees nothing, and the
+// preemption is proven on the cluster before it is carried out).
 func (st *State) withSearch(f func(c *engine.Cluster, ix *preempt.Index, pods []*corev1.Pod)) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.mu.RLock()
 	pods := make([]*corev1.Pod, 0, len(st.objects))
 	for _, p := range st.objects {
 		pods = append(pods, p)
@@ -59,7 +61,11 @@ func (st *State) withSearch(f func(c *engine.Cluster, ix *preempt.Index, pods []
 	for _, b := range st.pdbs {
 		pdbs = append(pdbs, b)
 	}
-	f(st.cluster, preempt.NewIndex(pods, classes, pdbs), pods)
+	st.mu.RUnlock()
+	ix := preempt.NewIndex(pods, classes, pdbs)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f(st.cluster, ix, pods)
 }
 
 // anyLowerBound reports whether a pod bound to a node, not finished nor terminating, has a priority below prio:

@@ -76,6 +76,9 @@ func (s *Server) handlePreempt(w http.ResponseWriter, r *http.Request) {
 		nodes = append(nodes, n)
 	}
 	s.state.holdProvisionally(args.Pod, nodes, s.now())
+	if len(nodes) > 0 {
+		s.preemptVerbAnswered(args.Pod, s.now()) // the extender's own preemption leaves the pod to kube-scheduler
+	}
 	writeJSON(w, extenderv1.ExtenderPreemptionResult{NodeNameToMetaVictims: out})
 }
 

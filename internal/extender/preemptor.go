@@ -50,6 +50,9 @@ type preemptor struct {
 	// searched holds, per pod whose last search found no preemption, the cluster's version then: until the
 	// cluster changes the answer is the same, and the search is not run again.
 	searched map[string]uint64
+	// asked holds, per pod, when the preempt verb last answered kube-scheduler with nodes for it: kube-scheduler
+	// is preempting for it (its victims' deletions are asynchronous), and the extender does not preempt too.
+	asked map[string]time.Time
 	// locked is how long the last search held the state's writer lock: the worker rests as long before the
 	// next, so that a queue of searches never keeps /filter and /bind waiting more than half the time.
 	locked time.Duration
@@ -68,7 +71,8 @@ type carried struct {
 }
 
 func newPreemptor() *preemptor {
-	return &preemptor{queue: make(chan preemptItem, 1024), queued: map[string]bool{}, carried: map[string]carried{}, searched: map[string]uint64{}}
+	return &preemptor{queue: make(chan preemptItem, 1024), queued: map[string]bool{}, carried: map[string]carried{}, searched: map[string]uint64{},
+		asked: map[string]time.Time{}}
 }
 
 // Preemption is one the extender carried out: the pod nominated to Node, the Victims evicted.
@@ -88,6 +92,13 @@ const (
 	PreemptSkipped     = "skipped"      // not this replica's, or the pod is gone, bound or not a GPU pod
 	PreemptFailed      = "failed"       // an API call failed
 )
+
+// preemptVerbAnswered records that kube-scheduler is preempting for the pod (the preempt verb kept nodes).
+func (s *Server) preemptVerbAnswered(pod *corev1.Pod, now time.Time) {
+	s.preemptor.mu.Lock()
+	defer s.preemptor.mu.Unlock()
+	s.preemptor.asked[pod.Namespace+"/"+pod.Name] = now
+}
 
 // noticeUnschedulable queues the pod for preemption, once: the filter calls it when no node fits.
 func (s *Server) noticeUnschedulable(pod *corev1.Pod) {
@@ -258,6 +269,10 @@ func (s *Server) preemptFor(ctx context.Context, namespace, name string) (string
 	msg := fmt.Sprintf("%s: preempting to accommodate a higher priority pod", pod.Spec.SchedulerName)
 	for _, v := range victims {
 		if err := s.evict(ctx, v, msg); err != nil {
+			// The next attempt finds the pod nominated: it waits for the victims that went, or searches again.
+			s.preemptor.mu.Lock()
+			delete(s.preemptor.carried, key)
+			s.preemptor.mu.Unlock()
 			return PreemptFailed, nil, err
 		}
 		s.recordEvent(v, "Preempted", fmt.Sprintf("Preempted by pod %s (uid %s, priority %d) on node %s: the GPUs it holds are needed there (kubectl-hami extender)",
@@ -269,8 +284,9 @@ func (s *Server) preemptFor(ctx context.Context, namespace, name string) (string
 }
 
 // preemptionUnderWay reports whether a preemption for the pod is in progress and the informer has not caught up
-// with it: the preempt verb or this process answered for it and its nomination has not shown yet, or this
-// process evicted pods for it that the informer does not show terminating yet. A search meanwhile would not
+// with it: the preempt verb answered kube-scheduler for it (within provisionalHold), this process preempted
+// for it and its nomination has not shown yet, or this process evicted pods for it that the informer does not
+// show terminating yet. A search meanwhile would not
 // see the preemption and could choose more victims.
 func (s *Server) preemptionUnderWay(key string, now time.Time) bool {
 	s.preemptor.mu.Lock()
@@ -280,7 +296,16 @@ func (s *Server) preemptionUnderWay(key string, now time.Time) bool {
 			delete(s.preemptor.carried, k)
 		}
 	}
+	for k, at := range s.preemptor.asked {
+		if now.Sub(at) > provisionalHold {
+			delete(s.preemptor.asked, k)
+		}
+	}
+	_, asked := s.preemptor.asked[key]
 	s.preemptor.mu.Unlock()
+	if asked {
+		return true
+	}
 	st := s.state
 	st.mu.RLock()
 	defer st.mu.RUnlock()

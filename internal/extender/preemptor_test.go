@@ -105,3 +105,19 @@ func TestFilterQueuesPreemption(t *testing.T) {
 		t.Fatal("the preemptor did not evict the low pod after the filter found no node")
 	}
 }
+
+// TestPreemptForLeavesKubeSchedulersPreemption: once the preempt verb has kept nodes for a pod, kube-scheduler is
+// preempting for it (deleting its victims asynchronously): the extender preempts nothing more for it.
+func TestPreemptForLeavesKubeSchedulersPreemption(t *testing.T) {
+	e, high := xtPreemptWorld(t, extender.DefaultOptions())
+	var res extenderv1.ExtenderPreemptionResult
+	e.postJSON("/preempt", extenderv1.ExtenderPreemptionArgs{Pod: high, NodeNameToMetaVictims: map[string]*extenderv1.MetaVictims{
+		"n1": {Pods: []*extenderv1.MetaPod{{UID: "uid-default-low"}}}}}, &res)
+	if res.NodeNameToMetaVictims["n1"] == nil {
+		t.Fatalf("the verb dropped n1: %+v", res.NodeNameToMetaVictims)
+	}
+	done, outcome, err := e.srv.PreemptFor(context.Background(), high.Namespace, high.Name)
+	if done != nil || err != nil || outcome != extender.PreemptWaiting || xtGone(e, "default", "low") {
+		t.Fatalf("after the verb: preempted %+v, outcome %s, err %v; want %s and nothing deleted", done, outcome, err, extender.PreemptWaiting)
+	}
+}

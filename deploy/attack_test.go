@@ -187,6 +187,12 @@ func refusesForgery(t *testing.T, env *testenv.Env) {
 	must("alice changes another annotation of her placed pod", patchPod(alice, "team", "alice-gpu", `{"metadata":{"annotations":{"team/owner":"alice"}}}`))
 	must("kube-scheduler's identity writes a pod's status", patchPod(ext, "team", "status-forge",
 		`{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}}`, "status"))
+	// Preemption, kube-scheduler's or serve-extender's: the victim is marked (pods/status), then deleted.
+	newPod(alice, "team", "victim")
+	must("the extender nominates a preemptor", patchPod(ext, "team", "status-forge", `{"status":{"nominatedNodeName":"gpu-01"}}`, "status"))
+	must("the extender marks a preemption victim", patchPod(ext, "team", "victim",
+		`{"status":{"conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler","message":"hami-scheduler: preempting to accommodate a higher priority pod"}]}}`, "status"))
+	must("the extender deletes the preemption victim", ext.CoreV1().Pods("team").Delete(ctx, "victim", metav1.DeleteOptions{}))
 
 	// Issue 26's probes: each must be refused.
 	for _, p := range []struct {
@@ -253,6 +259,9 @@ func refusesForgery(t *testing.T, env *testenv.Env) {
 			return patchNode(ext, "gpu-00", `{"metadata":{"annotations":{"hami.io/node-nvidia-register":"[{\"id\":\"GPU-forged\"}]"}}}`)
 		}},
 		{"why4", "the extender's ServiceAccount cordons a node", func() error { return patchNode(ext, "gpu-00", `{"spec":{"unschedulable":true}}`) }},
+		{"why4", "the extender's ServiceAccount deletes a pod no preemption marked", func() error {
+			return ext.CoreV1().Pods("team").Delete(ctx, "on-gpu-01", metav1.DeleteOptions{})
+		}},
 		{"why1", "an administrator takes a node's lock", func() error {
 			return patchNode(admin, "gpu-01", `{"metadata":{"annotations":{"hami.io/mutex.lock":"2026-11-26T22:00:00Z,team,forged"}}}`)
 		}},

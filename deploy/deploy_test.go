@@ -699,6 +699,11 @@ func extenderCalls(ns string) []access {
 		{Resource: "pods", Subresource: "binding", Verb: "create", Namespace: "team-a", Name: "p"},
 		{Resource: "events", Verb: "create", Namespace: "team-a"},
 		{Resource: "resourcequotas", Verb: "list"}, {Resource: "resourcequotas", Verb: "watch"},
+		// Preemption (--preemption): the victim search's objects, the nomination and DisruptionTarget, the eviction.
+		{Group: "policy", Resource: "poddisruptionbudgets", Verb: "list"}, {Group: "policy", Resource: "poddisruptionbudgets", Verb: "watch"},
+		{Group: "scheduling.k8s.io", Resource: "priorityclasses", Verb: "list"}, {Group: "scheduling.k8s.io", Resource: "priorityclasses", Verb: "watch"},
+		{Resource: "pods", Subresource: "status", Verb: "patch", Namespace: "team-a", Name: "p"},
+		{Resource: "pods", Verb: "delete", Namespace: "team-a", Name: "p"},
 		{Resource: "configmaps", Verb: "get", Namespace: ns, Name: hamiDeviceConfig},
 		{Group: "coordination.k8s.io", Resource: "leases", Verb: "get", Namespace: ns, Name: extenderLease},
 		{Group: "coordination.k8s.io", Resource: "leases", Verb: "create", Namespace: ns},

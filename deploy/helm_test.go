@@ -495,6 +495,25 @@ func TestHelmTakeOverValues(t *testing.T) {
 	}
 }
 
+// TestHelmPreemptionValue: extender.preemption=false renders serve-extender's --preemption=false; the default
+// renders no flag (the kustomize base's arguments, preemption on).
+func TestHelmPreemptionValue(t *testing.T) {
+	helmBin(t)
+	objs, err := helmTemplate(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := extenderArg(t, objs, "--preemption"); got != "" {
+		t.Errorf("default: --preemption=%s, want no flag", got)
+	}
+	if objs, err = helmTemplate(t, "extender.preemption=false"); err != nil {
+		t.Fatal(err)
+	}
+	if got := extenderArg(t, objs, "--preemption"); got != "false" {
+		t.Errorf("extender.preemption=false: --preemption=%q, want false", got)
+	}
+}
+
 // helmInstalled is what `helm get manifest` says the release installed.
 func helmInstalled(t *testing.T, env *testenv.Env) []*unstructured.Unstructured {
 	t.Helper()

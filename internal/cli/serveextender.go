@@ -70,7 +70,7 @@ Endpoints: POST /filter, /prioritize, /bind, /webhook; GET /healthz, /readyz, /m
 	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "private key of --tls-cert-file")
 	f.StringVar(&o.SchedulerName, "scheduler-name", d.SchedulerName, "scheduler profile the webhook sends GPU pods to")
 	f.StringVar(&o.DeviceConfigMap, "hami-configmap", snapshot.DefaultDeviceConfigMap, "namespace/name of HAMi's device ConfigMap (resource names and defaults)")
-	f.BoolVar(&o.Preemption, "preemption", true, "answer kube-scheduler's preempt verb with the nodes where the GPU request fits once the victims are gone (false: its candidates unchanged)")
+	f.BoolVar(&o.Preemption, "preemption", true, "preempt lower-priority pods for a GPU pod that fits nowhere (the leader evicts them itself when only GPUs are short), answer kube-scheduler's preempt verb with the nodes where the GPU request fits once the victims are gone, and hold freed GPUs for the nominated pod (false: none of this; kube-scheduler's candidates unchanged)")
 	f.BoolVar(&o.ReleaseLock, "release-node-lock", false, "release hami.io/mutex.lock right after bind (when no HAMi device plugin consumes it)")
 	f.BoolVar(&o.LeaderElect, "leader-elect", false, "with several replicas, only the holder of the Lease binds")
 	f.StringVar(&o.LeaderLease, "leader-elect-lease", "kube-system/kubectl-hami-extender", "namespace/name of the leader election Lease")
@@ -169,6 +169,8 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	}
 	// Placements and node locks left by a crashed or abandoned bind are taken back within seconds.
 	go srv.RunJanitor(ctx, time.Second)
+	// Pods that fit nowhere only for want of GPUs, which kube-scheduler's own preemption never helps.
+	go srv.RunPreemptor(ctx)
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return err

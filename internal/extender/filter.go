@@ -92,6 +92,9 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 	if !v.Fits && !v.NoGPURequest {
 		s.events.pending(r.Context(), s, args.Pod, v)
 	}
+	if !v.NoGPURequest && len(fits) == 0 {
+		s.noticeUnschedulable(args.Pod) // kube-scheduler's preemption will not help it (preemptor.go)
+	}
 	if args.NodeNames != nil || args.Nodes == nil {
 		kept := make([]string, 0, len(fits))
 		for _, n := range names {

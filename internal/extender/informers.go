@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -13,8 +15,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// StartInformers keeps the state current from the API server: nodes, pods, resourcequotas. It returns once
-// the first lists are loaded, so the state is complete before the first request is answered.
+// StartInformers keeps the state current from the API server: nodes, pods, resourcequotas, and for the victim
+// search PriorityClasses and PodDisruptionBudgets. It returns once the first lists are loaded, so the state is
+// complete before the first request is answered.
 func StartInformers(ctx context.Context, cs kubernetes.Interface, s *State, now func() time.Time) (informers.SharedInformerFactory, error) {
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTransform(stripManagedFields))
 	nodes := f.Core().V1().Nodes().Informer()
@@ -48,6 +51,30 @@ func StartInformers(ctx context.Context, cs kubernetes.Interface, s *State, now 
 		DeleteFunc: func(o any) {
 			if q, ok := tombstone[*corev1.ResourceQuota](o); ok {
 				s.RemoveQuota(q.Namespace, q.Name)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	classes := f.Scheduling().V1().PriorityClasses().Informer()
+	if _, err := classes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { s.SetPriorityClass(o.(*schedulingv1.PriorityClass)) },
+		UpdateFunc: func(_, o any) { s.SetPriorityClass(o.(*schedulingv1.PriorityClass)) },
+		DeleteFunc: func(o any) {
+			if pc, ok := tombstone[*schedulingv1.PriorityClass](o); ok {
+				s.RemovePriorityClass(pc.Name)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	pdbs := f.Policy().V1().PodDisruptionBudgets().Informer()
+	if _, err := pdbs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { s.SetPDB(o.(*policyv1.PodDisruptionBudget)) },
+		UpdateFunc: func(_, o any) { s.SetPDB(o.(*policyv1.PodDisruptionBudget)) },
+		DeleteFunc: func(o any) {
+			if b, ok := tombstone[*policyv1.PodDisruptionBudget](o); ok {
+				s.RemovePDB(b.Namespace, b.Name)
 			}
 		},
 	}); err != nil {

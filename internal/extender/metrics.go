@@ -20,6 +20,9 @@ type Metrics struct {
 	decisions *prometheus.CounterVec
 	binds     *prometheus.CounterVec
 	preempts  *prometheus.CounterVec
+	// preemptions and victims count the extender's own preemptions (preemptor.go).
+	preemptions *prometheus.CounterVec
+	victims     prometheus.Counter
 }
 
 // NewMetrics registers the metrics; allocation gauges are read from the state at scrape time.
@@ -38,7 +41,13 @@ func NewMetrics(state *State) *Metrics {
 	m.preempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kubectl_hami_extender_preempt_nodes_total", Help: "Nodes of kube-scheduler's preemption candidates by the preempt verb's answer: node_kept, victims_added, node_dropped.",
 	}, []string{"result"})
-	m.registry.MustRegister(m.latency, m.decisions, m.binds, m.preempts, &allocationCollector{state: state},
+	m.preemptions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubectl_hami_extender_preemptions_total", Help: "The extender's own preemption attempts for pods that fit nowhere, by outcome: preempted, no_candidate, waiting, fits, skipped, failed.",
+	}, []string{"result"})
+	m.victims = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "kubectl_hami_extender_preemption_victims_total", Help: "Pods the extender's own preemptions evicted.",
+	})
+	m.registry.MustRegister(m.latency, m.decisions, m.binds, m.preempts, m.preemptions, m.victims, &allocationCollector{state: state},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -67,6 +76,14 @@ func (m *Metrics) decision(v *engine.Verdict) {
 
 // preempt counts one candidate node of the preempt verb by its answer.
 func (m *Metrics) preempt(result string) { m.preempts.WithLabelValues(result).Inc() }
+
+// preemption counts one attempt of the extender's own preemption, and its victims.
+func (m *Metrics) preemption(outcome string, done *Preemption) {
+	m.preemptions.WithLabelValues(outcome).Inc()
+	if done != nil {
+		m.victims.Add(float64(len(done.Victims)))
+	}
+}
 
 // rollback counts a failed bind taken back.
 func (m *Metrics) rollback() { m.binds.WithLabelValues("rolled_back").Inc() }

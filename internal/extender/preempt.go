@@ -34,13 +34,12 @@ func (s *Server) handlePreempt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := map[string]*extenderv1.MetaVictims{}
-	s.state.withSearch(func(c *engine.Cluster, pods []*corev1.Pod) {
+	s.state.withSearch(func(c *engine.Cluster, ix *preempt.Index, pods []*corev1.Pod) {
 		probe := c.NewProbe(args.Pod, engine.EvalOptions{Now: s.now(), Kube: engine.KubeOff})
 		if probe == nil {
 			out = in // no GPU HAMi places: kube-scheduler's own answer stands
 			return
 		}
-		ix := preempt.NewIndex(pods, nil, nil)
 		prio := ix.Priority(args.Pod)
 		byUID := make(map[types.UID]*corev1.Pod, len(pods))
 		for _, p := range pods {
@@ -77,6 +76,9 @@ func (s *Server) handlePreempt(w http.ResponseWriter, r *http.Request) {
 		nodes = append(nodes, n)
 	}
 	s.state.holdProvisionally(args.Pod, nodes, s.now())
+	if len(nodes) > 0 {
+		s.preemptVerbAnswered(args.Pod, s.now()) // the extender's own preemption leaves the pod to kube-scheduler
+	}
 	writeJSON(w, extenderv1.ExtenderPreemptionResult{NodeNameToMetaVictims: out})
 }
 
@@ -98,16 +100,4 @@ func metaVictims(args *extenderv1.ExtenderPreemptionArgs) map[string]*extenderv1
 		out[node] = mv
 	}
 	return out
-}
-
-// withSearch runs f with the cluster and every pod the informer delivered under the writer lock: the victim
-// search takes pods off a node for the length of each question (engine.Probe), which no evaluation may see.
-func (st *State) withSearch(f func(c *engine.Cluster, pods []*corev1.Pod)) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	pods := make([]*corev1.Pod, 0, len(st.objects))
-	for _, p := range st.objects {
-		pods = append(pods, p)
-	}
-	f(st.cluster, pods)
 }

@@ -35,6 +35,11 @@ func (st *State) holdProvisionally(pod *corev1.Pod, nodes []string, now time.Tim
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.holdLocked(pod, nodes, now)
+}
+
+// holdLocked is holdProvisionally for callers that hold the writer lock.
+func (st *State) holdLocked(pod *corev1.Pod, nodes []string, now time.Time) {
 	if st.provisional == nil {
 		st.provisional = map[string]provisional{}
 	}

@@ -105,6 +105,7 @@ func (x *xtLiveExtender) start() {
 		}
 	}
 	go srv.RunJanitor(ctx, time.Second) // as serve-extender runs it
+	go srv.RunPreemptor(ctx)            // as serve-extender runs it
 	x.handler, x.state, x.cancel, x.factory = srv.Handler(), state, cancel, f
 }
 

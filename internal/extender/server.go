@@ -48,8 +48,11 @@ type Options struct {
 	BindTimeout time.Duration
 	// RollbackTimeout bounds the rollback of a failed bind, retried until done on a context of its own.
 	RollbackTimeout time.Duration
-	// DisablePreemption makes the preempt verb return kube-scheduler's candidates unchanged (preempt.go).
+	// DisablePreemption makes the preempt verb return kube-scheduler's candidates unchanged (preempt.go), and
+	// the extender preempt for no pod itself (preemptor.go).
 	DisablePreemption bool
+	// PreemptionDelay is how long after a failed filter the extender preempts for the pod itself (preemptor.go).
+	PreemptionDelay time.Duration
 	// EventClient writes the pending-reason events, on an API budget of its own so that events never delay a
 	// bind; nil uses the bind client.
 	EventClient kubernetes.Interface
@@ -69,7 +72,7 @@ const (
 // DefaultOptions are the defaults of `kubectl hami serve-extender`.
 func DefaultOptions() Options {
 	return Options{SchedulerName: "hami-scheduler", EventInterval: time.Minute, BindTimeout: 10 * time.Second, RollbackTimeout: 5 * time.Minute,
-		LockHold: 500 * time.Millisecond, LeaderWait: LeaseDuration + RetryPeriod + time.Second}
+		LockHold: 500 * time.Millisecond, LeaderWait: LeaseDuration + RetryPeriod + time.Second, PreemptionDelay: DefaultPreemptionDelay}
 }
 
 // Server answers kube-scheduler's extender calls and HAMi's admission webhook.
@@ -100,6 +103,8 @@ type Server struct {
 	futureLocks sync.Map
 	// eventSlots bounds the event writes in flight: one more is dropped, never queued.
 	eventSlots chan struct{}
+	// preemptor queues the pods that fit nowhere for the extender's own preemption (preemptor.go).
+	preemptor *preemptor
 }
 
 // NewServer builds a server over the state. client is used by bind and for events.
@@ -118,7 +123,7 @@ func NewServer(state *State, client kubernetes.Interface, opts Options, log *slo
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Server{state: state, client: client, opts: opts, log: log, now: now,
-		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval), eventSlots: make(chan struct{}, 16)}
+		metrics: NewMetrics(state), events: newEventLimiter(opts.EventInterval), eventSlots: make(chan struct{}, 16), preemptor: newPreemptor()}
 }
 
 // Handler routes the extender's endpoints, with no client authentication.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -34,6 +36,9 @@ type State struct {
 	nominated map[string]map[string]*corev1.Pod
 	// provisional holds, per pod, the nodes the preempt verb answered, until the informer shows its nomination.
 	provisional map[string]provisional
+	// classes and pdbs are the PriorityClasses and PodDisruptionBudgets the victim search reads (preemptor.go).
+	classes map[string]*schedulingv1.PriorityClass
+	pdbs    map[string]*policyv1.PodDisruptionBudget
 }
 
 type assumption struct {
@@ -47,7 +52,7 @@ const assumeTTL = 2 * time.Minute
 // NewState returns an empty state with the engine configuration.
 func NewState(cfg engine.Config) *State {
 	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}, objects: map[string]*corev1.Pod{}, locks: map[string]string{},
-		lockFree: map[string]bool{}}
+		lockFree: map[string]bool{}, classes: map[string]*schedulingv1.PriorityClass{}, pdbs: map[string]*policyv1.PodDisruptionBudget{}}
 }
 
 // Read runs f with the cluster under a read lock.

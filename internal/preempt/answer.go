@@ -94,7 +94,7 @@ func (a *Answer) Lines() []string {
 	var out []string
 	if p := a.Preemption; p != nil {
 		s := fmt.Sprintf("preempting %s on node %s would make it fit (priority %d; kube-scheduler's choice of victims and node among %d node(s) where preemption works, proven by the engine's gates",
-			victimList(p.Victims), p.Node, a.Priority, p.Candidates)
+			VictimList(p.Victims), p.Node, a.Priority, p.Candidates)
 		if p.PDBViolations > 0 {
 			s += fmt.Sprintf("; %d of the evictions would violate a PodDisruptionBudget: no node avoids that", p.PDBViolations)
 		}
@@ -103,7 +103,7 @@ func (a *Answer) Lines() []string {
 	if a.Nominated != "" {
 		if len(a.WaitsFor) > 0 {
 			out = append(out, fmt.Sprintf("it is nominated to node %s (status.nominatedNodeName) and waits for %s to terminate there",
-				a.Nominated, victimList(a.WaitsFor)))
+				a.Nominated, VictimList(a.WaitsFor)))
 		} else {
 			out = append(out, fmt.Sprintf("it is nominated to node %s (status.nominatedNodeName), where no pod of lower priority is terminating: "+
 				"it waits for room to free there, and kube-scheduler clears the nomination when a later preemption attempt finds no candidate", a.Nominated))
@@ -112,8 +112,8 @@ func (a *Answer) Lines() []string {
 	return out
 }
 
-// victimList is "pod a and pod b (priority 0)", each priority said once after the pods that have it.
-func victimList(vs []Victim) string {
+// VictimList is "pod a and pod b (priority 0)", each priority said once after the pods that have it.
+func VictimList(vs []Victim) string {
 	var parts []string
 	for i := 0; i < len(vs); {
 		j := i

@@ -4,11 +4,8 @@ package engine
 // the types' quota keys.
 
 import (
-	"math/bits"
-
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
@@ -37,18 +34,11 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 			}
 			alloc.qos[k] = q
 		}
-		entries, err := codec.ParsePodDevices(key, raw)
+		_, _, _, _, read := kind.Readers()
+		entries, err := read(key, raw)
 		if err != nil {
 			bad("metadata.annotations["+key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
 			continue
-		}
-		if kind.CoresMask {
-			for _, e := range entries {
-				for j := range e {
-					e[j].CoreMask = max(e[j].UsedCores, 0)
-					e[j].UsedCores = int64(bits.OnesCount64(uint64(e[j].CoreMask)))
-				}
-			}
 		}
 		for _, ca := range mapEntries(pod, entries, cfg) {
 			ca.Kind, ca.Device = k, kind.Name

@@ -1,12 +1,13 @@
 package engine
 
-// The register reader of every type but the one whose annotation buildNode reads first (NVIDIA's): the
-// node annotation or the Node-derived devices of each Kind, with the family's own parser and health check.
+// The register reader's loop over every type but the one whose annotation buildNode reads first (NVIDIA's):
+// each Kind's devices read by its family's reader (device.Kind.ReadRegister: the node annotation, the
+// Node-derived devices, the family's own parser and health check).
 
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
 // addFamilyDevices reads the register annotation of every device type but the main one (NVIDIA's, whose
@@ -18,33 +19,10 @@ func (c *Cluster) addFamilyDevices(n *corev1.Node, node *Node, bad reportFunc) {
 		if mainKind(kind) {
 			continue
 		}
-		var devs []codec.DeviceInfo
-		field := "status.capacity[" + kind.Cores + "]"
-		if kind.NodeDevices != nil {
-			if devs = kind.NodeDevices(n); len(devs) == 0 {
-				continue
-			}
-		} else {
-			reg, ok := n.Annotations[kind.Register]
-			if !ok {
-				continue
-			}
-			field = "metadata.annotations[" + kind.Register + "]"
-			if kind.Serving != nil {
-				if f, problem := kind.Serving(n); problem != "" {
-					bad(f, "%s", problem)
-					continue
-				}
-			}
-			var err error
-			parse := codec.ParseDeviceRegister
-			if kind.ParseRegister != nil {
-				parse = kind.ParseRegister
-			}
-			if devs, err = parse(kind.Register, reg); err != nil {
-				bad(field, "%v; its %ss are not counted", err, kind.Word)
-				continue
-			}
+		_, _, _, read, _ := kind.Readers()
+		devs, field, ok := read(kind, n, device.Report(bad))
+		if !ok {
+			continue
 		}
 		if !node.Registered {
 			node.Registered, node.RegisterError = true, ""

@@ -15,7 +15,7 @@ import (
 // quota inside Fit and vgpu-mode; NVIDIA's Kind is built from the engine's Config, so the world schedules
 // NVIDIA alone.
 func TestNVIDIARows(t *testing.T) {
-	k := nvidia.Kind("", "", "", "")
+	k := nvidia.KindOf(nvidia.Config{})
 	for _, r := range []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow} {
 		if !k.Has(r.Name) {
 			t.Errorf("NVIDIA's Kind lacks the %s row", r.Name)

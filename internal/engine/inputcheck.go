@@ -15,7 +15,9 @@ const (
 )
 
 // checkedQuantity is device.CheckedQuantity.
-func checkedQuantity(q resource.Quantity, limit int64) (int64, bool) { return device.CheckedQuantity(q, limit) }
+func checkedQuantity(q resource.Quantity, limit int64) (int64, bool) {
+	return device.CheckedQuantity(q, limit)
+}
 
 // memoryProblems reports requests that no GPU of the cluster could ever hold, saying that gpumem is MiB.
 func (c *Cluster) memoryProblems(key string, req *PodRequest) []Problem {

@@ -165,11 +165,12 @@ func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
 // run concurrently with each other, as the extender's do under its reader lock (see cardcache.go).
 type Cluster struct {
 	cfg       Config
-	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
-	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
-	vkeys     []vendorKey   // the other kinds' quota keys
-	rows      []kindRows    // per kind, its rows compiled (rows.go)
-	readyKind int           // the kind with the devices-ready gate (NVIDIA's); -1 when none
+	kinds     []device.Kind        // cfg.Kinds(): NVIDIA first
+	units     []string             // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey          // the other kinds' quota keys
+	listKeys  map[string][]listKey // every kind's device-list annotation keys (kindallocation.go)
+	rows      []kindRows           // per kind, its rows compiled (rows.go)
+	readyKind int                  // the kind with the devices-ready gate (NVIDIA's); -1 when none
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -201,6 +202,7 @@ func NewCluster(cfg Config) *Cluster {
 		kinds:     kinds,
 		units:     pluralWords(cfg.Kinds()),
 		vkeys:     vendorQuotaKeys(cfg.Kinds()),
+		listKeys:  listKeys(kinds),
 		nodes:     map[string]*Node{},
 		pods:      map[string]*PodAllocation{},
 		byNode:    map[string]map[string]*PodAllocation{},
@@ -473,7 +475,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
 	c.trackKubePod(pod)
-	alloc, probs := podAllocation(pod, c.cfg, c.kinds)
+	alloc, probs := podAllocation(pod, c.cfg, c.kinds, c.listKeys)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {

@@ -111,7 +111,9 @@ func TestRegisterBlocks(t *testing.T) {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: annos}}
 	}
 	var probs []string
-	bad := func(field, format string, args ...any) { probs = append(probs, field+": "+fmt.Sprintf(format, args...)) }
+	bad := func(field, format string, args ...any) {
+		probs = append(probs, field+": "+fmt.Sprintf(format, args...))
+	}
 
 	if devs, field, ok := device.RegisterList(&k, node(map[string]string{"acme/register": reg}), bad); !ok || len(devs) != 1 || field != "metadata.annotations[acme/register]" {
 		t.Errorf("RegisterList = %v %q %v", devs, field, ok)

@@ -21,10 +21,10 @@ func TestDeviceListsOnePass(t *testing.T) {
 		t.Fatal("no DCU kind after NVIDIA's")
 	}
 	annos := map[string]string{
-		kinds[dcu].ToAllocate:          "to",
+		kinds[dcu].ToAllocate:         "to",
 		codec.PodToAllocateAnnotation: "nv-to",
 		codec.PodAllocatedAnnotation:  "nv",
-		kinds[dcu].Allocated:           "dcu",
+		kinds[dcu].Allocated:          "dcu",
 		codec.PodNodeAnnotation:       "n1",
 		"unrelated":                   "x",
 	}

@@ -179,7 +179,7 @@ type Placed struct {
 	Cores int64
 	// Mask is the bit mask of the device's cores given, for a Kind with CoresMask; 0 otherwise.
 	Mask int64
-	// ByCores is set when the container asked by the Cores resource alone (Kind.CountFromCores).
+	// ByCores is set when the container asked by the Cores resource alone (device.CountOrCores).
 	ByCores bool
 	// DeviceCores are the device's cores as registered.
 	DeviceCores int64

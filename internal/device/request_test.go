@@ -106,7 +106,7 @@ func TestAskers(t *testing.T) {
 
 func TestRegisterBlocks(t *testing.T) {
 	k := device.Kind{Name: "ACME", Word: "APU", Register: "acme/register", Count: "acme/apu", Cores: "acme/cores"}
-	reg := codec.FormatNodeRegister([]codec.DeviceInfo{{ID: "a-0", Count: 1, Devmem: 10, Devcore: 100, Type: "A", Health: true}})
+	reg := codec.FormatNodeRegister([]codec.DeviceInfo{{ID: "a-0", Count: 1, Devmem: 10, Devcore: 100, Type: "A", Health: true, Mode: "mig"}})
 	node := func(annos map[string]string) *corev1.Node {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: annos}}
 	}
@@ -115,21 +115,23 @@ func TestRegisterBlocks(t *testing.T) {
 		probs = append(probs, field+": "+fmt.Sprintf(format, args...))
 	}
 
-	if devs, field, ok := device.RegisterList(&k, node(map[string]string{"acme/register": reg}), bad); !ok || len(devs) != 1 || field != "metadata.annotations[acme/register]" {
-		t.Errorf("RegisterList = %v %q %v", devs, field, ok)
+	if r, ok := device.RegisterList(&k, node(map[string]string{"acme/register": reg}), bad); !ok || len(r.Devices) != 1 || r.Field != "metadata.annotations[acme/register]" || r.Format != "" {
+		t.Errorf("RegisterList = %+v %v", r, ok)
+	} else if r.Devices[0].Mode != "" {
+		t.Errorf("RegisterList keeps mode %q: only NVIDIA's reader keeps a device's mode", r.Devices[0].Mode)
 	}
-	if _, _, ok := device.RegisterList(&k, node(nil), bad); ok || len(probs) != 0 {
+	if _, ok := device.RegisterList(&k, node(nil), bad); ok || len(probs) != 0 {
 		t.Errorf("no annotation: ok %v, problems %v", ok, probs)
 	}
-	if _, _, ok := device.RegisterList(&k, node(map[string]string{"acme/register": "[{"}), bad); ok || len(probs) != 1 || !strings.Contains(probs[0], "its APUs are not counted") {
+	if _, ok := device.RegisterList(&k, node(map[string]string{"acme/register": "[{"}), bad); ok || len(probs) != 1 || !strings.Contains(probs[0], "its APUs are not counted") {
 		t.Errorf("unreadable annotation: ok %v, problems %v", ok, probs)
 	}
 	probs = nil
 	parsed := device.RegisterParsed(func(key, value string) ([]codec.DeviceInfo, error) {
 		return []codec.DeviceInfo{{ID: key + "=" + value}}, nil
 	})
-	if devs, _, ok := parsed(&k, node(map[string]string{"acme/register": "x"}), bad); !ok || devs[0].ID != "acme/register=x" {
-		t.Errorf("RegisterParsed = %v %v", devs, ok)
+	if r, ok := parsed(&k, node(map[string]string{"acme/register": "x"}), bad); !ok || r.Devices[0].ID != "acme/register=x" {
+		t.Errorf("RegisterParsed = %+v %v", r, ok)
 	}
 	fromNode := device.FromNode(func(n *corev1.Node) []codec.DeviceInfo {
 		if n.Name == "n" {
@@ -137,14 +139,14 @@ func TestRegisterBlocks(t *testing.T) {
 		}
 		return nil
 	})
-	if devs, field, ok := fromNode(&k, node(nil), bad); !ok || len(devs) != 1 || field != "status.capacity[acme/cores]" {
-		t.Errorf("FromNode = %v %q %v", devs, field, ok)
+	if r, ok := fromNode(&k, node(nil), bad); !ok || len(r.Devices) != 1 || r.Field != "status.capacity[acme/cores]" {
+		t.Errorf("FromNode = %+v %v", r, ok)
 	}
 	serving := device.WhileServing(func(*corev1.Node) (string, string) { return "status.capacity[acme/apu]", "is 0" }, device.RegisterList)
-	if _, _, ok := serving(&k, node(nil), bad); ok || len(probs) != 0 {
+	if _, ok := serving(&k, node(nil), bad); ok || len(probs) != 0 {
 		t.Errorf("not serving, no annotation: ok %v, problems %v (the check runs only for a node that registers)", ok, probs)
 	}
-	if _, _, ok := serving(&k, node(map[string]string{"acme/register": reg}), bad); ok || len(probs) != 1 || probs[0] != "status.capacity[acme/apu]: is 0" {
+	if _, ok := serving(&k, node(map[string]string{"acme/register": reg}), bad); ok || len(probs) != 1 || probs[0] != "status.capacity[acme/apu]: is 0" {
 		t.Errorf("not serving: ok %v, problems %v", ok, probs)
 	}
 }

@@ -62,6 +62,7 @@ func KindOf(c Config) device.Kind {
 		MemoryFactor:  c.MemoryFactor,
 		DefaultCores:  c.DefaultCores,
 		ReadRequest:   requestReader(c.DefaultMemory, c.DefaultCores),
+		ReadRegister:  readRegister,
 		Rows:          []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow},
 	}
 }

@@ -110,15 +110,12 @@ type Kind struct {
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
 	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
 	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
-	// CoresMask means the cores field of a device-list entry is a bit mask of the device's cores rather than
-	// an amount (AWS Neuron's NeuronCores): the engine counts its bits when reading a counted pod's list and
-	// writes the mask of the cores it gives at bind. The device's cores are then a count of cores.
+	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
+	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
+	// family's readers and writer carry it (ReadCoreMasks, ListCoreMask).
 	CoresMask bool `json:"coresMask,omitempty"`
 	// CoresUnit is the unit of the Cores resource in quota lines; "" is "%".
 	CoresUnit string `json:"coresUnit,omitempty"`
-	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
-	// Name, Name when it registers none (AMD's allocType).
-	ListDeviceType bool `json:"listDeviceType,omitempty"`
 
 	// The family's readers, each one of the building blocks of request.go and register.go or its own
 	// composed of them; nil takes the default (Readers).
@@ -132,7 +129,9 @@ type Kind struct {
 	// ReadRegister reads the node's devices of the type; nil is RegisterList (HAMi's list in Register).
 	ReadRegister RegisterReader `json:"-"`
 	// ReadAllocation reads a counted pod's device list (Allocated or ToAllocate); nil is ReadDeviceList.
+	// WriteList is its inverse at bind, one placed device's entry; nil is ListByName.
 	ReadAllocation AllocationReader `json:"-"`
+	WriteList      ListWriter       `json:"-"`
 
 	// Rows are the gate rows the type runs beyond those every type runs (health, type, uuid, slots, mutex,
 	// memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow, NumaRow,

@@ -86,6 +86,14 @@ func WhileServing(serving func(n *corev1.Node) (field, problem string), read Reg
 	}
 }
 
+// Writer is the Kind's device-list writer, ListByName when it leaves WriteList nil.
+func (k *Kind) Writer() ListWriter {
+	if k.WriteList != nil {
+		return k.WriteList
+	}
+	return ListByName
+}
+
 // Readers returns the Kind's readers, the defaults for those it leaves nil: ShareRequest, NamesCount,
 // AdmitCount, RegisterList, ReadDeviceList.
 func (k *Kind) Readers() (RequestReader, Asker, Admitter, RegisterReader, AllocationReader) {

@@ -426,3 +426,41 @@ func ReadCoreMasks(key, value string) (codec.PodDevices, error) {
 	}
 	return entries, nil
 }
+
+// ListWriter writes one device a placement gives a container into the pod's device list (HAMi's
+// PatchAnnotations: the entry's type and cores fields).
+type ListWriter func(k *Kind, d Listed) codec.ContainerDevice
+
+// Listed is one placed device as a ListWriter sees it.
+type Listed struct {
+	UUID string
+	// Type is the device's registered type (its model).
+	Type       string
+	Mem, Cores int64
+	// Mask is the bit mask of the device's cores given, for a Kind with CoresMask; 0 otherwise.
+	Mask int64
+}
+
+// ListByName writes the Kind's Name as the entry's type and the cores given, HAMi's common entry and the
+// default of a Kind without WriteList.
+func ListByName(k *Kind, d Listed) codec.ContainerDevice {
+	return codec.ContainerDevice{UUID: d.UUID, Type: k.Name, UsedMem: d.Mem, UsedCores: d.Cores}
+}
+
+// ListByModel writes each device's registered type instead of the Kind's Name, the Name when it registers
+// none (AMD's allocType).
+func ListByModel(k *Kind, d Listed) codec.ContainerDevice {
+	e := ListByName(k, d)
+	if d.Type != "" {
+		e.Type = d.Type
+	}
+	return e
+}
+
+// ListCoreMask writes the bit mask of the cores given in the cores field (AWS Neuron's NeuronCores), the
+// inverse of ReadCoreMasks.
+func ListCoreMask(k *Kind, d Listed) codec.ContainerDevice {
+	e := ListByName(k, d)
+	e.UsedCores = d.Mask
+	return e
+}

@@ -163,3 +163,29 @@ func TestReadCoreMasks(t *testing.T) {
 		t.Error("an unreadable list is an error")
 	}
 }
+
+// TestListWriters: a placed device's device-list entry as each writer block writes it.
+func TestListWriters(t *testing.T) {
+	k := device.Kind{Name: "ACME"}
+	d := device.Listed{UUID: "a-0", Type: "ACME-9", Mem: 100, Cores: 2, Mask: 6}
+	for _, tc := range []struct {
+		name  string
+		write device.ListWriter
+		want  codec.ContainerDevice
+	}{
+		{"by name", device.ListByName, codec.ContainerDevice{UUID: "a-0", Type: "ACME", UsedMem: 100, UsedCores: 2}},
+		{"by model", device.ListByModel, codec.ContainerDevice{UUID: "a-0", Type: "ACME-9", UsedMem: 100, UsedCores: 2}},
+		{"core mask", device.ListCoreMask, codec.ContainerDevice{UUID: "a-0", Type: "ACME", UsedMem: 100, UsedCores: 6}},
+	} {
+		if got := tc.write(&k, d); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	d.Type = ""
+	if got := device.ListByModel(&k, d); got.Type != "ACME" {
+		t.Errorf("by model without a registered type: %q, want the Kind's name", got.Type)
+	}
+	if k.Writer() == nil {
+		t.Error("a Kind without WriteList has no writer")
+	}
+}

@@ -38,14 +38,14 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Allocated:  "hami.io/amd-devices-allocated",
 		UseType:    "amd.com/use-gputype", NoUseType: "amd.com/nouse-gputype",
 		UseUUID: "amd.com/use-gpu-uuid", NoUseUUID: "amd.com/nouse-gpu-uuid",
-		Count:          count,
-		Memory:         device.Or(s.ResourceMemoryName, "amd.com/gpumem"),
-		Cores:          cores,
-		DefaultCores:   100,
-		ListDeviceType: true,
-		ReadRegister:   device.WhileServing(func(n *corev1.Node) (string, string) { return serving(n, count) }, device.RegisterList),
-		ReadRequest:    readRequest,
-		Mutate:         func(r *device.Request) string { return mutate(r, cores) },
+		Count:        count,
+		Memory:       device.Or(s.ResourceMemoryName, "amd.com/gpumem"),
+		Cores:        cores,
+		DefaultCores: 100,
+		WriteList:    device.ListByModel,
+		ReadRegister: device.WhileServing(func(n *corev1.Node) (string, string) { return serving(n, count) }, device.RegisterList),
+		ReadRequest:  readRequest,
+		Mutate:       func(r *device.Request) string { return mutate(r, cores) },
 	}}, nil
 }
 

@@ -75,6 +75,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Admit:          device.AdmitCountOrCores,
 		ReadRequest:    device.Share{Count: device.CountOrCores}.Read,
 		ReadAllocation: device.ReadCoreMasks,
+		WriteList:      device.ListCoreMask,
 		CoresMask:      true,
 		Mutate:         Mutate,
 		Select:         Select,

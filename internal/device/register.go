@@ -52,7 +52,7 @@ func readAnnotation(k *Kind, n *corev1.Node, bad Report, parse func(key, value s
 	field := "metadata.annotations[" + k.Register + "]"
 	devs, err := parse(k.Register, reg)
 	if err != nil {
-		bad(field, "%v; its %ss are not counted", err, k.Word)
+		bad.Report(field, "%v; its %ss are not counted", err, k.Word)
 		return Registration{Field: field}, false
 	}
 	for i := range devs {
@@ -79,7 +79,7 @@ func WhileServing(serving func(n *corev1.Node) (field, problem string), read Reg
 			return Registration{}, false
 		}
 		if f, problem := serving(n); problem != "" {
-			bad(f, "%s", problem)
+			bad.Report(f, "%s", problem)
 			return Registration{}, false
 		}
 		return read(k, n, bad)

@@ -15,8 +15,17 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
-// Report records a problem found reading an object: the field and what is wrong with it.
-type Report func(field, format string, args ...any)
+// Report records a problem found reading an object: the field and what is wrong with it. An interface, so
+// that a reader's collector is one allocation per object read, not a closure and its captures.
+type Report interface {
+	Report(field, format string, args ...any)
+}
+
+// ReportFunc is a func as a Report.
+type ReportFunc func(field, format string, args ...any)
+
+// Report calls f.
+func (f ReportFunc) Report(field, format string, args ...any) { f(field, format, args...) }
 
 // MaxRequestValue bounds every managed request (a device count, MiB, percent): 2^40 MiB is a million times
 // the largest device, and far enough below int64's limit that sums over containers and devices never wrap.
@@ -62,7 +71,7 @@ func (r *Reading) Quantity(res string) (resource.Quantity, int64, bool) {
 	}
 	v, clamped := CheckedQuantity(q, MaxRequestValue)
 	if clamped {
-		r.Bad(r.Field(res), "%s is too large to be meant; clamped to %d", q.String(), v)
+		r.Bad.Report(r.Field(res), "%s is too large to be meant; clamped to %d", q.String(), v)
 	}
 	return q, v, true
 }
@@ -163,7 +172,7 @@ func CountOrCores(k *Kind, r *Reading) (int64, bool, bool) {
 	cores, _ := r.Value(k.Cores)
 	in := Request{Cores: cores, HasCores: true, Mode: k.ModeOf(r.Annos)}
 	if why := k.Mutate(&in); why != "" {
-		r.Bad(r.Field(k.Cores), "%s: HAMi's webhook refuses the pod", why)
+		r.Bad.Report(r.Field(k.Cores), "%s: HAMi's webhook refuses the pod", why)
 		return 0, false, false
 	}
 	return checkCount(k, r, in.Count, true)
@@ -172,12 +181,12 @@ func CountOrCores(k *Kind, r *Reading) (int64, bool, bool) {
 func checkCount(k *Kind, r *Reading, count int64, byCores bool) (int64, bool, bool) {
 	if count <= 0 {
 		if count < 0 {
-			r.Bad(r.Field(k.Count), "negative %s count %d is ignored", k.Word, count)
+			r.Bad.Report(r.Field(k.Count), "negative %s count %d is ignored", k.Word, count)
 		}
 		return 0, false, false
 	}
 	if count > MaxCount {
-		r.Bad(r.Field(k.Count), "%d %ss is more than any node has; clamped to %d", count, k.Word, MaxCount)
+		r.Bad.Report(r.Field(k.Count), "%d %ss is more than any node has; clamped to %d", count, k.Word, MaxCount)
 		count = MaxCount
 	}
 	return count, byCores, true
@@ -244,7 +253,7 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 			in.Count, in.HasCores = 0, true
 		}
 		if why := k.Mutate(&in); why != "" {
-			r.Bad(r.Field(k.Count), "%s: HAMi's webhook refuses the pod", why)
+			r.Bad.Report(r.Field(k.Count), "%s: HAMi's webhook refuses the pod", why)
 		}
 		if in.Whole {
 			a.Cores, a.CoresOfDevice = 100, true // every core of each device
@@ -272,7 +281,7 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 		a.MemoryPercent, a.MemoryDefaulted = 100, true
 	}
 	if hasMem && mem < 0 {
-		r.Bad(r.Field(k.Memory), "negative memory %d is ignored", mem)
+		r.Bad.Report(r.Field(k.Memory), "negative memory %d is ignored", mem)
 	}
 	if s.Round != nil && a.MemoryMiB > 0 {
 		a.MemoryMiB, a.Template = s.Round(k, r, a.MemoryMiB)
@@ -285,10 +294,10 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 	}
 	switch {
 	case cores < 0:
-		r.Bad(r.Field(k.Cores), "negative cores %d are ignored", cores)
+		r.Bad.Report(r.Field(k.Cores), "negative cores %d are ignored", cores)
 		cores = 0
 	case cores > 100:
-		r.Bad(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+		r.Bad.Report(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
 		a.WebhookCores = cores // the webhook's quota check counts it as written
 		cores = 100
 	}
@@ -337,7 +346,7 @@ func ManyTakeWholeCores(count, cores int64) int64 {
 // CheckQos reports a pod QoS policy the Kind's webhook refuses (one not in QosPolicies).
 func CheckQos(k *Kind, r *Reading) {
 	if v, ok := r.Annos[k.QosAnnotation]; ok && k.QosAnnotation != "" && k.QosIndex(r.Annos) < 0 {
-		r.Bad("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
+		r.Bad.Report("metadata.annotations["+k.QosAnnotation+"]", "%q is not one of %s: HAMi's webhook refuses the pod", v, strings.Join(k.QosPolicies, ", "))
 	}
 }
 

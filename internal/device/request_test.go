@@ -24,9 +24,9 @@ func reading(kv ...string) (*device.Reading, *[]string) {
 		c.Resources.Limits[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 	}
 	var probs []string
-	return &device.Reading{C: c, Path: "spec.containers", Bad: func(field, format string, args ...any) {
+	return &device.Reading{C: c, Path: "spec.containers", Bad: device.ReportFunc(func(field, format string, args ...any) {
 		probs = append(probs, field+": "+fmt.Sprintf(format, args...))
-	}}, &probs
+	})}, &probs
 }
 
 // TestRequestBlocks: each building block a family composes its request reader from, on the container it
@@ -111,9 +111,9 @@ func TestRegisterBlocks(t *testing.T) {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: annos}}
 	}
 	var probs []string
-	bad := func(field, format string, args ...any) {
+	bad := device.ReportFunc(func(field, format string, args ...any) {
 		probs = append(probs, field+": "+fmt.Sprintf(format, args...))
-	}
+	})
 
 	if r, ok := device.RegisterList(&k, node(map[string]string{"acme/register": reg}), bad); !ok || len(r.Devices) != 1 || r.Field != "metadata.annotations[acme/register]" || r.Format != "" {
 		t.Errorf("RegisterList = %+v %v", r, ok)

@@ -20,7 +20,7 @@ func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
 	for k := range c.kinds {
 		kind := &c.kinds[k]
 		_, _, _, read, _ := kind.Readers()
-		reg, ok := read(kind, n, device.Report(bad))
+		reg, ok := read(kind, n, device.ReportFunc(bad))
 		if !ok {
 			if !node.Registered && node.RegisterError == "" {
 				node.RegisterError = reg.Unregistered

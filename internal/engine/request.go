@@ -190,23 +190,21 @@ func parseRequest(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodRequest
 		NodePolicy:     cfg.NodeSchedulerPolicy,
 		Weights:        Weights{Slot: 1, Core: 1, Memory: 1},
 	}
-	var probs []Problem
-	bad := func(field, format string, args ...any) {
-		probs = append(probs, Problem{Kind: "Pod", Object: pod.Namespace + "/" + pod.Name, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	rd := &podReading{object: pod.Namespace + "/" + pod.Name}
+	rd.Annos, rd.Bad = pod.Annotations, rd
 	for i := range pod.Spec.InitContainers {
-		if cr, ok := anyRequest(&pod.Spec.InitContainers[i], kinds, "spec.initContainers", bad, pod.Annotations); ok {
+		if cr, ok := rd.anyRequest(&pod.Spec.InitContainers[i], kinds, "spec.initContainers"); ok {
 			cr.Init, cr.Index = true, i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
 	for i := range pod.Spec.Containers {
-		if cr, ok := anyRequest(&pod.Spec.Containers[i], kinds, "spec.containers", bad, pod.Annotations); ok {
+		if cr, ok := rd.anyRequest(&pod.Spec.Containers[i], kinds, "spec.containers"); ok {
 			cr.Index = i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
-	applyAnnotations(pr, pod.Annotations, bad)
+	applyAnnotations(pr, pod.Annotations, rd.Report)
 	pr.annos = pod.Annotations
 	for i := range pr.Containers {
 		if k := pr.Containers[i].Kind; !mainKind(&kinds[k]) && pr.vendorSel[k] == nil {
@@ -216,7 +214,7 @@ func parseRequest(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodRequest
 			pr.vendorSel[k] = newSelectors(&selectors{}, &kinds[k], pod.Annotations, "")
 		}
 	}
-	return pr, probs
+	return pr, rd.probs
 }
 
 type reportFunc func(field, format string, args ...any)

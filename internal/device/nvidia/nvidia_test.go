@@ -93,7 +93,7 @@ func TestReadRegister(t *testing.T) {
 	k := nvidia.KindOf(nvidia.Config{})
 	_, _, _, read, _ := k.Readers()
 	var probs []string
-	bad := func(field, format string, args ...any) { probs = append(probs, field) }
+	bad := device.ReportFunc(func(field, format string, args ...any) { probs = append(probs, field) })
 	reg := ft.Register(codec.DeviceInfo{ID: "gpu-0", Count: 7, Devmem: 40960, Devcore: 100, Type: "NVIDIA-A100", Health: true, Mode: "mig"})
 	r, ok := read(&k, ft.Node("n1", map[string]string{codec.NodeRegisterAnnotation: reg}, nil), bad)
 	if !ok || len(r.Devices) != 1 || r.Devices[0].Mode != "mig" || r.Format != codec.RegisterJSON || r.Unregistered != "" {

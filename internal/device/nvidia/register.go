@@ -22,7 +22,7 @@ func readRegister(k *device.Kind, n *corev1.Node, bad device.Report) (device.Reg
 	field := "metadata.annotations[" + k.Register + "]"
 	devs, err := codec.ParseDeviceRegister(k.Register, reg)
 	if err != nil {
-		bad(field, "%v", err)
+		bad.Report(field, "%v", err)
 		return device.Registration{Field: field, Unregistered: err.Error()}, false
 	}
 	return device.Registration{Devices: devs, Field: field, Format: codec.RegisterFormat(reg)}, true

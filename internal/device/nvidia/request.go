@@ -28,14 +28,14 @@ func requestReader(defaultMemory, defaultCores int64) device.RequestReader {
 		switch {
 		case hasMem && mem > 0:
 			if mem > device.MaxRequestValue/factor {
-				r.Bad(r.Field(k.Memory), "%d MiB times memoryFactor %d is beyond any GPU; clamped to %d", mem, factor, device.MaxRequestValue)
+				r.Bad.Report(r.Field(k.Memory), "%d MiB times memoryFactor %d is beyond any GPU; clamped to %d", mem, factor, device.MaxRequestValue)
 				a.MemoryMiB = device.MaxRequestValue
 			} else {
 				a.MemoryMiB = mem * factor
 			}
 		case hasPct && pct > 0:
 			if pct > 100 {
-				r.Bad(r.Field(k.MemoryPercent), "%d%% is above 100%%; clamped to 100%%", pct)
+				r.Bad.Report(r.Field(k.MemoryPercent), "%d%% is above 100%%; clamped to 100%%", pct)
 				pct = 100
 			}
 			a.MemoryPercent = pct
@@ -45,10 +45,10 @@ func requestReader(defaultMemory, defaultCores int64) device.RequestReader {
 			a.MemoryPercent, a.MemoryDefaulted = 100, true
 		}
 		if hasMem && mem < 0 {
-			r.Bad(r.Field(k.Memory), "negative memory %d is ignored", mem)
+			r.Bad.Report(r.Field(k.Memory), "negative memory %d is ignored", mem)
 		}
 		if hasPct && pct < 0 {
-			r.Bad(r.Field(k.MemoryPercent), "negative percentage %d is ignored", pct)
+			r.Bad.Report(r.Field(k.MemoryPercent), "negative percentage %d is ignored", pct)
 		}
 		cores, hasCores := r.Value(k.Cores)
 		if !hasCores {
@@ -56,7 +56,7 @@ func requestReader(defaultMemory, defaultCores int64) device.RequestReader {
 		}
 		switch {
 		case cores < 0:
-			r.Bad(r.Field(k.Cores), "negative cores %d are ignored", cores)
+			r.Bad.Report(r.Field(k.Cores), "negative cores %d are ignored", cores)
 			cores = 0
 		case cores > 100:
 			cores = 100 // HAMi clamps silently: a GPU has at most 100 % of itself
@@ -77,7 +77,7 @@ func memoryMiB(k *device.Kind, r *device.Reading) (int64, bool) {
 		return 0, false
 	}
 	if meant, ok := unitMiB(q); ok {
-		r.Bad(r.Field(k.Memory), "%s is in MiB, without a unit: %s reads as %d MiB; you probably meant %d", k.Memory, q.String(), v, meant)
+		r.Bad.Report(r.Field(k.Memory), "%s is in MiB, without a unit: %s reads as %d MiB; you probably meant %d", k.Memory, q.String(), v, meant)
 	}
 	return v, true
 }

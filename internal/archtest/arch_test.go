@@ -52,7 +52,7 @@ var notes = map[string]string{
 	"internal/device":                         "the device seam: the `Family` interface, a family's `Kind` (annotations, resources, units, hooks) and its gate rows (`Row`); pure",
 	"internal/device/all":                     "the registry of device families: one line per family, NVIDIA's included",
 	"internal/device/familytest":              "test only: a family's Kinds run through the engine on a one-node world, for each family's table tests",
-	"internal/device/nvidia":                  "NVIDIA GPUs: the engine's rows NVIDIA opts into (devices-ready, numa, quota, MIG)",
+	"internal/device/nvidia":                  "NVIDIA GPUs: its request and register readers and the engine's rows it opts into (devices-ready, numa, quota, MIG)",
 	"internal/device/vastai":                  "Vastaitech accelerators, whole-card mode: a slot each",
 	"internal/device/awsneuron":               "AWS Inferentia and Trainium: devices from the node's capacity, NeuronCores as a bit mask, contiguous runs",
 	"internal/device/amd":                     "AMD GPUs: cores as a share of each GPU's compute units",

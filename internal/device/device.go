@@ -2,7 +2,8 @@
 // "vendor" in HAMi's words: pkg/device/devices.go) is a package under internal/device/<name> that implements
 // Family and contributes one or more Kinds, one per device type HAMi keeps apart (its CommonWord: "NVIDIA",
 // "DCU", "Ascend910B3" ...). A Kind is the type's data (annotations, resource names, the word people use for
-// it) and its behaviour: hooks for its readers (Mutate, ParseRegister, NodeDevices), its device selection
+// it) and its behaviour: its readers (ReadRequest, ReadRegister, ReadAllocation: building blocks of this
+// package that the family chooses, or its own composed of them; Mutate, its webhook), its device selection
 // (Select), its bind annotations (BindExtra), and its gate rows (Rows: the engine's building blocks it opts
 // into and its own rows, each carrying its check).
 //
@@ -16,10 +17,6 @@ package device
 import (
 	"fmt"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // Kind is one device type HAMi schedules.
@@ -33,14 +30,8 @@ type Kind struct {
 	Word string `json:"word"`
 
 	// Register is the node annotation the device plugin registers devices in (HAMi's JSON list); "" when the
-	// devices are derived from the Node itself (NodeDevices).
+	// devices are derived from the Node itself (ReadRegister FromNode).
 	Register string `json:"register,omitempty"`
-	// ParseRegister reads Register when the family's plugin writes its own layout rather than HAMi's device
-	// list (MetaX sGPU); nil reads HAMi's (codec.ParseDeviceRegister). Errors name key.
-	ParseRegister func(key, value string) ([]codec.DeviceInfo, error) `json:"-"`
-	// NodeDevices derives the devices from the Node object (Cambricon: its capacity and Model label) for a
-	// family whose plugin registers no annotation. nil when Register is read.
-	NodeDevices func(n *corev1.Node) []codec.DeviceInfo `json:"-"`
 	// Handshake is the node annotation of the plugin's handshake; "" when the family has none.
 	Handshake string `json:"handshake,omitempty"`
 	// ToAllocate and Allocated are the pod annotations written at bind with this type's devices.
@@ -59,26 +50,11 @@ type Kind struct {
 	Cores         string `json:"cores,omitempty"`
 	// MemoryFactor multiplies a memory request (HAMi's memoryFactor); 0 or 1 leaves it.
 	MemoryFactor int64 `json:"memoryFactor,omitempty"`
-	// MemoryBareFactor applies MemoryFactor only to a bare number; a quantity with a unit ("16Gi") is bytes,
-	// read in MiB (MetaX sGPU's vmemory: a bare value is GiB).
-	MemoryBareFactor bool `json:"memoryBareFactor,omitempty"`
 	// DefaultCores are the cores a container gets when it names none (Hygon: 100, a whole device).
 	DefaultCores int64 `json:"defaultCores,omitempty"`
-	// Serving is the family's health check of its device plugin on the node (AMD's CheckHealth): when it
-	// returns a problem, HAMi does not register the node's devices of the type, and the problem (on field) is
-	// reported. nil: the Register annotation alone decides.
-	Serving func(n *corev1.Node) (field, problem string) `json:"-"`
-	// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
-	// webhook sets the cores resource to count x 100).
-	ManyTakeWholeCores bool `json:"manyTakeWholeCores,omitempty"`
-	// WholeDevice means the type is never shared: every container takes its devices whole (memory 100 %,
-	// cores 100), as for device plugins that only count devices.
-	WholeDevice bool `json:"wholeDevice,omitempty"`
 	// Pair is the number of devices that must be taken together from one module (Ascend 910C on a
 	// SuperPod: 2); 0 when devices are taken one by one. Devices i and j share a module when i/Pair == j/Pair.
 	Pair int `json:"pair,omitempty"`
-	// PairOneRoundsUp is the webhook's rounding of a request for one device up to Pair (910C).
-	PairOneRoundsUp bool `json:"pairOneRoundsUp,omitempty"`
 
 	// Templates are the fixed slices a device can be cut into, smallest first (Ascend vNPU). A memory request
 	// is rounded up to the first template that holds it; one above every template takes the whole device.
@@ -115,9 +91,6 @@ type Kind struct {
 	// ModeAnnotation is the pod annotation whose value Mutate reads as Request.Mode (Ascend's
 	// huawei.com/vnpu-mode: hami-core takes -core and keeps memory off the templates). "" when none.
 	ModeAnnotation string `json:"modeAnnotation,omitempty"`
-	// SplitAcrossDevices means the memory and cores resources are the container's total over its devices:
-	// each device takes a count-th of them (Mthreads' GenerateResourceRequests).
-	SplitAcrossDevices bool `json:"splitAcrossDevices,omitempty"`
 	// Select chooses count devices among those that passed every gate, given by their Index in ascending
 	// order (Kunlun's interconnect rule, graghSelect); nil when no set satisfies the rule. model is the
 	// registered type of the node's devices (AWS Neuron: the instance type, whose family decides the rule).
@@ -137,25 +110,28 @@ type Kind struct {
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
 	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
 	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
-	// CountFromCores lets a container ask by the Cores resource alone, without Count (AWS Neuron's
-	// neuroncore): Mutate then sets Request.Count and, when the devices are taken whole, Request.Whole.
-	CountFromCores bool `json:"countFromCores,omitempty"`
-	// CoresMask means the cores field of a device-list entry is a bit mask of the device's cores rather than
-	// an amount (AWS Neuron's NeuronCores): the engine counts its bits when reading a counted pod's list and
-	// writes the mask of the cores it gives at bind. The device's cores are then a count of cores.
+	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
+	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
+	// family's readers and writer carry it (ReadCoreMasks, ListCoreMask).
 	CoresMask bool `json:"coresMask,omitempty"`
 	// CoresUnit is the unit of the Cores resource in quota lines; "" is "%".
 	CoresUnit string `json:"coresUnit,omitempty"`
-	// CoresPercentOfDevice means the cores resource is a percentage of each device's own cores, which the
-	// device registers in another unit (AMD's compute units): a device gives max(1, cores x percent / 100).
-	CoresPercentOfDevice bool `json:"coresPercentOfDevice,omitempty"`
-	// SlotsOnly means a device is shared by its slots alone: a container takes no memory and no cores, and
-	// the type has no memory or cores resource (Biren, Vastai: GenerateResourceRequests asks for none and Fit
-	// checks none).
-	SlotsOnly bool `json:"slotsOnly,omitempty"`
-	// ListDeviceType writes each device's registered type (its model) into the pod's device list instead of
-	// Name, Name when it registers none (AMD's allocType).
-	ListDeviceType bool `json:"listDeviceType,omitempty"`
+
+	// The family's readers, each one of the building blocks of request.go and register.go or its own
+	// composed of them; nil takes the default (Readers).
+	//
+	// ReadRequest reads one container's request (GenerateResourceRequests and MutateAdmission); nil is
+	// ShareRequest. Asks says whether a container asks for the Kind at all; nil is NamesCount. Admit is the
+	// webhook's refusal of a container; nil is AdmitCount (Mutate on a container naming a count).
+	ReadRequest RequestReader `json:"-"`
+	Asks        Asker         `json:"-"`
+	Admit       Admitter      `json:"-"`
+	// ReadRegister reads the node's devices of the type; nil is RegisterList (HAMi's list in Register).
+	ReadRegister RegisterReader `json:"-"`
+	// ReadAllocation reads a counted pod's device list (Allocated or ToAllocate); nil is ReadDeviceList.
+	// WriteList is its inverse at bind, one placed device's entry; nil is ListByName.
+	ReadAllocation AllocationReader `json:"-"`
+	WriteList      ListWriter       `json:"-"`
 
 	// Rows are the gate rows the type runs beyond those every type runs (health, type, uuid, slots, mutex,
 	// memory, cores, exclusive, compute, set): the engine's building blocks it opts into (ReadyRow, NumaRow,
@@ -202,7 +178,7 @@ type Placed struct {
 	Cores int64
 	// Mask is the bit mask of the device's cores given, for a Kind with CoresMask; 0 otherwise.
 	Mask int64
-	// ByCores is set when the container asked by the Cores resource alone (Kind.CountFromCores).
+	// ByCores is set when the container asked by the Cores resource alone (device.CountOrCores).
 	ByCores bool
 	// DeviceCores are the device's cores as registered.
 	DeviceCores int64
@@ -242,8 +218,8 @@ func (k *Kind) Validate() error {
 	switch {
 	case k.Vendor == "" || k.Name == "" || k.Word == "":
 		return fmt.Errorf("device kind %q: vendor, name and word are required", k.Name)
-	case k.Register == "" && k.NodeDevices == nil:
-		return fmt.Errorf("device kind %s: a register annotation or NodeDevices is required", k.Name)
+	case k.Register == "" && k.ReadRegister == nil:
+		return fmt.Errorf("device kind %s: a register annotation or a register reader is required", k.Name)
 	case k.Allocated == "" || k.ToAllocate == "":
 		return fmt.Errorf("device kind %s: allocated and to-allocate annotations are required", k.Name)
 	case k.Count == "":

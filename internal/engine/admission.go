@@ -85,6 +85,7 @@ func (r *WebhookRefusal) String() string {
 // and the other families' Mutate refusals. nil when every container passes.
 func AdmissionError(pod *corev1.Pod, cfg Config) *WebhookRefusal {
 	cfg = cfg.normalized()
+	kinds := cfg.Kinds()
 	check := func(c *corev1.Container) *WebhookRefusal {
 		if name := cfg.ResourceMemoryPercentageName; name != "" {
 			q, ok := c.Resources.Limits[corev1.ResourceName(name)]
@@ -96,35 +97,10 @@ func AdmissionError(pod *corev1.Pod, cfg Config) *WebhookRefusal {
 					Message: fmt.Sprintf("invalid %s value %d in container %s: must be an integer between 0 and 100", name, pct, c.Name)}
 			}
 		}
-		for i := range cfg.Vendors {
-			k := &cfg.Vendors[i]
-			if k.Mutate == nil {
-				continue
-			}
-			value := func(res string) (int64, bool) {
-				if res == "" {
-					return 0, false
-				}
-				q, ok := c.Resources.Limits[corev1.ResourceName(res)]
-				if !ok {
-					q, ok = c.Resources.Requests[corev1.ResourceName(res)]
-				}
-				if !ok {
-					return 0, false
-				}
-				return quantityValue(q), true
-			}
-			count, _ := value(k.Count)
-			mem, hasMem := value(k.Memory)
-			cores, hasCores := value(k.Cores)
-			in := device.Request{Count: count, Memory: mem, Cores: cores, HasMemory: hasMem, HasCores: hasCores, Mode: mode(pod.Annotations, k)}
-			switch {
-			case count <= 0 && k.CountFromCores && !names(c, k.Count) && hasCores:
-				in = device.Request{Cores: cores, HasCores: true, Mode: mode(pod.Annotations, k)}
-			case count <= 0:
-				continue
-			}
-			if why := k.Mutate(&in); why != "" {
+		for i := range kinds {
+			k := &kinds[i]
+			_, _, admit, _, _ := k.Readers()
+			if why := admit(k, c, pod.Annotations); why != "" {
 				return &WebhookRefusal{Resource: k.Count, Message: fmt.Sprintf("container %s: %s", c.Name, why)}
 			}
 		}
@@ -203,20 +179,20 @@ func (c *Cluster) WebhookRefusal(pod *corev1.Pod) *WebhookRefusal {
 	if len(q.Devices) == 0 {
 		return nil
 	}
-	return vendorQuotaRefusal(pod, cfg, q)
+	return vendorQuotaRefusal(pod, cfg, c.kinds, q)
 }
 
 // vendorQuotaRefusal is fitResourceQuota for the families besides NVIDIA: each family's request as its
 // GenerateResourceRequests reads it (ParseRequest: memory times memoryFactor, a percentage or an unnamed
 // memory counting nothing, the family's default cores), against its own limits.<memory> and limits.<cores>.
-func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, q QuotaStatus) *WebhookRefusal {
-	req, _ := ParseRequest(pod, cfg)
+func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, kinds []device.Kind, q QuotaStatus) *WebhookRefusal {
+	req, _ := parseRequest(pod, cfg, kinds)
 	type sum struct{ mem, cores, initMem, initCores int64 }
 	sums := map[int]*sum{}
 	var order []int
 	for _, cr := range req.Containers {
-		if cr.Kind == 0 {
-			continue
+		if mainKind(&kinds[cr.Kind]) {
+			continue // NVIDIA's quota is checked from the spec above
 		}
 		s := sums[cr.Kind]
 		if s == nil {
@@ -240,7 +216,7 @@ func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, q QuotaStatus) *WebhookRefu
 		return nil
 	}
 	for _, kind := range order {
-		s, k := sums[kind], &cfg.Vendors[kind-1]
+		s, k := sums[kind], &kinds[kind]
 		mem, cores := max(s.mem, s.initMem), max(s.cores, s.initCores)
 		if mem == 0 && cores == 0 {
 			continue

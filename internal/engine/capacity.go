@@ -27,7 +27,7 @@ type Capacity struct {
 // changing the cluster, and counts how many fit (at most limit). Only the node a copy lands on and the
 // namespace quota change between copies, so each step re-fits one node instead of the whole cluster.
 func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
-	req, _ := ParseRequest(pod, c.cfg)
+	req, _ := parseRequest(pod, c.cfg, c.kinds)
 	if !req.WantsGPU() || limit <= 0 {
 		return Capacity{}
 	}

@@ -68,9 +68,11 @@ var NoVendors = []device.Kind{}
 func (c Config) Kinds() []device.Kind {
 	c = c.normalized()
 	out := make([]device.Kind, 0, 1+len(c.Vendors))
-	nv := nvidia.Kind(c.ResourceCountName, c.ResourceMemoryName, c.ResourceMemoryPercentageName, c.ResourceCoreName)
-	nv.MemoryFactor = c.MemoryFactor
-	out = append(out, nv)
+	out = append(out, nvidia.KindOf(nvidia.Config{
+		ResourceCountName: c.ResourceCountName, ResourceMemoryName: c.ResourceMemoryName,
+		ResourceMemoryPercentageName: c.ResourceMemoryPercentageName, ResourceCoreName: c.ResourceCoreName,
+		DefaultMemory: c.DefaultMemory, DefaultCores: c.DefaultCores, MemoryFactor: c.MemoryFactor,
+	}))
 	out = append(out, c.Vendors...)
 	// A GPU keeps its Kind in a byte; no device ConfigMap lists 255 types.
 	return out[:min(len(out), MaxKinds)]

@@ -34,7 +34,7 @@ type EvalOptions struct {
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
 // cluster. A pod that is already counted is evaluated as if its own usage were released.
 func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
-	req, probs := ParseRequest(pod, c.cfg)
+	req, probs := parseRequest(pod, c.cfg, c.kinds)
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
 	probs = append(probs, c.problems["Pod/"+key]...)

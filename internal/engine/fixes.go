@@ -280,9 +280,6 @@ func (c *Cluster) fixTarget(kind int) fixTarget {
 	k := &c.kinds[kind]
 	t := fixTarget{kind: kind, word: k.Word, count: k.Count, memory: k.Memory, percent: k.MemoryPercent, factor: max(k.MemoryFactor, 1),
 		useType: k.UseType, noUseType: k.NoUseType, useUUID: k.UseUUID, noUseUUID: k.NoUseUUID}
-	if k.WholeDevice {
-		t.memory, t.percent = "", ""
-	}
 	return t
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
-	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
 )
 
 // Level says where a gate rules: on a whole node, on one GPU, or (for a routing failure) on the pod itself.
@@ -175,9 +174,7 @@ func registeredFamilyRows() []familyRow {
 			}
 		}
 	}
-	nv := DefaultConfig().Kinds()[0]
-	add(&nv)
-	for _, k := range all.Defaults() {
+	for _, k := range DefaultConfig().Kinds() {
 		add(&k)
 	}
 	return out

@@ -4,31 +4,77 @@ package engine
 // the types' quota keys.
 
 import (
-	"math/bits"
-
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// familyAllocations reads the device lists of every other type a counted pod carries (hami.io/dcu-devices-
-// allocated, hami.io/Ascend910B3-devices-allocated ...) into alloc: containers, and the quota charges of that
-// type. It reports whether the pod carries any.
-func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *PodAllocation, bad reportFunc) bool {
-	found := false
+// listKey is one device-list annotation key of a Kind: its Allocated list, or its ToAllocate list (read
+// only when the pod carries no Allocated list of that Kind, as pods placed by very old schedulers do).
+type listKey struct {
+	kind      int
+	allocated bool
+}
+
+// listKeys maps every device-list annotation key of the cluster's Kinds to its Kinds, built once per cluster,
+// so a pod's annotations are read in one pass whatever the number of families.
+func listKeys(kinds []device.Kind) map[string][]listKey {
+	out := map[string][]listKey{}
 	for k := range kinds {
-		kind := &kinds[k]
+		out[kinds[k].Allocated] = append(out[kinds[k].Allocated], listKey{kind: k, allocated: true})
+		if to := kinds[k].ToAllocate; to != kinds[k].Allocated {
+			out[to] = append(out[to], listKey{kind: k})
+		}
+	}
+	return out
+}
+
+// deviceList is the device list a counted pod carries for one Kind.
+type deviceList struct {
+	kind      int
+	key, raw  string
+	allocated bool
+}
+
+// deviceLists finds a pod's device lists in one pass over its annotations, one per Kind (its Allocated list
+// before its ToAllocate list), in Kind order.
+func deviceLists(annos map[string]string, keys map[string][]listKey, buf []deviceList) []deviceList {
+	out := buf[:0]
+	for key, raw := range annos {
+		for _, lk := range keys[key] {
+			out = addDeviceList(out, deviceList{kind: lk.kind, key: key, raw: raw, allocated: lk.allocated})
+		}
+	}
+	return out
+}
+
+func addDeviceList(out []deviceList, l deviceList) []deviceList {
+	i := 0
+	for ; i < len(out) && out[i].kind < l.kind; i++ {
+	}
+	switch {
+	case i < len(out) && out[i].kind == l.kind:
+		if l.allocated && !out[i].allocated {
+			out[i] = l
+		}
+		return out
+	}
+	out = append(out, deviceList{})
+	copy(out[i+1:], out[i:])
+	out[i] = l
+	return out
+}
+
+// familyAllocations reads the device lists of every other type than the main one a counted pod carries
+// (hami.io/dcu-devices-allocated, hami.io/Ascend910B3-devices-allocated ...), each with its family's reader
+// (device.Kind.ReadAllocation), into alloc: containers, and the quota charges of that type. It reports
+// whether the pod carries any.
+func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, lists []deviceList, alloc *PodAllocation, bad reportFunc) bool {
+	found := false
+	for _, l := range lists {
+		k, kind := l.kind, &kinds[l.kind]
 		if mainKind(kind) {
 			continue
-		}
-		key := kind.Allocated
-		raw, ok := pod.Annotations[key]
-		if !ok {
-			key = kind.ToAllocate
-			if raw, ok = pod.Annotations[key]; !ok {
-				continue
-			}
 		}
 		found = true
 		if q := kind.QosIndex(pod.Annotations); q >= 0 {
@@ -37,20 +83,13 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, alloc *
 			}
 			alloc.qos[k] = q
 		}
-		entries, err := codec.ParsePodDevices(key, raw)
+		_, _, _, _, read := kind.Readers()
+		entries, err := read(l.key, l.raw)
 		if err != nil {
-			bad("metadata.annotations["+key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
+			bad("metadata.annotations["+l.key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
 			continue
 		}
-		if kind.CoresMask {
-			for _, e := range entries {
-				for j := range e {
-					e[j].CoreMask = max(e[j].UsedCores, 0)
-					e[j].UsedCores = int64(bits.OnesCount64(uint64(e[j].CoreMask)))
-				}
-			}
-		}
-		for _, ca := range mapEntries(pod, entries, cfg) {
+		for _, ca := range mapEntries(pod, entries, cfg, kinds) {
 			ca.Kind, ca.Device = k, kind.Name
 			alloc.Containers = append(alloc.Containers, ca)
 		}

@@ -25,7 +25,7 @@ func (c *Cluster) NewProbe(pod *corev1.Pod, opts EvalOptions) *Probe {
 	if _, hami := c.schedulerOf(pod); !hami {
 		return nil
 	}
-	req, _ := ParseRequest(pod, c.cfg)
+	req, _ := parseRequest(pod, c.cfg, c.kinds)
 	if req == nil || !req.WantsGPU() {
 		return nil
 	}

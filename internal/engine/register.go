@@ -1,65 +1,95 @@
 package engine
 
-// The register reader of every type but the one whose annotation buildNode reads first (NVIDIA's): the
-// node annotation or the Node-derived devices of each Kind, with the family's own parser and health check.
+// The register reader's loop: each device type's devices on a node read by its family's reader
+// (device.Kind.ReadRegister: a register annotation, the Node-derived devices, the family's own parser and
+// health check), in Config.Kinds order.
 
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// addFamilyDevices reads the register annotation of every device type but the main one (NVIDIA's, whose
-// annotation buildNode reads first) and appends those devices to the node. A node that registers any type is
-// registered: a DCU-only node is not "unregistered" because it has no NVIDIA annotation.
-func (c *Cluster) addFamilyDevices(n *corev1.Node, node *Node, bad reportFunc) {
+// addDevices reads every device type's devices on the node and appends them to it. A node that registers
+// any type is registered (a DCU-only node is not "unregistered" because it has no NVIDIA annotation); while
+// none does, its RegisterError is the first type's reason that gives one (NVIDIA's: its annotation missing
+// or unreadable). A register annotation in a layout the configured HAMi version cannot read is reported: its
+// type does not register the node, and its devices stay listed only while no other type registers it.
+func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
+	var unreadable []uint8 // the types whose annotation the configured HAMi version cannot read
 	for k := range c.kinds {
 		kind := &c.kinds[k]
-		if mainKind(kind) {
+		_, _, _, read, _ := kind.Readers()
+		reg, ok := read(kind, n, device.ReportFunc(bad))
+		if !ok {
+			if !node.Registered && node.RegisterError == "" {
+				node.RegisterError = reg.Unregistered
+			}
 			continue
 		}
-		var devs []codec.DeviceInfo
-		field := "status.capacity[" + kind.Cores + "]"
-		if kind.NodeDevices != nil {
-			if devs = kind.NodeDevices(n); len(devs) == 0 {
-				continue
+		if msg := c.versionProblem(reg.Format); msg != "" {
+			// One model of the node for every surface: what HAMi's version cannot read is not registered. The
+			// devices stay listed (their pods still hold them); no gate lets a pod reach them.
+			bad(reg.Field, "%s", msg)
+			unreadable = append(unreadable, uint8(k))
+			if !node.Registered {
+				node.RegisterError = msg
 			}
-		} else {
-			reg, ok := n.Annotations[kind.Register]
-			if !ok {
-				continue
-			}
-			field = "metadata.annotations[" + kind.Register + "]"
-			if kind.Serving != nil {
-				if f, problem := kind.Serving(n); problem != "" {
-					bad(f, "%s", problem)
-					continue
-				}
-			}
-			var err error
-			parse := codec.ParseDeviceRegister
-			if kind.ParseRegister != nil {
-				parse = kind.ParseRegister
-			}
-			if devs, err = parse(kind.Register, reg); err != nil {
-				bad(field, "%v; its %ss are not counted", err, kind.Word)
-				continue
-			}
-		}
-		if !node.Registered {
+			node.UnreadableBy = c.cfg.hamiVersion().String()
+		} else if !node.Registered {
 			node.Registered, node.RegisterError = true, ""
 		}
-		for _, d := range devs {
+		for _, d := range reg.Devices {
 			if _, dup := node.uuidIndex[d.ID]; dup {
-				bad(field, "%s %s is registered twice; the second entry is ignored", kind.Word, d.ID)
+				bad(reg.Field, "%s %s is registered twice; the second entry is ignored", kind.Word, d.ID)
 				continue
+			}
+			mode := d.Mode
+			if mode == "" {
+				mode = ModeHamiCore
 			}
 			node.uuidIndex[d.ID] = len(node.GPUs)
 			node.GPUs = append(node.GPUs, GPU{
-				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: ModeHamiCore, Healthy: d.Health,
-				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, reg: len(node.GPUs),
-				Device: kind.Name, Kind: uint8(k),
+				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
+				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
+				Device: deviceName(kind), Kind: uint8(k),
 			})
 		}
 	}
+	if len(unreadable) > 0 && node.Registered {
+		// Another type registered here: its devices stay usable, those HAMi's version cannot read do not.
+		kept := node.GPUs[:0]
+		for _, g := range node.GPUs {
+			if !slicesContains(unreadable, g.Kind) {
+				kept = append(kept, g)
+			}
+		}
+		node.GPUs = kept
+	}
+}
+
+// versionProblem is registerVersionProblem for a register annotation's format; "" for a family with one
+// layout.
+func (c *Cluster) versionProblem(format string) string {
+	if format == "" {
+		return ""
+	}
+	return registerVersionProblem(format, c.cfg.hamiVersion())
+}
+
+// deviceName is GPU.Device: the type's name, empty for the main type's (NVIDIA's) GPUs.
+func deviceName(k *device.Kind) string {
+	if mainKind(k) {
+		return ""
+	}
+	return k.Name
+}
+
+func slicesContains(s []uint8, v uint8) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

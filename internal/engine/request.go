@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
 // Pod annotations that steer placement.
@@ -173,6 +175,11 @@ func (r *PodRequest) TotalGPUs() int {
 // replaced by what HAMi would use, so one typo never hides the rest of the pod.
 func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 	cfg = cfg.normalized()
+	return parseRequest(pod, cfg, cfg.Kinds())
+}
+
+// parseRequest is ParseRequest with the normalized cfg's Kinds already built (the Cluster keeps them).
+func parseRequest(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodRequest, []Problem) {
 	pr := &PodRequest{
 		Namespace:      pod.Namespace,
 		Name:           pod.Name,
@@ -183,130 +190,37 @@ func ParseRequest(pod *corev1.Pod, cfg Config) (*PodRequest, []Problem) {
 		NodePolicy:     cfg.NodeSchedulerPolicy,
 		Weights:        Weights{Slot: 1, Core: 1, Memory: 1},
 	}
-	var probs []Problem
-	bad := func(field, format string, args ...any) {
-		probs = append(probs, Problem{Kind: "Pod", Object: pod.Namespace + "/" + pod.Name, Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	rd := &podReading{object: pod.Namespace + "/" + pod.Name}
+	rd.Annos, rd.Bad = pod.Annotations, rd
 	for i := range pod.Spec.InitContainers {
-		if cr, ok := anyRequest(&pod.Spec.InitContainers[i], cfg, "spec.initContainers", bad, pod.Annotations); ok {
+		if cr, ok := rd.anyRequest(&pod.Spec.InitContainers[i], kinds, "spec.initContainers"); ok {
 			cr.Init, cr.Index = true, i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
 	for i := range pod.Spec.Containers {
-		if cr, ok := anyRequest(&pod.Spec.Containers[i], cfg, "spec.containers", bad, pod.Annotations); ok {
+		if cr, ok := rd.anyRequest(&pod.Spec.Containers[i], kinds, "spec.containers"); ok {
 			cr.Index = i
 			pr.Containers = append(pr.Containers, cr)
 		}
 	}
-	applyAnnotations(pr, pod.Annotations, bad)
+	applyAnnotations(pr, pod.Annotations, rd.Report)
 	pr.annos = pod.Annotations
 	for i := range pr.Containers {
-		if k := pr.Containers[i].Kind; k > 0 && pr.vendorSel[k] == nil {
+		if k := pr.Containers[i].Kind; !mainKind(&kinds[k]) && pr.vendorSel[k] == nil {
 			if pr.vendorSel == nil {
 				pr.vendorSel = map[int]*selectors{}
 			}
-			pr.vendorSel[k] = newSelectors(&selectors{}, &cfg.Vendors[k-1], pod.Annotations, "")
+			pr.vendorSel[k] = newSelectors(&selectors{}, &kinds[k], pod.Annotations, "")
 		}
 	}
-	return pr, probs
+	return pr, rd.probs
 }
 
 type reportFunc func(field, format string, args ...any)
 
-// resourceQuantity reads a container's limit for a resource, else its request, and its value clamped to what
-// a request can mean (a clamp is reported).
-func resourceQuantity(c *corev1.Container, name string, field func(string) string, bad reportFunc) (resource.Quantity, int64, bool) {
-	q, ok := c.Resources.Limits[corev1.ResourceName(name)]
-	if !ok {
-		q, ok = c.Resources.Requests[corev1.ResourceName(name)]
-	}
-	if !ok {
-		return q, 0, false
-	}
-	v, clamped := checkedQuantity(q, maxRequestValue)
-	if clamped {
-		bad(field(name), "%s is too large to be meant; clamped to %d", q.String(), v)
-	}
-	return q, v, true
-}
-
-// containerRequest reads one container's limits (then requests) for the managed resources.
-func containerRequest(c *corev1.Container, cfg Config, path string, bad reportFunc) (ContainerRequest, bool) {
-	field := func(res string) string { return fmt.Sprintf("%s[%s].resources[%s]", path, c.Name, res) }
-	get := func(name string) (int64, bool) {
-		q, v, ok := resourceQuantity(c, name, field, bad)
-		if !ok {
-			return 0, false
-		}
-		if name == cfg.ResourceMemoryName {
-			if meant, ok := unitMiB(q); ok {
-				bad(field(name), "%s is in MiB, without a unit: %s reads as %d MiB; you probably meant %d", name, q.String(), v, meant)
-			}
-		}
-		return v, true
-	}
-	count, ok := get(cfg.ResourceCountName)
-	if !ok || count <= 0 {
-		if ok && count < 0 {
-			bad(field(cfg.ResourceCountName), "negative GPU count %d is ignored", count)
-		}
-		return ContainerRequest{}, false
-	}
-	if count > maxGPUCount {
-		bad(field(cfg.ResourceCountName), "%d GPUs is more than any node has; clamped to %d", count, maxGPUCount)
-		count = maxGPUCount
-	}
-	cr := ContainerRequest{Name: c.Name, Count: int(count)}
-	mem, hasMem := get(cfg.ResourceMemoryName)
-	pct, hasPct := get(cfg.ResourceMemoryPercentageName)
-	switch {
-	case hasMem && mem > 0:
-		if f := max(cfg.MemoryFactor, 1); mem > maxRequestValue/f {
-			bad(field(cfg.ResourceMemoryName), "%d MiB times memoryFactor %d is beyond any GPU; clamped to %d", mem, f, maxRequestValue)
-			cr.MemoryMiB = maxRequestValue
-		} else {
-			cr.MemoryMiB = mem * f
-		}
-	case hasPct && pct > 0:
-		if pct > 100 {
-			bad(field(cfg.ResourceMemoryPercentageName), "%d%% is above 100%%; clamped to 100%%", pct)
-			pct = 100
-		}
-		cr.MemoryPercent = pct
-	case cfg.DefaultMemory > 0:
-		cr.MemoryMiB, cr.MemoryDefaulted = cfg.DefaultMemory*cfg.MemoryFactor, true
-	default:
-		cr.MemoryPercent, cr.MemoryDefaulted = 100, true
-	}
-	if hasMem && mem < 0 {
-		bad(field(cfg.ResourceMemoryName), "negative memory %d is ignored", mem)
-	}
-	if hasPct && pct < 0 {
-		bad(field(cfg.ResourceMemoryPercentageName), "negative percentage %d is ignored", pct)
-	}
-	cores, hasCores := get(cfg.ResourceCoreName)
-	if !hasCores {
-		cores = cfg.DefaultCores
-	}
-	switch {
-	case cores < 0:
-		bad(field(cfg.ResourceCoreName), "negative cores %d are ignored", cores)
-		cores = 0
-	case cores > 100:
-		cores = 100 // HAMi clamps silently: a GPU has at most 100 % of itself
-	}
-	cr.Cores = cores
-	return cr, true
-}
-
 // quantityValue reads a quantity as an integer, rounding up fractions as Kubernetes does for counts.
-func quantityValue(q resource.Quantity) int64 {
-	if v, ok := q.AsInt64(); ok {
-		return v
-	}
-	return q.Value()
-}
+func quantityValue(q resource.Quantity) int64 { return device.QuantityValue(q) }
 
 func applyAnnotations(pr *PodRequest, annos map[string]string, bad reportFunc) {
 	pr.UseTypes = splitList(annos[AnnoUseGPUType])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/nvidia"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
 )
 
@@ -165,11 +166,12 @@ func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
 // run concurrently with each other, as the extender's do under its reader lock (see cardcache.go).
 type Cluster struct {
 	cfg       Config
-	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
-	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
-	vkeys     []vendorKey   // the other kinds' quota keys
-	rows      []kindRows    // per kind, its rows compiled (rows.go)
-	readyKind int           // the kind with the devices-ready gate (NVIDIA's); -1 when none
+	kinds     []device.Kind        // cfg.Kinds(): NVIDIA first
+	units     []string             // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey          // the other kinds' quota keys
+	listKeys  map[string][]listKey // every kind's device-list annotation keys (kindallocation.go)
+	rows      []kindRows           // per kind, its rows compiled (rows.go)
+	readyKind int                  // the kind with the devices-ready gate (NVIDIA's); -1 when none
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -201,6 +203,7 @@ func NewCluster(cfg Config) *Cluster {
 		kinds:     kinds,
 		units:     pluralWords(cfg.Kinds()),
 		vkeys:     vendorQuotaKeys(cfg.Kinds()),
+		listKeys:  listKeys(kinds),
 		nodes:     map[string]*Node{},
 		pods:      map[string]*PodAllocation{},
 		byNode:    map[string]map[string]*PodAllocation{},
@@ -329,7 +332,7 @@ func (c *Cluster) renumber(i int) {
 }
 
 // noNVIDIARegister is the register error of a node without NVIDIA's annotation.
-const noNVIDIARegister = "no " + codec.NodeRegisterAnnotation + " annotation: the node component has not registered GPUs"
+const noNVIDIARegister = nvidia.Unregistered
 
 func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	var probs []Problem
@@ -351,55 +354,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		node.AllocatableGPUs = quantityValue(q)
 	}
 	annos := n.Annotations
-	reg, ok := annos[codec.NodeRegisterAnnotation]
-	unreadable := "" // the configured HAMi version cannot read the NVIDIA annotation
-	switch {
-	case !ok:
-		node.RegisterError = noNVIDIARegister
-	default:
-		devs, err := codec.ParseNodeRegister(reg)
-		if err != nil {
-			node.RegisterError = err.Error()
-			bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "%v", err)
-			break
-		}
-		node.Registered = true
-		if msg := registerVersionProblem(codec.RegisterFormat(reg), c.cfg.hamiVersion()); msg != "" {
-			bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "%s", msg)
-			unreadable = msg
-		}
-		for _, d := range devs {
-			if _, dup := node.uuidIndex[d.ID]; dup {
-				bad("metadata.annotations["+codec.NodeRegisterAnnotation+"]", "GPU %s is registered twice; the second entry is ignored", d.ID)
-				continue
-			}
-			mode := d.Mode
-			if mode == "" {
-				mode = ModeHamiCore
-			}
-			node.uuidIndex[d.ID] = len(node.GPUs)
-			node.GPUs = append(node.GPUs, GPU{
-				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
-				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
-			})
-		}
-	}
-	if unreadable != "" {
-		// One model of the node for every surface: what HAMi's version cannot read is not registered. The GPUs
-		// stay listed (their pods still hold them); no gate lets a pod reach them.
-		node.Registered, node.RegisterError, node.UnreadableBy = false, unreadable, c.cfg.hamiVersion().String()
-	}
-	c.addFamilyDevices(n, node, bad)
-	if unreadable != "" && node.Registered {
-		// Another family registered here: its devices stay usable, the NVIDIA GPUs HAMi cannot read do not.
-		kept := node.GPUs[:0]
-		for _, g := range node.GPUs {
-			if !mainKind(&c.kinds[g.Kind]) {
-				kept = append(kept, g)
-			}
-		}
-		node.GPUs = kept
-	}
+	c.addDevices(n, node, bad)
 	// Device type, then index, then UUID, for display; GPU walks start from the registration order (GPU.reg),
 	// as HAMi's do.
 	sort.SliceStable(node.GPUs, func(i, j int) bool {
@@ -473,7 +428,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	key := pod.Namespace + "/" + pod.Name
 	c.RemovePod(pod.Namespace, pod.Name)
 	c.trackKubePod(pod)
-	alloc, probs := podAllocation(pod, c.cfg, c.kinds)
+	alloc, probs := podAllocation(pod, c.cfg, c.kinds, c.listKeys)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {

@@ -58,8 +58,8 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 		codec.PodBindPhaseAnnotation, phase, sched)
 }
 
-// podAllocation reads what a counted pod holds, or nil when it does not count.
-func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAllocation, []Problem) {
+// podAllocation reads what a counted pod holds, or nil when it does not count. keys are listKeys(kinds).
+func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind, keys map[string][]listKey) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
 		return nil, nil
 	}
@@ -74,16 +74,20 @@ func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAlloca
 			return nil, probs
 		}
 	}
-	annoKey := codec.PodAllocatedAnnotation
-	raw, ok := pod.Annotations[annoKey]
-	if !ok {
-		// Pods placed by very old schedulers carry only the to-allocate list.
-		annoKey = codec.PodToAllocateAnnotation
-		raw, ok = pod.Annotations[annoKey]
+	var buf [4]deviceList
+	lists := deviceLists(pod.Annotations, keys, buf[:0])
+	annoKey, raw, ok, main := codec.PodAllocatedAnnotation, "", false, 0
+	for _, l := range lists {
+		if mainKind(&kinds[l.kind]) {
+			main = l.kind
+			// Pods placed by very old schedulers carry only the to-allocate list.
+			annoKey, raw, ok = l.key, l.raw, true
+			break
+		}
 	}
 	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey,
 		Terminating: pod.DeletionTimestamp != nil}
-	vendor := familyAllocations(pod, cfg, kinds, alloc, bad)
+	vendor := familyAllocations(pod, cfg, kinds, lists, alloc, bad)
 	if !ok && vendor {
 		return alloc, probs
 	}
@@ -91,12 +95,13 @@ func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAlloca
 		bad("metadata.annotations["+codec.PodAllocatedAnnotation+"]", "pod is placed on %s but has no device list; it is counted as using nothing", alloc.Node)
 		return alloc, probs
 	}
-	entries, err := codec.ParsePodDevices(annoKey, raw)
+	_, _, _, _, read := kinds[main].Readers()
+	entries, err := read(annoKey, raw)
 	if err != nil {
 		bad("metadata.annotations["+annoKey+"]", "%v; the pod is counted as using nothing", err)
 		return alloc, probs
 	}
-	alloc.Containers = append(mapEntries(pod, entries, cfg), alloc.Containers...)
+	alloc.Containers = append(mapEntries(pod, entries, cfg, kinds), alloc.Containers...)
 	alloc.Uses = collapse(alloc.Containers)
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	if v, ok := pod.Annotations[codec.PodMigAllocationsAnnotation]; ok && strings.TrimSpace(v) != "" {
@@ -113,7 +118,7 @@ func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind) (*PodAlloca
 // mapEntries assigns device-list entries to containers across HAMi versions: v2.9+ writes init then app
 // containers, up to v2.8 app containers only, and v2.10.0 sometimes drops empty entries (#2899), in which
 // case the non-empty entries go to the GPU-requesting containers in order.
-func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config) []ContainerAllocation {
+func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config, kinds []device.Kind) []ContainerAllocation {
 	inits, apps := pod.Spec.InitContainers, pod.Spec.Containers
 	var out []ContainerAllocation
 	add := func(name string, init bool, devs codec.ContainerDevices) {
@@ -137,7 +142,7 @@ func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config) []Contain
 		}
 		return out
 	}
-	req, _ := ParseRequest(pod, cfg)
+	req, _ := parseRequest(pod, cfg, kinds)
 	j := 0
 	for _, e := range entries {
 		if len(e) == 0 {

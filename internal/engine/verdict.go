@@ -161,9 +161,10 @@ func (p *Placement) PodDevices() codec.PodDevices { return p.PodDevicesOf(0) }
 // PodDevicesOf is PodDevices for the devices of one type (an index in Config.Kinds), each device carrying
 // the type's word ("NVIDIA", "DCU", "Ascend910B3") as HAMi writes it.
 func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
-	word, model, mask := "NVIDIA", false, false
-	if kind >= 0 && kind < len(p.kinds) && !mainKind(&p.kinds[kind]) {
-		word, model, mask = p.kinds[kind].Name, p.kinds[kind].ListDeviceType, p.kinds[kind].CoresMask
+	k, write := nvidiaListKind, device.ListByName
+	if kind >= 0 && kind < len(p.kinds) {
+		k = &p.kinds[kind]
+		write = k.Writer()
 	}
 	out := make(codec.PodDevices, p.InitContainers+p.AppContainers)
 	for _, c := range p.Containers {
@@ -176,20 +177,15 @@ func (p *Placement) PodDevicesOf(kind int) codec.PodDevices {
 		}
 		for _, d := range c.Devices {
 			if d.Kind == kind {
-				t := word
-				if model && d.Type != "" {
-					t = d.Type
-				}
-				cores := d.Cores
-				if mask {
-					cores = d.CoreMask
-				}
-				out[i] = append(out[i], codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: cores})
+				out[i] = append(out[i], write(k, device.Listed{UUID: d.UUID, Type: d.Type, Mem: d.MemMiB, Cores: d.Cores, Mask: d.CoreMask}))
 			}
 		}
 	}
 	return out
 }
+
+// nvidiaListKind names the devices of a placement made without Kinds (NVIDIA's only, as HAMi writes them).
+var nvidiaListKind = &device.Kind{Name: "NVIDIA"}
 
 // usesKind reports whether any device of the placement is of the type.
 func (p *Placement) usesKind(kind int) bool {

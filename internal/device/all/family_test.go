@@ -40,11 +40,19 @@ func (acme) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Count:  device.Or(s.ResourceCountName, "acme.io/apu"),
 		Memory: "acme.io/apumem",
 		Rows:   []device.Row{evenRow},
+		// Its request reader is the common one with a rounding of its own, chosen here: no engine file
+		// reads it either.
+		ReadRequest: device.Share{Round: roundToThousand}.Read,
 		BindExtra: func(_ *device.Kind, containers [][]device.Placed, _ map[string]string, _ int64) map[string]string {
 			return map[string]string{acmeParity: "even"}
 		},
 		ExtraKeys: []string{acmeParity},
 	}}, nil
+}
+
+// roundToThousand is ACME's webhook: memory is handed out in slices of 1,000 MiB.
+func roundToThousand(_ *device.Kind, _ *device.Reading, mib int64) (int64, string) {
+	return (mib + 999) / 1000 * 1000, ""
 }
 
 // evenRow is the family's own gate: an odd-indexed APU is refused.
@@ -88,8 +96,8 @@ func TestTestOnlyFamilyPlacesThroughTheEngine(t *testing.T) {
 				"acme.io/apu": resource.MustParse("1"), "acme.io/apumem": resource.MustParse(mem)}}}}}}
 	}
 
-	// 10,000 MiB: apu-0 is too small, apu-1 is odd, apu-2 takes it.
-	v := c.Evaluate(pod("10000"), engine.EvalOptions{})
+	// 9,500 MiB, rounded by the family's reader to 10,000: apu-0 is too small, apu-1 is odd, apu-2 takes it.
+	v := c.Evaluate(pod("9500"), engine.EvalOptions{})
 	if !v.Fits || v.Placement == nil {
 		t.Fatalf("does not fit: %s %v", v.Summary, v.Problems)
 	}

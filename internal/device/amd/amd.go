@@ -38,14 +38,14 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Allocated:  "hami.io/amd-devices-allocated",
 		UseType:    "amd.com/use-gputype", NoUseType: "amd.com/nouse-gputype",
 		UseUUID: "amd.com/use-gpu-uuid", NoUseUUID: "amd.com/nouse-gpu-uuid",
-		Count:                count,
-		Memory:               device.Or(s.ResourceMemoryName, "amd.com/gpumem"),
-		Cores:                cores,
-		DefaultCores:         100,
-		CoresPercentOfDevice: true,
-		ListDeviceType:       true,
-		Serving:              func(n *corev1.Node) (string, string) { return serving(n, count) },
-		Mutate:               func(r *device.Request) string { return mutate(r, cores) },
+		Count:        count,
+		Memory:       device.Or(s.ResourceMemoryName, "amd.com/gpumem"),
+		Cores:        cores,
+		DefaultCores: 100,
+		WriteList:    device.ListByModel,
+		ReadRegister: device.WhileServing(func(n *corev1.Node) (string, string) { return serving(n, count) }, device.RegisterList),
+		ReadRequest:  readRequest,
+		Mutate:       func(r *device.Request) string { return mutate(r, cores) },
 	}}, nil
 }
 
@@ -66,4 +66,12 @@ func mutate(r *device.Request, coresRes string) string {
 		return fmt.Sprintf("%s %d is not an integer percentage between 1 and 100", coresRes, r.Cores)
 	}
 	return ""
+}
+
+// readRequest is HAMi's common reading with the cores resource a percentage of each device's own compute
+// units (a device gives max(1, units x percent / 100)).
+func readRequest(k *device.Kind, r *device.Reading) (device.Ask, bool) {
+	a, ok := device.ShareRequest(k, r)
+	a.CoresOfDevice = true
+	return a, ok
 }

@@ -109,13 +109,46 @@ func KindOf(c Config) device.Kind {
 		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"
+	read := device.Share{}
 	if superPod {
-		k.Pair, k.PairOneRoundsUp = 2, true
+		k.Pair = 2
+		read.Count = moduleCount
 	}
+	if len(templates) > 0 {
+		read.Unnamed, read.Round = allocatableMemory, roundToTemplate
+	}
+	k.ReadRequest = read.Read
 	cfg := c
 	cfg.ResourceCoreName, cfg.ResourceMemoryName = k.Cores, k.Memory
 	k.Mutate = func(r *device.Request) string { return mutate(cfg, superPod, r) }
 	return k
+}
+
+// moduleCount is the count a 910C SuperPod container asks for: HAMi's webhook rounds one device up to a
+// whole module (Pair); any other count but a multiple of Pair is mutate's refusal.
+func moduleCount(k *device.Kind, r *device.Reading) (int64, bool, bool) {
+	count, byCores, ok := device.ReadCount(k, r)
+	if ok && count == 1 {
+		count = int64(k.Pair)
+	}
+	return count, byCores, ok
+}
+
+// allocatableMemory is the memory of a container naming none: HAMi's Ascend webhook writes the whole
+// device's allocatable memory into an unset memory limit.
+func allocatableMemory(k *device.Kind) int64 { return k.MemoryAllocatable }
+
+// roundToTemplate rounds a memory request up to the chip's templates (HAMi's trimMemory), unless the pod
+// asks for hami-core, which keeps the memory as written. A memory no template holds, or a template for
+// several devices, is mutate's refusal.
+func roundToTemplate(k *device.Kind, r *device.Reading, mib int64) (int64, string) {
+	if r.Annos[VNPUModeAnnotation] == VNPUModeHamiCore {
+		return mib, ""
+	}
+	if trimmed, tpl, ok := k.Trim(mib); ok {
+		return trimmed, tpl
+	}
+	return mib, ""
 }
 
 // mutate is HAMi's MutateAdmission for Ascend (pkg/device/ascend/device.go:119-190), whose errors the webhook

@@ -63,7 +63,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	cores := device.Or(s.ResourceCoreName, "aws.amazon.com/neuroncore")
 	return []device.Kind{{
 		Vendor: "awsneuron", Name: Name, Word: "Neuron device",
-		NodeDevices:    func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count, cores) },
+		ReadRegister:   device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count, cores) }),
 		ToAllocate:     Allocated,
 		Allocated:      Allocated,
 		UseUUID:        "aws.amazon.com/use-neuron-uuid",
@@ -71,7 +71,11 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Count:          count,
 		Cores:          cores,
 		CoresUnit:      "NeuronCores",
-		CountFromCores: true,
+		Asks:           device.NamesCountOrCores, // a container may ask by neuroncore alone
+		Admit:          device.AdmitCountOrCores,
+		ReadRequest:    device.Share{Count: device.CountOrCores}.Read,
+		ReadAllocation: device.ReadCoreMasks,
+		WriteList:      device.ListCoreMask,
 		CoresMask:      true,
 		Mutate:         Mutate,
 		Select:         Select,

@@ -31,7 +31,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ToAllocate: "hami.io/Biren-devices-to-allocate",
 		Allocated:  "hami.io/Biren-devices-allocated",
 		UseUUID:    "birentech.com/use-gpuuuid", NoUseUUID: "birentech.com/nouse-gpuuuid",
-		Count:     device.Or(s.ResourceCountName, "birentech.com/gpu"),
-		SlotsOnly: true,
+		Count:       device.Or(s.ResourceCountName, "birentech.com/gpu"),
+		ReadRequest: device.SlotRequest,
 	}}, nil
 }

@@ -39,10 +39,10 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	cores := device.Or(s.ResourceCoreName, "cambricon.com/mlu.smlu.vcore")
 	return []device.Kind{{
 		Vendor: "cambricon", Name: "MLU", Word: "MLU",
-		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return nodeDevices(n, mem, cores) },
-		ToAllocate:  "hami.io/cambricon-mlu-devices-to-allocate",
-		Allocated:   "hami.io/cambricon-mlu-devices-allocated",
-		UseUUID:     "cambricon.com/use-gpuuuid", NoUseUUID: "cambricon.com/nouse-gpuuuid",
+		ReadRegister: device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return nodeDevices(n, mem, cores) }),
+		ToAllocate:   "hami.io/cambricon-mlu-devices-to-allocate",
+		Allocated:    "hami.io/cambricon-mlu-devices-allocated",
+		UseUUID:      "cambricon.com/use-gpuuuid", NoUseUUID: "cambricon.com/nouse-gpuuuid",
 		Count:        device.Or(s.ResourceCountName, "cambricon.com/mlu"),
 		Memory:       mem,
 		Cores:        cores,

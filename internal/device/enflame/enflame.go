@@ -33,12 +33,12 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	count := device.Or(s.ResourceNameGCU, "enflame.com/gcu")
 	return []device.Kind{{
 		Vendor: "enflame", Name: "GCU", Word: "GCU",
-		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count) },
-		ToAllocate:  "hami.io/enflame-gcu-devices-to-allocate",
-		Allocated:   "hami.io/enflame-gcu-devices-allocated",
-		Count:       count,
-		WholeDevice: true,
-		Rows:        []device.Row{UsedRow},
+		ReadRegister: device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count) }),
+		ToAllocate:   "hami.io/enflame-gcu-devices-to-allocate",
+		Allocated:    "hami.io/enflame-gcu-devices-allocated",
+		Count:        count,
+		ReadRequest:  device.WholeRequest,
+		Rows:         []device.Row{UsedRow},
 	}}, nil
 }
 

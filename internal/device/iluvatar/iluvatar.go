@@ -49,11 +49,11 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 			ToAllocate: "hami.io/" + w + "-devices-to-allocate",
 			Allocated:  "hami.io/" + w + "-devices-allocated",
 			UseUUID:    "hami.io/use-" + w + "-uuid", NoUseUUID: "hami.io/no-use-" + w + "-uuid",
-			Count:              device.Or(c.ResourceCountName, "iluvatar.ai/"+w+"-vgpu"),
-			Memory:             device.Or(c.ResourceMemoryName, "iluvatar.ai/"+w+".vMem"),
-			Cores:              device.Or(c.ResourceCoreName, "iluvatar.ai/"+w+".vCore"),
-			MemoryFactor:       MemoryFactor,
-			ManyTakeWholeCores: true,
+			Count:        device.Or(c.ResourceCountName, "iluvatar.ai/"+w+"-vgpu"),
+			Memory:       device.Or(c.ResourceMemoryName, "iluvatar.ai/"+w+".vMem"),
+			Cores:        device.Or(c.ResourceCoreName, "iluvatar.ai/"+w+".vCore"),
+			MemoryFactor: MemoryFactor,
+			ReadRequest:  device.Share{Cores: device.ManyTakeWholeCores}.Read,
 		})
 	}
 	return out, nil

@@ -57,12 +57,12 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	const rule = "are interconnected (Kunlun's wings of four and their links)"
 	return []device.Kind{{
 		Vendor: "kunlun", Name: "kunlun", Word: "XPU",
-		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count) },
-		ToAllocate:  WholeAllocated,
-		Allocated:   WholeAllocated,
-		UseUUID:     "baidu.com/use-gpuuuid", NoUseUUID: "baidu.com/nouse-gpuuuid",
+		ReadRegister: device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, count) }),
+		ToAllocate:   WholeAllocated,
+		Allocated:    WholeAllocated,
+		UseUUID:      "baidu.com/use-gpuuuid", NoUseUUID: "baidu.com/nouse-gpuuuid",
 		Count:         count,
-		WholeDevice:   true,
+		ReadRequest:   device.WholeRequest,
 		SelectInOrder: GraphSelect,
 		SelectRule:    rule,
 		FitFailure:    WholeFitFailure,

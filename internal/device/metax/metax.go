@@ -29,12 +29,12 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	count := device.Or(s.ResourceCountName, "metax-tech.com/gpu")
 	return []device.Kind{{
 		Vendor: "metax", Name: "Metax-GPU", Word: "GPU",
-		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return nodeDevices(n, count) },
-		ToAllocate:  "hami.io/metax-gpu-devices-to-allocate",
-		Allocated:   "hami.io/metax-gpu-devices-allocated",
-		Count:       count,
-		WholeDevice: true,
-		Rows:        []device.Row{OneDeviceRow},
+		ReadRegister: device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return nodeDevices(n, count) }),
+		ToAllocate:   "hami.io/metax-gpu-devices-to-allocate",
+		Allocated:    "hami.io/metax-gpu-devices-allocated",
+		Count:        count,
+		ReadRequest:  device.WholeRequest,
+		Rows:         []device.Row{OneDeviceRow},
 	}}, nil
 }
 

@@ -60,19 +60,19 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	cores := device.Or(s.ResourceCoreName, "mthreads.com/sgpu-core")
 	return []device.Kind{{
 		Vendor: "mthreads", Name: "Mthreads", Word: "GPU",
-		NodeDevices: func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, mem, cores) },
-		ToAllocate:  Allocated,
-		Allocated:   Allocated,
-		UseUUID:     "mthreads.ai/use-gpuuuid", NoUseUUID: "mthreads.ai/nouse-gpuuuid",
-		Count:              device.Or(s.ResourceCountName, "mthreads.com/vgpu"),
-		Memory:             mem,
-		Cores:              cores,
-		MemoryFactor:       MemoryFactor,
-		Mutate:             Mutate,
-		SplitAcrossDevices: true,
-		Rows:               []device.Row{OneDeviceRow},
-		BindExtra:          bindExtra,
-		ExtraKeys:          []string{GPUIndexAnnotation, PredicateNodeAnnotation, PredicateTimeAnnotation},
+		ReadRegister: device.FromNode(func(n *corev1.Node) []codec.DeviceInfo { return NodeDevices(n, mem, cores) }),
+		ToAllocate:   Allocated,
+		Allocated:    Allocated,
+		UseUUID:      "mthreads.ai/use-gpuuuid", NoUseUUID: "mthreads.ai/nouse-gpuuuid",
+		Count:        device.Or(s.ResourceCountName, "mthreads.com/vgpu"),
+		Memory:       mem,
+		Cores:        cores,
+		MemoryFactor: MemoryFactor,
+		Mutate:       Mutate,
+		ReadRequest:  device.Share{PerDevice: device.SplitEvenly}.Read,
+		Rows:         []device.Row{OneDeviceRow},
+		BindExtra:    bindExtra,
+		ExtraKeys:    []string{GPUIndexAnnotation, PredicateNodeAnnotation, PredicateTimeAnnotation},
 	}}, nil
 }
 

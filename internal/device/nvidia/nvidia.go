@@ -19,22 +19,34 @@ const FamilyName = "nvidia"
 func (Family) Name() string    { return FamilyName }
 func (Family) Section() string { return "nvidia" }
 
-// Kinds returns the one NVIDIA Kind with the section's resource names.
-func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
-	var s struct {
-		ResourceCountName            string `json:"resourceCountName"`
-		ResourceMemoryName           string `json:"resourceMemoryName"`
-		ResourceMemoryPercentageName string `json:"resourceMemoryPercentageName"`
-		ResourceCoreName             string `json:"resourceCoreName"`
-	}
-	if err := device.Decode("nvidia", section, &s); err != nil {
-		return nil, err
-	}
-	return []device.Kind{Kind(s.ResourceCountName, s.ResourceMemoryName, s.ResourceMemoryPercentageName, s.ResourceCoreName)}, nil
+// Config is NVIDIA's section of HAMi's device-config.yaml, as far as it changes scheduling (the engine's
+// Config carries it as its own fields).
+type Config struct {
+	ResourceCountName            string `json:"resourceCountName"`
+	ResourceMemoryName           string `json:"resourceMemoryName"`
+	ResourceMemoryPercentageName string `json:"resourceMemoryPercentageName"`
+	ResourceCoreName             string `json:"resourceCoreName"`
+	// DefaultMemory is the MiB a container gets when it names neither memory nor percentage; 0 means 100 %.
+	DefaultMemory int64 `json:"defaultMemory"`
+	// DefaultCores is the core percentage a container gets when it names none.
+	DefaultCores int64 `json:"defaultCores"`
+	// MemoryFactor multiplies every memory request (0 or 1 leaves it).
+	MemoryFactor int64 `json:"memoryFactor"`
 }
 
-// Kind is NVIDIA's Kind with these resource names (HAMi's chart defaults for empty ones).
-func Kind(count, mem, pct, cores string) device.Kind {
+// Kinds returns the one NVIDIA Kind of the section.
+func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
+	var c Config
+	if err := device.Decode("nvidia", section, &c); err != nil {
+		return nil, err
+	}
+	return []device.Kind{KindOf(c)}, nil
+}
+
+// KindOf is NVIDIA's Kind with the section's resource names (HAMi's chart defaults for empty ones) and
+// defaults: its request reader is NVIDIA's own (request.go); its register and device-list annotations are
+// HAMi's own (hami.io/node-nvidia-register, hami.io/vgpu-devices-*).
+func KindOf(c Config) device.Kind {
 	return device.Kind{
 		Vendor: "nvidia", Name: "NVIDIA", Word: "GPU",
 		Register:   "hami.io/node-nvidia-register",
@@ -43,10 +55,14 @@ func Kind(count, mem, pct, cores string) device.Kind {
 		Allocated:  "hami.io/vgpu-devices-allocated",
 		UseType:    "nvidia.com/use-gputype", NoUseType: "nvidia.com/nouse-gputype",
 		UseUUID: "nvidia.com/use-gpuuuid", NoUseUUID: "nvidia.com/nouse-gpuuuid",
-		Count:         device.Or(count, "nvidia.com/gpu"),
-		Memory:        device.Or(mem, "nvidia.com/gpumem"),
-		MemoryPercent: device.Or(pct, "nvidia.com/gpumem-percentage"),
-		Cores:         device.Or(cores, "nvidia.com/gpucores"),
+		Count:         device.Or(c.ResourceCountName, "nvidia.com/gpu"),
+		Memory:        device.Or(c.ResourceMemoryName, "nvidia.com/gpumem"),
+		MemoryPercent: device.Or(c.ResourceMemoryPercentageName, "nvidia.com/gpumem-percentage"),
+		Cores:         device.Or(c.ResourceCoreName, "nvidia.com/gpucores"),
+		MemoryFactor:  c.MemoryFactor,
+		DefaultCores:  c.DefaultCores,
+		ReadRequest:   requestReader(c.DefaultMemory, c.DefaultCores),
+		ReadRegister:  readRegister,
 		Rows:          []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow},
 	}
 }

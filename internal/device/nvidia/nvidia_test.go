@@ -15,7 +15,7 @@ import (
 // quota inside Fit and vgpu-mode; NVIDIA's Kind is built from the engine's Config, so the world schedules
 // NVIDIA alone.
 func TestNVIDIARows(t *testing.T) {
-	k := nvidia.Kind("", "", "", "")
+	k := nvidia.KindOf(nvidia.Config{})
 	for _, r := range []device.Row{device.ReadyRow, device.NumaRow, device.QuotaRow, device.MIGRow, device.CordonRow} {
 		if !k.Has(r.Name) {
 			t.Errorf("NVIDIA's Kind lacks the %s row", r.Name)
@@ -85,4 +85,24 @@ func TestNVIDIAMIG(t *testing.T) {
 		{Name: "no device-count check for a MIG request", Node: mig(a100("gpu-0", 0)), Pod: ft.Pod("p", nil, ask("3", "20000")),
 			Want: nil, Reason: "1/1 AllocatedCardsInsufficientRequest, 1/1 CardMigTopologyInfeasible"},
 	})
+}
+
+// TestReadRegister: NVIDIA's register reader keeps each GPU's mode and the annotation's layout (which the
+// engine checks against --hami-version), and says why a node without it is unregistered.
+func TestReadRegister(t *testing.T) {
+	k := nvidia.KindOf(nvidia.Config{})
+	_, _, _, read, _ := k.Readers()
+	var probs []string
+	bad := device.ReportFunc(func(field, format string, args ...any) { probs = append(probs, field) })
+	reg := ft.Register(codec.DeviceInfo{ID: "gpu-0", Count: 7, Devmem: 40960, Devcore: 100, Type: "NVIDIA-A100", Health: true, Mode: "mig"})
+	r, ok := read(&k, ft.Node("n1", map[string]string{codec.NodeRegisterAnnotation: reg}, nil), bad)
+	if !ok || len(r.Devices) != 1 || r.Devices[0].Mode != "mig" || r.Format != codec.RegisterJSON || r.Unregistered != "" {
+		t.Errorf("read = %+v %v, want the GPU in mig mode, JSON", r, ok)
+	}
+	if r, ok := read(&k, ft.Node("n1", nil, nil), bad); ok || r.Unregistered != nvidia.Unregistered || len(probs) != 0 {
+		t.Errorf("no annotation: %+v %v %v", r, ok, probs)
+	}
+	if r, ok := read(&k, ft.Node("n1", map[string]string{codec.NodeRegisterAnnotation: "[{"}, nil), bad); ok || r.Unregistered == "" || len(probs) != 1 {
+		t.Errorf("unreadable annotation: %+v %v %v, want its error as the reason and one problem", r, ok, probs)
+	}
 }

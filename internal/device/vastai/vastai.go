@@ -33,7 +33,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ToAllocate: "hami.io/Vastai-devices-to-allocate",
 		Allocated:  "hami.io/Vastai-devices-allocated",
 		UseUUID:    "vastaitech.com/use-gpuuuid", NoUseUUID: "vastaitech.com/nouse-gpuuuid",
-		Count:     device.Or(s.ResourceCountName, "vastaitech.com/va"),
-		SlotsOnly: true,
+		Count:       device.Or(s.ResourceCountName, "vastaitech.com/va"),
+		ReadRequest: device.SlotRequest,
 	}}, nil
 }

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -172,4 +176,24 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 func snapshotFromDemo() (*snapshot.Snapshot, error) {
 	return snapshot.Parse(examples.DemoCluster, "demo")
+}
+
+// TestUnauthorizedNamesTheCredentials: an API server that refuses the kubeconfig's token gets an error about the
+// credentials, not a bare "Unauthorized".
+func TestUnauthorizedNamesTheCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(&metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized})
+	}))
+	defer srv.Close()
+	kc := writeKubeconfig(t, filepath.Join(t.TempDir(), "kubeconfig"), srv.URL, "expired", "")
+	for _, args := range [][]string{{"top", "--once"}, {"lint"}, {"snapshot"}} {
+		_, _, err := run(t, append(args, "--kubeconfig", kc)...)
+		want := "the API server at " + srv.URL + " does not accept the kubeconfig's credentials: its token or certificate is wrong or has expired"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: error %v, want %q", args, err, want)
+		}
+	}
 }

@@ -42,11 +42,18 @@ func (e *errNeedsReaderRole) Error() string {
 		e.server, e.status.ErrStatus.Message, readerRole, readerRole, name, readerRole, subject)
 }
 
-// needsReaderRole turns a Forbidden read into errNeedsReaderRole; other errors are returned as they are.
+// needsReaderRole turns a Forbidden read into errNeedsReaderRole and says what an Unauthorized one means (the
+// credentials, not the network); other errors are returned as they are.
 func needsReaderRole(err error, server string) error {
 	var status *apierrors.StatusError
-	if err == nil || !apierrors.IsForbidden(err) || !errors.As(err, &status) {
+	switch {
+	case err == nil || !errors.As(err, &status):
 		return err
+	case apierrors.IsForbidden(err):
+		return &errNeedsReaderRole{server: server, status: status}
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%w\nthe API server at %s does not accept the kubeconfig's credentials: its token or certificate is wrong "+
+			"or has expired; log in again (or refresh the token), or choose other credentials with --context or --user", err, server)
 	}
-	return &errNeedsReaderRole{server: server, status: status}
+	return err
 }

@@ -109,10 +109,11 @@ func (o *LintOptions) Run(ctx context.Context) error {
 	}
 	errs, _, _ := lint.Count(all)
 	shown := filterSeverity(all, lint.Severity(o.MinSeverity))
+	notice := query.NoDevicesNotice(c)
 	if o.Output == "name" {
 		printFindingNames(o.streams.Out, shown)
 	} else if o.Output == "json" || o.Output == "yaml" {
-		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Notice: query.NoDevicesNotice(c), Findings: shown}
+		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Notice: notice, Findings: shown}
 		if out.Findings == nil {
 			out.Findings = []lint.Finding{}
 		}
@@ -120,7 +121,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		if err := printObject(o.streams.Out, o.Output, out); err != nil {
 			return err
 		}
-	} else if err := printFindings(o.streams.Out, s.Source, query.NoDevicesNotice(c), shown, len(all)-len(shown), o.MinSeverity); err != nil {
+	} else if err := printFindings(o.streams.Out, s.Source, notice, shown, len(all)-len(shown), o.MinSeverity); err != nil {
 		return err
 	}
 	if errs > 0 {

@@ -182,9 +182,6 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 		}
 		return printObject(o.streams.Out, o.Output, obj)
 	}
-	if notice := query.NoDevicesNotice(c); notice != "" {
-		fmt.Fprintln(o.streams.Out, notice)
-	}
 	if a.Node != "" {
 		return render.WhyPending(o.streams.Out, &a, o.Output == "wide", o.Nodes)
 	}

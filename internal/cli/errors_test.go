@@ -2,10 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -49,6 +53,10 @@ current-context: x
 		{"bad percentage", []string{"what-if", "--demo", "--gpumem-percentage", "150"}, []string{"--gpumem-percentage 150"}},
 		{"gpumem as a quantity names the MiB", []string{"what-if", "--demo", "--gpumem", "16Gi"}, []string{`"16Gi"`, "--gpumem 16384"}},
 		{"gpumem not a number", []string{"what-if", "--demo", "--gpumem", "lots"}, []string{`"lots"`, "whole number of MiB"}},
+		{"namespace no namespace can have", []string{"what-if", "--demo", "-n", "q?"}, []string{`-n "q?": no namespace can be named "q?"`}},
+		{"namespace in capitals names the real one", []string{"what-if", "--demo", "-n", "ML-research"}, []string{`did you mean "ml-research"?`}},
+		{"lint refuses a namespace no namespace can have", []string{"lint", "--demo", "-n", "team_a"}, []string{`no namespace can be named "team_a"`}},
+		{"device typo names the closest", []string{"what-if", "--demo", "--device", "hygn"}, []string{`--device: unknown device "hygn": did you mean "hygon"?`}},
 		{"bad annotation", []string{"what-if", "--demo", "--annotation", "novalue"}, []string{`--annotation "novalue": want key=value`}},
 		{"unreachable cluster names the server", []string{"top", "--kubeconfig", kubeconfig, "--request-timeout", "2s"},
 			[]string{"cannot list nodes from the cluster at https://127.0.0.1:1"}},
@@ -168,4 +176,24 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 func snapshotFromDemo() (*snapshot.Snapshot, error) {
 	return snapshot.Parse(examples.DemoCluster, "demo")
+}
+
+// TestUnauthorizedNamesTheCredentials: an API server that refuses the kubeconfig's token gets an error about the
+// credentials, not a bare "Unauthorized".
+func TestUnauthorizedNamesTheCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(&metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized})
+	}))
+	defer srv.Close()
+	kc := writeKubeconfig(t, filepath.Join(t.TempDir(), "kubeconfig"), srv.URL, "expired", "")
+	for _, args := range [][]string{{"top", "--once"}, {"lint"}, {"snapshot"}} {
+		_, _, err := run(t, append(args, "--kubeconfig", kc)...)
+		want := "the API server at " + srv.URL + " does not accept the kubeconfig's credentials: its token or certificate is wrong or has expired"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: error %v, want %q", args, err, want)
+		}
+	}
 }

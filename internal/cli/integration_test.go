@@ -292,6 +292,42 @@ func TestLiveCluster(t *testing.T) {
 		if g, w := afterFirstLine(fromFile), afterFirstLine(fromCluster); g != w {
 			t.Errorf("top from the saved snapshot differs from the cluster's: %s", diff(w, g))
 		}
+		// The pods' events are kept: why-pending from the file shows the FailedScheduling events the cluster has.
+		countEvents := func(list string) int {
+			var saved struct{ Items []struct{ Kind string } }
+			if err := json.Unmarshal([]byte(list), &saved); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, it := range saved.Items {
+				if it.Kind == "Event" {
+					n++
+				}
+			}
+			return n
+		}
+		if events := countEvents(out); events != counts.Events {
+			t.Errorf("the snapshot keeps %d events, the cluster has %d about its pods", events, counts.Events)
+		}
+		args := []string{"why-pending", "mig-large", "-n", "team-vision", "-o", "json"}
+		fileAnswer, errOut, err := runB(t, append(args, "--snapshot", path)...)
+		if err != nil {
+			t.Fatalf("why-pending --snapshot: %v\n%s", err, errOut)
+		}
+		var fromEvents WhyPending
+		if err := json.Unmarshal([]byte(fileAnswer), &fromEvents); err != nil {
+			t.Fatal(err)
+		}
+		if len(fromEvents.Events) == 0 || fromEvents.Events[0].Reason != "FailedScheduling" {
+			t.Errorf("why-pending from the snapshot shows events %+v, want the pod's FailedScheduling", fromEvents.Events)
+		}
+		if g, w := fileAnswer, live(t, args...); g != w {
+			t.Errorf("why-pending from the saved snapshot differs from the cluster's: %s", diff(w, g))
+		}
+		// --events=false leaves them out.
+		if n := countEvents(live(t, "snapshot", "-o", "json", "--events=false")); n != 0 {
+			t.Errorf("snapshot --events=false keeps %d events", n)
+		}
 	})
 
 	t.Run("namespace from the kubeconfig context", func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/lint"
+	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
 
 // LintOptions are the inputs of `kubectl hami lint`.
@@ -73,6 +74,9 @@ type Lint struct {
 	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
 	Kind       string `json:"kind"`       // Lint
 	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Notice says that HAMi has nothing to schedule here: no nodes, or no node registers devices HAMi reads
+	// (lint then checks Volcano's card quotas and the ResourceQuotas only).
+	Notice string `json:"notice,omitempty"`
 	// Errors, Warnings and Infos count the findings shown (after --min-severity).
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
@@ -105,10 +109,11 @@ func (o *LintOptions) Run(ctx context.Context) error {
 	}
 	errs, _, _ := lint.Count(all)
 	shown := filterSeverity(all, lint.Severity(o.MinSeverity))
+	notice := query.NoDevicesNotice(c)
 	if o.Output == "name" {
 		printFindingNames(o.streams.Out, shown)
 	} else if o.Output == "json" || o.Output == "yaml" {
-		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Findings: shown}
+		out := Lint{APIVersion: APIVersion, Kind: "Lint", Source: s.Source, Notice: notice, Findings: shown}
 		if out.Findings == nil {
 			out.Findings = []lint.Finding{}
 		}
@@ -116,7 +121,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		if err := printObject(o.streams.Out, o.Output, out); err != nil {
 			return err
 		}
-	} else if err := printFindings(o.streams.Out, s.Source, shown, len(all)-len(shown), o.MinSeverity); err != nil {
+	} else if err := printFindings(o.streams.Out, s.Source, notice, shown, len(all)-len(shown), o.MinSeverity); err != nil {
 		return err
 	}
 	if errs > 0 {
@@ -162,7 +167,12 @@ func filterSeverity(fs []lint.Finding, min lint.Severity) []lint.Finding {
 
 // printFindings writes one block per finding: a header line with the severity, the object, the field and
 // the check, then the problem and the fix, indented so that commands in fixes can be copied whole.
-func printFindings(w io.Writer, source string, fs []lint.Finding, hidden int, minSeverity string) error {
+func printFindings(w io.Writer, source, notice string, fs []lint.Finding, hidden int, minSeverity string) error {
+	if notice != "" { // first: "No problems found" in a cluster without HAMi is no good news
+		if _, err := fmt.Fprintln(w, notice); err != nil {
+			return err
+		}
+	}
 	e, wa, in := lint.Count(fs)
 	more := ""
 	if hidden > 0 {

@@ -64,6 +64,13 @@ func checkNamespace(ctx context.Context, r *readFlags, s *snapshot.Snapshot, ns 
 		return nil
 	}
 	sugg := resolve.Closest(ns, namespaceNames(s), resolve.DefaultSuggestions)
+	// A name no namespace can have ("q?", "ML") is refused everywhere, before the API server is asked.
+	if err := query.NamespaceNameError(ns); err != nil {
+		if d := resolve.DidYouMean(sugg); d != "" {
+			return fmt.Errorf("-n %q: %w; %s", ns, err, d)
+		}
+		return fmt.Errorf("-n %q: %w", ns, err)
+	}
 	if r.client != nil {
 		_, err := r.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {

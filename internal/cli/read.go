@@ -152,7 +152,7 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 	s, err := snapshot.Live(ctx, cs, snapshot.LiveOptions{DeviceConfigMap: r.deviceConfigMap, Server: rc.Host, Leases: leases})
 	if err != nil {
-		return nil, stalled(err, rc.Host, timeout)
+		return nil, needsReaderRole(stalled(err, rc.Host, timeout), rc.Host) // forbidden.go
 	}
 	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
@@ -163,7 +163,7 @@ func (r *readFlags) load(ctx context.Context) (*snapshot.Snapshot, error) {
 		return nil, fmt.Errorf("cannot build a client for %s: %w", rc.Host, err)
 	}
 	if err := snapshot.LiveVolcano(ctx, dyn, s, rc.Host); err != nil {
-		return nil, stalled(err, rc.Host, timeout)
+		return nil, needsReaderRole(stalled(err, rc.Host, timeout), rc.Host)
 	}
 	return s, nil
 }

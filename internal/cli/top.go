@@ -123,6 +123,8 @@ type Top struct {
 	APIVersion string `json:"apiVersion"` // kubectl-hami.io/v1alpha1
 	Kind       string `json:"kind"`       // Top
 	Source     string `json:"source"`     // where the cluster was read: the API server, a file or the demo
+	// Notice says that HAMi has nothing to schedule here: no nodes, or no node registers devices HAMi reads.
+	Notice string `json:"notice,omitempty"`
 	// Namespace is the namespace that pending and quotas are limited to (-n); empty for every namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Nodes are every node with HAMi's view of its GPUs, by name.
@@ -199,7 +201,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		live = usage.Simulate(nodes, o.now())
 	}
 	if o.Output == "json" || o.Output == "yaml" {
-		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Namespace: only, Problems: c.Problems(), Quotas: []engine.QuotaStatus{},
+		out := Top{APIVersion: APIVersion, Kind: "Top", Source: s.Source, Notice: query.NoDevicesNotice(c), Namespace: only, Problems: c.Problems(), Quotas: []engine.QuotaStatus{},
 			Pending: []PendingPod{}, LiveUsage: live}
 		for _, name := range c.NodeNames() {
 			out.Nodes = append(out.Nodes, c.Node(name))
@@ -230,6 +232,9 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	scope := ""
 	if only != "" {
 		scope = "   Namespace: " + only
+	}
+	if notice := query.NoDevicesNotice(c); notice != "" {
+		title("%s", notice) // first, so that the empty tables below are not read as a quiet cluster
 	}
 	title("Source: %s   Nodes: %d   GPUs: %d   Pods on GPUs: %d   Pending GPU pods: %d%s\n",
 		s.Source, tot.Nodes, tot.GPUs, tot.Pods, len(rows), scope)

@@ -311,6 +311,9 @@ func (o *WhatIfOptions) Run(ctx context.Context) error {
 	allFit := true
 	w := o.streams.Out
 	text := o.Output != "json" && o.Output != "yaml"
+	if notice := query.NoDevicesNotice(c); notice != "" && text {
+		fmt.Fprintln(w, notice)
+	}
 	for i, p := range o.pods {
 		if o.File == "" {
 			pod, err := o.podFromFlags(cfg.Kinds())

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 )
@@ -94,6 +95,7 @@ func checkQuotaKeys(in *input) []Finding {
 				} else {
 					f.Fix = rename(key, want)
 				}
+				rateKubeCounted(in, rq, key, res, want, &f)
 			case managed[res]:
 				want := "limits." + res
 				f.Message = fmt.Sprintf("HAMi ignores %s: it enforces only %s", key, want)
@@ -121,6 +123,85 @@ func checkQuotaKeys(in *input) []Finding {
 		}
 	}
 	return out
+}
+
+// rateKubeCounted rates a requests.<HAMi resource> key by what it does: HAMi ignores it, but Kubernetes' own
+// quota admission counts it (each container's request, not per GPU) and refuses to create a pod that would take
+// the count above the hard value, before HAMi ever sees the pod. So the key blocks pods when the namespace's pods
+// already ask for more than it allows (error), or when it is tighter than HAMi's limits. key (warning).
+func rateKubeCounted(in *input, rq *corev1.ResourceQuota, key, res, want string, f *Finding) {
+	hard := rq.Spec.Hard[corev1.ResourceName(key)]
+	asked, pods := kubeCounted(in, rq.Namespace, corev1.ResourceName(res))
+	remove := fmt.Sprintf("kubectl -n %s patch resourcequota %s --type=json -p '[{\"op\":\"remove\",\"path\":\"/spec/hard/%s\"}]'",
+		rq.Namespace, rq.Name, jsonPointer(key))
+	if asked.Cmp(hard) > 0 {
+		f.Severity = Error
+		f.Message = fmt.Sprintf("Kubernetes' own quota counts %s (HAMi ignores it): the namespace's pods ask for %s in all (%s), above the hard %s, "+
+			"so Kubernetes refuses to create any further pod asking for %s here (exceeded quota) before HAMi sees it",
+			key, query.PlainQuantity(asked), strings.Join(pods, ", "), query.PlainQuantity(hard), res)
+		if f.Fix == "" || strings.HasPrefix(f.Fix, "HAMi enforces") {
+			f.Fix = fmt.Sprintf("HAMi enforces %s already: remove %s (%s), or raise it above %s", want, key, remove, query.PlainQuantity(asked))
+		}
+		return
+	}
+	if limit, ok := tightestHard(in, rq.Namespace, want); ok && hard.Cmp(limit) < 0 {
+		f.Severity = Warning
+		f.Message = fmt.Sprintf("Kubernetes' own quota counts %s (HAMi ignores it): its hard %s is below HAMi's %s of %s, "+
+			"so Kubernetes refuses to create pods that HAMi would place (exceeded quota)", key, query.PlainQuantity(hard), want, query.PlainQuantity(limit))
+		f.Fix = fmt.Sprintf("keep one GPU memory limit, HAMi's: remove %s (%s), or raise it to %s", key, remove, query.PlainQuantity(limit))
+	}
+}
+
+// kubeCounted is what Kubernetes' quota counts of res in namespace ns: each unfinished pod's request (an
+// extended resource's request is its limit), the sum of its containers or its largest init container. pods
+// names the pods that ask for any, with their amounts.
+func kubeCounted(in *input, ns string, res corev1.ResourceName) (resource.Quantity, []string) {
+	var total resource.Quantity
+	var pods []string
+	amount := func(c corev1.Container) resource.Quantity {
+		if q, ok := c.Resources.Requests[res]; ok {
+			return q
+		}
+		return c.Resources.Limits[res]
+	}
+	for _, p := range in.pods {
+		if p.Namespace != ns {
+			continue
+		}
+		var sum, initMax resource.Quantity
+		for _, c := range p.Spec.Containers {
+			sum.Add(amount(c))
+		}
+		for _, c := range p.Spec.InitContainers {
+			if q := amount(c); q.Cmp(initMax) > 0 {
+				initMax = q
+			}
+		}
+		if initMax.Cmp(sum) > 0 {
+			sum = initMax
+		}
+		if sum.IsZero() {
+			continue
+		}
+		total.Add(sum)
+		pods = append(pods, fmt.Sprintf("%s %s", p.Name, query.PlainQuantity(sum)))
+	}
+	return total, pods
+}
+
+// tightestHard is the smallest hard value of key among namespace ns's ResourceQuotas.
+func tightestHard(in *input, ns, key string) (resource.Quantity, bool) {
+	var out resource.Quantity
+	found := false
+	for _, rq := range in.quotaObjects() {
+		if rq.Namespace != ns {
+			continue
+		}
+		if q, ok := rq.Spec.Hard[corev1.ResourceName(key)]; ok && (!found || q.Cmp(out) < 0) {
+			out, found = q, true
+		}
+	}
+	return out, found
 }
 
 // jsonPointer escapes a map key for a JSON patch path.

@@ -16,6 +16,9 @@ import (
 // -o json and -o yaml, and the UI's why-pending page render it and compute nothing of their own.
 type Explanation struct {
 	Pod *corev1.Pod
+	// Notice says that HAMi has nothing to schedule in this cluster (NoDevicesNotice); "" when a node registers
+	// devices. Every surface shows it first.
+	Notice string
 	// Phase is the pod's status.phase, Terminating for a bound pod being deleted (as kubectl's STATUS column
 	// says).
 	Phase string
@@ -83,7 +86,7 @@ type ExplainInput struct {
 // Explain answers why the pod in.Pod is pending on the cluster c, or where it runs when it has a node.
 func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 	pod := in.Pod
-	a := Explanation{Pod: pod, Now: in.Now, Phase: string(pod.Status.Phase), Problems: c.Problems(), Events: sortedEvents(in.Events)}
+	a := Explanation{Pod: pod, Notice: NoDevicesNotice(c), Now: in.Now, Phase: string(pod.Status.Phase), Problems: c.Problems(), Events: sortedEvents(in.Events)}
 	if pod.Spec.NodeName != "" {
 		a.Node = pod.Spec.NodeName
 		a.Allocation = c.Pod(pod.Namespace, pod.Name)

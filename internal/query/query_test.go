@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,6 +238,11 @@ func TestWhatIfPod(t *testing.T) {
 			}
 		})
 	}
+	// A typo gets the closest types and vendors first, not only the list of every type.
+	_, err := WhatIfPod{Device: "hygn", Count: 1, Cores: -1}.Pod(kinds)
+	if err == nil || !strings.Contains(err.Error(), `unknown device "hygn": did you mean "hygon"?`) {
+		t.Errorf("device hygn: %v, want a did-you-mean hygon", err)
+	}
 	annos := map[string]string{"a": "b"}
 	p, err := WhatIfPod{Count: 1, Cores: -1, Annotations: annos}.Pod(kinds)
 	if err != nil {
@@ -281,5 +287,15 @@ func TestKubeChecksLimitsStandForRequests(t *testing.T) {
 	}
 	if p.Spec.Containers[0].Resources.Requests != nil {
 		t.Error("KubeChecks changed the caller's pod")
+	}
+}
+
+func TestNamespaceNameError(t *testing.T) {
+	for ns, want := range map[string]string{"ml-research": "", "q?": `no namespace can be named "q?"`, "ML": `"ML"`,
+		"": "namespace: empty", strings.Repeat("a", 64): "at most 63"} {
+		err := NamespaceNameError(ns)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("NamespaceNameError(%q) = %v, want %q", ns, err, want)
+		}
 	}
 }

@@ -2,12 +2,15 @@ package query
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
+	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
 )
 
 // MaxCopies bounds how many copies what-if places to count "how many fit now" (engine.Cluster.Capacity).
@@ -51,7 +54,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 func (w WhatIfPod) Pod(kinds []device.Kind) (*corev1.Pod, error) {
 	k, err := device.Find(kinds, w.Device)
 	if err != nil {
-		return nil, &FieldError{Field: FieldDevice, Err: err}
+		return nil, &FieldError{Field: FieldDevice, Err: withDeviceSuggestion(err, w.Device, kinds)}
 	}
 	kind := kinds[k]
 	limits := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(w.Count, resource.DecimalSI)}
@@ -87,4 +90,34 @@ func (w WhatIfPod) Pod(kinds []device.Kind) (*corev1.Pod, error) {
 		}
 	}
 	return pod, nil
+}
+
+// withDeviceSuggestion puts the closest device types and vendors first in an unknown device's error: "hygn" is
+// most likely hygon, and the list of every known type that follows is long.
+func withDeviceSuggestion(err error, typed string, kinds []device.Kind) error {
+	var names, known []string
+	for i := range kinds {
+		if strings.EqualFold(kinds[i].Name, typed) || strings.EqualFold(kinds[i].Vendor, typed) {
+			return err // known but ambiguous: device.Find lists the types to choose from
+		}
+		known = append(known, strings.ToLower(kinds[i].Name))
+		names = append(names, strings.ToLower(kinds[i].Name), strings.ToLower(kinds[i].Vendor))
+	}
+	d := resolve.DidYouMean(resolve.Closest(typed, SortedUnique(names), resolve.DefaultSuggestions))
+	if d == "" {
+		return err
+	}
+	return fmt.Errorf("unknown device %q: %s (known: %s)", typed, d, strings.Join(known, ", "))
+}
+
+// NamespaceNameError says why ns cannot name a namespace (Kubernetes wants an RFC 1123 label: lower-case
+// letters, digits and '-', at most 63 characters), or nil when it can.
+func NamespaceNameError(ns string) error {
+	if ns == "" {
+		return fmt.Errorf("namespace: empty")
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return fmt.Errorf("no namespace can be named %q: a name is lower-case letters, digits and '-', starts and ends with a letter or digit, at most 63 characters", ns)
+	}
+	return nil
 }

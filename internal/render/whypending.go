@@ -13,6 +13,9 @@ import (
 // pages it. Wide adds the per-node table; nodes adds the per-GPU gate table of those nodes.
 func WhyPending(w io.Writer, a *query.Explanation, wide bool, nodes []string) error {
 	name := a.Pod.Namespace + "/" + a.Pod.Name
+	if a.Notice != "" {
+		fmt.Fprintln(w, a.Notice)
+	}
 	if a.Verdict == nil {
 		return placed(w, a, name)
 	}

@@ -135,8 +135,8 @@ func (f *whatIfForm) pod(cfg engine.Config) (*corev1.Pod, error) {
 		spec.Cores = n
 	}
 	ns := v[fieldNamespace]
-	if ns == "" {
-		return nil, errors.New("namespace: empty")
+	if err := query.NamespaceNameError(ns); err != nil {
+		return nil, err
 	}
 	annos := map[string]string{}
 	for _, kv := range strings.Split(v[fieldAnnotations], ",") {

@@ -10,20 +10,28 @@ import (
 )
 
 // TestWhatIfFormDevice: the form's Device field picks another device type's resource names, as what-if
-// --device does; an unknown type or a resource the type lacks is an error naming the field.
+// --device does; an unknown type (with the closest ones), a resource the type lacks or a namespace no
+// namespace can have is an error naming the field.
 func TestWhatIfFormDevice(t *testing.T) {
 	cfg := engine.DefaultConfig()
 	cases := []struct {
 		device, mem, want, wantErr string
+		namespace                  string // "" is "default"
 	}{
-		{"", "8000", "nvidia.com/gpu=2 nvidia.com/gpucores=30 nvidia.com/gpumem=8000", ""},
-		{"dcu", "8000", "hygon.com/dcucores=30 hygon.com/dcumem=8000 hygon.com/dcunum=2", ""},
-		{"DCU", "50%", "", "memory: DCU devices have no such resource"},
-		{"tpu", "8000", "", `unknown device "tpu"`},
+		{"", "8000", "nvidia.com/gpu=2 nvidia.com/gpucores=30 nvidia.com/gpumem=8000", "", ""},
+		{"dcu", "8000", "hygon.com/dcucores=30 hygon.com/dcumem=8000 hygon.com/dcunum=2", "", ""},
+		{"DCU", "50%", "", "memory: DCU devices have no such resource", ""},
+		{"tpu", "8000", "", `unknown device "tpu"`, ""},
+		{"hygn", "8000", "", `unknown device "hygn": did you mean "hygon"?`, ""},
+		{"", "8000", "", `no namespace can be named "q?"`, "q?"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.device+"/"+tc.mem, func(t *testing.T) {
-			f := newWhatIfForm("default")
+		t.Run(tc.device+"/"+tc.mem+"/"+tc.namespace, func(t *testing.T) {
+			ns := tc.namespace
+			if ns == "" {
+				ns = "default"
+			}
+			f := newWhatIfForm(ns)
 			f.fields[fieldGPUs].input.SetValue("2")
 			f.fields[fieldMemory].input.SetValue(tc.mem)
 			f.fields[fieldDevice].input.SetValue(tc.device)

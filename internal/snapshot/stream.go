@@ -74,7 +74,7 @@ func read(r io.Reader, name string, limit int64) (*Snapshot, error) {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return nil, fmt.Errorf("%s: binary data (a NUL byte in the first %d bytes); a snapshot is YAML or JSON text (kubectl hami snapshot writes one)", name, len(head))
 	}
-	s := &Snapshot{Source: "file " + name}
+	s := &Snapshot{Source: "file " + name, file: name}
 	p := newPipeline(s, name)
 	first, err := firstByte(br)
 	switch {

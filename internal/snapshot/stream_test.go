@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/examples"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
 // wholeFile is the reference the streaming reader must match: the document decoded in one piece.
@@ -36,7 +38,7 @@ func wholeFile(t *testing.T, data []byte, isYAML bool) *Snapshot {
 
 func sameObjects(t *testing.T, got, want *Snapshot) {
 	t.Helper()
-	got.Source, want.Source = "", ""
+	got.Source, want.Source, got.file, want.file = "", "", "", ""
 	if len(got.Pods) != len(want.Pods) || len(got.Nodes) != len(want.Nodes) {
 		t.Fatalf("%d pods and %d nodes, want %d and %d", len(got.Pods), len(got.Nodes), len(want.Pods), len(want.Nodes))
 	}
@@ -151,5 +153,44 @@ func TestStreamReadError(t *testing.T) {
 	_, err := read(io.MultiReader(strings.NewReader("apiVersion: v1\nitems:\n- kind: Node\n"), failing{}), "f", -1)
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.HasPrefix(err.Error(), "snapshot f") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestMissingQueuesAndEvents: a file whose pods name a Volcano queue but holds no Queue, or whose pending pods
+// have no Event beside them, says so once among the model's problems; with them, or from a cluster, nothing.
+func TestMissingQueuesAndEvents(t *testing.T) {
+	const pods = "- {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: ml, annotations: {scheduling.volcano.sh/queue-name: q1}}, spec: {schedulerName: volcano}, status: {phase: Pending}}\n" +
+		"- {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: ml, annotations: {scheduling.volcano.sh/queue-name: q1}}, spec: {nodeName: n1}, status: {phase: Running}}\n"
+	const queue = "- {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q1}, spec: {weight: 1}}\n"
+	const event = "- {apiVersion: v1, kind: Event, metadata: {name: a.1, namespace: ml}, involvedObject: {kind: Pod, name: a, namespace: ml}, reason: FailedScheduling, message: full}\n"
+	fields := func(data string) []string {
+		s, err := Parse([]byte("apiVersion: v1\nkind: List\nitems:\n"+data), "f.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, problems := s.Cluster(engine.DefaultConfig())
+		var out []string
+		for _, p := range problems {
+			if p.Kind == "Snapshot" {
+				if p.Object != "f.yaml" {
+					t.Errorf("problem names %q, not the file", p.Object)
+				}
+				out = append(out, p.Field+": "+p.Message)
+			}
+		}
+		return out
+	}
+	got := fields(pods)
+	if len(got) != 2 || !strings.Contains(got[0], "Queue: 2 pod(s) name a Volcano queue") || !strings.Contains(got[0], "kubectl get queues.scheduling.volcano.sh -A -o yaml") ||
+		!strings.Contains(got[1], "Event: 1 pending pod(s) (ml/a first)") {
+		t.Errorf("without queues and events: %q", got)
+	}
+	if got := fields(pods + queue + event); len(got) != 0 {
+		t.Errorf("with both: %q", got)
+	}
+	s, _ := Parse([]byte("apiVersion: v1\nkind: List\nitems:\n"+pods), "f.yaml")
+	s.file = "" // as read from a cluster
+	if _, problems := s.Cluster(engine.DefaultConfig()); slices.ContainsFunc(problems, func(p engine.Problem) bool { return p.Kind == "Snapshot" }) {
+		t.Errorf("a cluster's snapshot warns: %v", problems)
 	}
 }

@@ -32,6 +32,10 @@ func LoadFile(path string) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	defer f.Close()
+	// A regular file over the cap is refused before any of it is decoded; a pipe, when the cap is crossed.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileBytes {
+		return nil, overCap(path, MaxFileBytes)
+	}
 	return LoadReader(f, path)
 }
 

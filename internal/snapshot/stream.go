@@ -91,12 +91,16 @@ func read(r io.Reader, name string, limit int64) (*Snapshot, error) {
 		err = perr
 	}
 	if cr.over {
-		return nil, fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", name, limit>>20)
+		return nil, overCap(name, limit)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return s, s.readSomething(name)
+}
+
+func overCap(name string, limit int64) error {
+	return fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", name, limit>>20)
 }
 
 // firstByte is the first byte that is not white space, left unread.
@@ -134,7 +138,7 @@ func ReadCapped(r io.Reader, path string, limit int64) ([]byte, error) {
 		}
 	}
 	if cr.over {
-		return nil, fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", path, limit>>20)
+		return nil, overCap(path, limit)
 	}
 	return buf.Bytes(), nil
 }

@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -192,5 +194,56 @@ func TestMissingQueuesAndEvents(t *testing.T) {
 	s.file = "" // as read from a cluster
 	if _, problems := s.Cluster(engine.DefaultConfig()); slices.ContainsFunc(problems, func(p engine.Problem) bool { return p.Kind == "Snapshot" }) {
 		t.Errorf("a cluster's snapshot warns: %v", problems)
+	}
+}
+
+// FuzzStreamMatchesWholeFile: whatever one JSON document or one YAML document (no anchors: items are read
+// apart) decodes to in one piece, the streaming reader reads the same objects from it.
+func FuzzStreamMatchesWholeFile(f *testing.F) {
+	f.Add([]byte(`{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","annotations":{"a":"x\"}y"}}},{"kind":"Node","metadata":{"name":"n"}}]}`))
+	f.Add([]byte("apiVersion: v1\nitems:\n- kind: Pod\n  metadata:\n    name: p\n    annotations:\n      a: |\n        x\n\n        y\n-\n  kind: Node\n  metadata: {name: nd}\nkind: List\n"))
+	f.Add([]byte("items:\n  - {kind: Node, metadata: {name: a}}\n  # note\n  - kind: Pod\n    metadata: {name: p}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		isYAML := !json.Valid(data)
+		if isYAML && (bytes.Contains(data, []byte("---")) || bytes.ContainsAny(data, "&*\t")) {
+			return
+		}
+		js := data
+		if isYAML {
+			var err error
+			if js, err = yaml.YAMLToJSON(data); err != nil {
+				return
+			}
+		}
+		objs, err := decodeDocument(js)
+		if err != nil || len(objs) == 0 {
+			return
+		}
+		want := &Snapshot{}
+		for _, o := range objs {
+			want.add(o)
+		}
+		got, err := Parse(data, "f")
+		if err != nil {
+			if want.readSomething("f") != nil {
+				return
+			}
+			t.Fatalf("%q: whole, %d objects; streamed: %v", data, len(objs), err)
+		}
+		sameObjects(t, got, want)
+	})
+}
+
+// TestLoadFileOverCap: a regular file over the cap is refused by its size, before it is read.
+func TestLoadFileOverCap(t *testing.T) {
+	path := t.TempDir() + "/big.yaml"
+	if err := os.WriteFile(path, bytes.Repeat([]byte("- {kind: Node, metadata: {name: a}}\n"), 40000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := MaxFileBytes
+	MaxFileBytes = 1 << 20
+	defer func() { MaxFileBytes = old }()
+	if _, err := LoadFile(path); err == nil || !strings.Contains(err.Error(), path+": more than 1 MiB") {
+		t.Fatalf("error %v", err)
 	}
 }

@@ -70,18 +70,16 @@ func (sh *sharing) list(l corev1.ResourceList) corev1.ResourceList {
 	return l
 }
 
+// strMap shares a map's keys (and values, when asked) in place: assigning an equal string key replaces the
+// map's copy of it.
 func (sh *sharing) strMap(m map[string]string, values bool) map[string]string {
-	if len(m) == 0 {
-		return m
-	}
-	out := make(map[string]string, len(m))
 	for k, v := range m {
 		if values {
 			v = sh.str(v)
 		}
-		out[sh.str(k)] = v
+		m[sh.str(k)] = v
 	}
-	return out
+	return m
 }
 
 // compact shares what a pod repeats; other objects are few and kept as decoded.

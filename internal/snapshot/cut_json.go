@@ -252,11 +252,12 @@ func (st *valueScan) scan(chunk []byte) (int, bool) {
 				continue
 			}
 			// Skip to the next quote or backslash.
-			j := bytes.IndexAny(chunk[i:], `"\`)
-			if j < 0 {
+			for i < len(chunk) && chunk[i] != '"' && chunk[i] != '\\' {
+				i++
+			}
+			if i == len(chunk) {
 				return len(chunk), false
 			}
-			i += j
 			if chunk[i] == '\\' {
 				st.escape = true
 				continue

@@ -204,8 +204,10 @@ func FuzzStreamMatchesWholeFile(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nitems:\n- kind: Pod\n  metadata:\n    name: p\n    annotations:\n      a: |\n        x\n\n        y\n-\n  kind: Node\n  metadata: {name: nd}\nkind: List\n"))
 	f.Add([]byte("items:\n  - {kind: Node, metadata: {name: a}}\n  # note\n  - kind: Pod\n    metadata: {name: p}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		isYAML := !json.Valid(data)
-		if isYAML && (bytes.Contains(data, []byte("---")) || bytes.ContainsAny(data, "&*\t")) {
+		// Input that begins with { or [ is read as JSON (YAML's flow style is not looked for there).
+		trimmed := bytes.TrimSpace(data)
+		isYAML := len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '['
+		if (!isYAML && !json.Valid(data)) || (isYAML && (bytes.Contains(data, []byte("---")) || bytes.ContainsAny(data, "&*\t"))) {
 			return
 		}
 		js := data

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -19,9 +20,40 @@ import (
 // file: a 200 MB List reads in the memory of its model, and input past the cap is refused where the cap is
 // crossed, without having been held.
 
-// LoadReader reads a snapshot from r (a file, or standard input for "-"), at most MaxFileBytes.
+// LoadReader reads a snapshot from r (a file, or standard input for "-"), at most MaxFileBytes. Input that is
+// not a regular file (a pipe) is first copied to a temporary file, removed when read: a pipe past the cap is
+// then refused before any of it is decoded, holding neither its bytes nor its objects.
 func LoadReader(r io.Reader, path string) (*Snapshot, error) {
-	return read(r, path, MaxFileBytes)
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return read(f, path, MaxFileBytes)
+		}
+	}
+	spool, err := os.CreateTemp("", "kubectl-hami-snapshot-*")
+	if err != nil {
+		return read(r, path, MaxFileBytes) // no temporary file: refused where the cap is crossed
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	cr := &cappedReader{r: r, left: MaxFileBytes}
+	br := bufio.NewReaderSize(cr, headBytes)
+	head, err := br.Peek(headBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errOverCap) {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if bytes.IndexByte(head, 0) >= 0 { // /dev/zero is refused before it is copied
+		return read(bytes.NewReader(head), path, -1)
+	}
+	if _, err := io.Copy(spool, br); err != nil && !errors.Is(err, errOverCap) {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if cr.over {
+		return nil, overCap(path, MaxFileBytes)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return read(spool, path, -1)
 }
 
 // Parse decodes snapshot bytes; name is used in errors ("FILE:LINE: ...").
@@ -76,13 +108,16 @@ func read(r io.Reader, name string, limit int64) (*Snapshot, error) {
 	}
 	s := &Snapshot{Source: "file " + name, file: name}
 	p := newPipeline(s, name)
-	first, err := firstByte(br)
+	// The first byte that is not white space tells JSON from YAML; nothing is consumed, for YAML's indentation
+	// and the line numbers. Past 64 KiB of white space, it is read as YAML (which JSON also is).
+	i := 0
+	for i < len(head) && isSpace(head[i]) {
+		i++
+	}
 	switch {
-	case err != nil && !errors.Is(err, io.EOF):
-		err = fmt.Errorf("snapshot %s: %w", name, err)
-	case errors.Is(err, io.EOF):
+	case i == len(head) && len(head) < headBytes:
 		err = fmt.Errorf("%s: the snapshot is empty", name)
-	case first == '{' || first == '[':
+	case i < len(head) && (head[i] == '{' || head[i] == '['):
 		err = cutJSON(br, name, p)
 	default:
 		err = cutYAML(br, name, p)
@@ -101,19 +136,6 @@ func read(r io.Reader, name string, limit int64) (*Snapshot, error) {
 
 func overCap(name string, limit int64) error {
 	return fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", name, limit>>20)
-}
-
-// firstByte is the first byte that is not white space, left unread.
-func firstByte(br *bufio.Reader) (byte, error) {
-	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		if !isSpace(b) {
-			return b, br.UnreadByte()
-		}
-	}
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }

@@ -84,6 +84,7 @@ func TestStreamYAMLShapes(t *testing.T) {
 		"comments, crlf": strings.ReplaceAll("# saved\napiVersion: v1\nitems:\n# first\n- apiVersion: v1\n  kind: Pod # a pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n# second\n- {apiVersion: v1, kind: Node, metadata: {name: nd}}\nkind: List\nmetadata: {resourceVersion: \"\"}\n", "\n", "\r\n"),
 		"json":           `{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}},{"kind":"Node","metadata":{"name":"nd"}}]}`,
 		"json stream":    `{"kind":"PodList","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}]}` + "\n" + `{"kind":"Node","metadata":{"name":"nd"}}`,
+		"indented document": "\n  apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: p\n      annotations:\n        note: |\n          line one\n\n          line three\n  - {apiVersion: v1, kind: Node, metadata: {name: nd}}\n",
 		"json array":     `[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}, {"kind":"Node","metadata":{"name":"nd"}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -105,6 +106,8 @@ func TestStreamErrorLines(t *testing.T) {
 		{"{\"items\": [\n" + strings.Repeat("{\"kind\":\"Node\"},\n", 600) + "{\"kind\":\n\"Node\", \"spec\": {\"unschedulable\": 3}}]}", "f:603: items[600]: Node:"},
 		{"{\"items\": [\n{\"kind\":\"Node\"}\n", "f:3: unexpected end of JSON input"},
 		{"{\"kind\":\"Node\"} x", "f:1: invalid character 'x' after top-level value"},
+		{"\n\nkind: Node\nspec: {unschedulable: maybe}\n", "f:1: Node:"}, // a document is named by its first line, as before
+		{"\n\n  {\"kind\":\"Node\",\n\"spec\": {\"unschedulable\": 3}}", "f:4: Node:"},
 	}
 	for _, tc := range cases {
 		_, err := Parse([]byte(tc.data), "f")
@@ -247,5 +250,27 @@ func TestLoadFileOverCap(t *testing.T) {
 	defer func() { MaxFileBytes = old }()
 	if _, err := LoadFile(path); err == nil || !strings.Contains(err.Error(), path+": more than 1 MiB") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestLoadReaderSpoolsAPipe: standard input past the cap is refused having been copied to a temporary file,
+// before any of it is decoded; input within the cap reads as a file does; binary input is refused first.
+func TestLoadReaderSpoolsAPipe(t *testing.T) {
+	old := MaxFileBytes
+	MaxFileBytes = 1 << 20
+	defer func() { MaxFileBytes = old }()
+	in := &endless{line: []byte("- {apiVersion: v1, kind: Node, metadata: {name: a}}\n")}
+	if _, err := LoadReader(io.MultiReader(strings.NewReader("apiVersion: v1\nitems:\n"), in), "standard input"); err == nil || !strings.Contains(err.Error(), "standard input: more than 1 MiB") {
+		t.Fatalf("error %v", err)
+	}
+	if in.read > 2<<20 {
+		t.Errorf("read %d bytes to refuse a 1 MiB cap", in.read)
+	}
+	s, err := LoadReader(strings.NewReader("apiVersion: v1\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"), "standard input")
+	if err != nil || len(s.Nodes) != 1 {
+		t.Fatalf("%v, %+v", err, s)
+	}
+	if _, err := LoadReader(&endless{line: []byte{0}}, "standard input"); err == nil || !strings.Contains(err.Error(), "binary data") {
+		t.Fatalf("NUL input: %v", err)
 	}
 }

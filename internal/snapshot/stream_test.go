@@ -78,14 +78,14 @@ func mustParse(t *testing.T, data []byte) *Snapshot {
 func TestStreamYAMLShapes(t *testing.T) {
 	const want = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n- {apiVersion: v1, kind: Node, metadata: {name: nd}}\n"
 	for name, data := range map[string]string{
-		"kubectl":        want,
-		"indented items": "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: p\n      annotations:\n        note: |\n          line one\n\n          line three\n  - {apiVersion: v1, kind: Node, metadata: {name: nd}}\n",
-		"dash alone":     "apiVersion: v1\nitems:\n-\n  apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n-   {apiVersion: v1, kind: Node, metadata: {name: nd}}\nkind: List\n",
-		"comments, crlf": strings.ReplaceAll("# saved\napiVersion: v1\nitems:\n# first\n- apiVersion: v1\n  kind: Pod # a pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n# second\n- {apiVersion: v1, kind: Node, metadata: {name: nd}}\nkind: List\nmetadata: {resourceVersion: \"\"}\n", "\n", "\r\n"),
-		"json":           `{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}},{"kind":"Node","metadata":{"name":"nd"}}]}`,
-		"json stream":    `{"kind":"PodList","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}]}` + "\n" + `{"kind":"Node","metadata":{"name":"nd"}}`,
+		"kubectl":           want,
+		"indented items":    "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: p\n      annotations:\n        note: |\n          line one\n\n          line three\n  - {apiVersion: v1, kind: Node, metadata: {name: nd}}\n",
+		"dash alone":        "apiVersion: v1\nitems:\n-\n  apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n-   {apiVersion: v1, kind: Node, metadata: {name: nd}}\nkind: List\n",
+		"comments, crlf":    strings.ReplaceAll("# saved\napiVersion: v1\nitems:\n# first\n- apiVersion: v1\n  kind: Pod # a pod\n  metadata:\n    name: p\n    annotations:\n      note: |\n        line one\n\n        line three\n# second\n- {apiVersion: v1, kind: Node, metadata: {name: nd}}\nkind: List\nmetadata: {resourceVersion: \"\"}\n", "\n", "\r\n"),
+		"json":              `{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}},{"kind":"Node","metadata":{"name":"nd"}}]}`,
+		"json stream":       `{"kind":"PodList","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}]}` + "\n" + `{"kind":"Node","metadata":{"name":"nd"}}`,
 		"indented document": "\n  apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: p\n      annotations:\n        note: |\n          line one\n\n          line three\n  - {apiVersion: v1, kind: Node, metadata: {name: nd}}\n",
-		"json array":     `[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}, {"kind":"Node","metadata":{"name":"nd"}}]`,
+		"json array":        `[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"note":"line one\n\nline three\n"}}}, {"kind":"Node","metadata":{"name":"nd"}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := mustParse(t, []byte(data))

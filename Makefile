@@ -74,7 +74,7 @@ bench-compare:
 # fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
 FUZZTIME ?= 20s
 fuzz:
-	@for pkg in ./internal/codec ./internal/engine ./internal/snapshot; do \
+	@for pkg in ./internal/codec ./internal/engine ./internal/snapshot ./internal/extender; do \
 		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \

@@ -1,8 +1,9 @@
 // Command genbig writes a large synthetic snapshot (JSON List) for end-to-end benchmarks of the read
 // commands: NODES nodes with 8 x 80 GiB GPUs, PODS running GPU pods spread over them, a few pending pods
-// and namespace quotas. See docs/benchmarks.md.
+// and namespace quotas. See docs/benchmarks.md. -o yaml writes the same List as `kubectl get -o yaml` does.
 //
 //	go run ./hack/genbig -nodes 5000 -pods 50000 > /tmp/big.json
+//	go run ./hack/genbig -nodes 20000 -pods 300000 -o yaml > /tmp/big.yaml
 package main
 
 import (
@@ -12,6 +13,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
@@ -19,14 +23,27 @@ import (
 func main() {
 	nodes := flag.Int("nodes", 5000, "nodes")
 	pods := flag.Int("pods", 50000, "running GPU pods")
+	format := flag.String("o", "json", "json or yaml")
 	flag.Parse()
+	if *format != "json" && *format != "yaml" {
+		fmt.Fprintln(os.Stderr, "genbig: -o is json or yaml")
+		os.Exit(2)
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
-	fmt.Fprint(w, `{"apiVersion":"v1","kind":"List","items":[`)
+	if *format == "yaml" {
+		fmt.Fprint(w, "apiVersion: v1\nitems:\n")
+	} else {
+		fmt.Fprint(w, `{"apiVersion":"v1","kind":"List","items":[`)
+	}
 	first := true
 	emit := func(v any) {
+		if *format == "yaml" {
+			emitYAML(w, v)
+			return
+		}
 		if !first {
 			_, _ = w.WriteString(",") // a bufio.Writer keeps its first error; w.Flush reports it
 		}
@@ -76,5 +93,28 @@ func main() {
 		emit(m{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": m{"namespace": fmt.Sprintf("team-%d", t), "name": "gpu"},
 			"spec": m{"hard": m{"limits.nvidia.com/gpumem": "100000000", "limits.nvidia.com/gpucores": "1000000"}}})
 	}
-	fmt.Fprintln(w, "]}")
+	if *format == "yaml" {
+		fmt.Fprint(w, "kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	} else {
+		fmt.Fprintln(w, "]}")
+	}
+}
+
+// emitYAML writes one item of a YAML List: "- " before its first line, two spaces before the others.
+func emitYAML(w *bufio.Writer, v any) {
+	y, err := yaml.Marshal(v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "genbig:", err)
+		os.Exit(1)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(y), "\n"), "\n")
+	for i, l := range lines {
+		if i == 0 {
+			_, _ = w.WriteString("- ")
+		} else {
+			_, _ = w.WriteString("  ")
+		}
+		_, _ = w.WriteString(l)
+	}
+	_, _ = w.WriteString("\n")
 }

@@ -30,11 +30,13 @@ func candidates(args *extenderv1.ExtenderArgs) []string {
 // feasible nodes and kube-scheduler's own scoring still counts.
 func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 	var args extenderv1.ExtenderArgs
-	if !decode(w, r, &args) {
+	if !decodeArgs(w, r, &args) {
 		return
 	}
 	if args.Pod == nil {
-		writeJSON(w, extenderv1.ExtenderFilterResult{Error: "the request has no pod"})
+		writeWire(w, func(b []byte) ([]byte, error) {
+			return appendFilterResult(b, &extenderv1.ExtenderFilterResult{Error: "the request has no pod"})
+		})
 		return
 	}
 	names := candidates(&args)
@@ -112,7 +114,7 @@ func (s *Server) handleFilter(w http.ResponseWriter, r *http.Request) {
 		}
 		res.Nodes = kept
 	}
-	writeJSON(w, res)
+	writeWire(w, func(b []byte) ([]byte, error) { return appendFilterResult(b, &res) })
 }
 
 // candidatesBounded answers 400 when the request names more candidate nodes than the cluster could have
@@ -141,7 +143,7 @@ func nonNil(s []string) []string {
 // extender range 0..10 for the feasible nodes; the others get 0.
 func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 	var args extenderv1.ExtenderArgs
-	if !decode(w, r, &args) {
+	if !decodeArgs(w, r, &args) {
 		return
 	}
 	names := candidates(&args)
@@ -150,7 +152,7 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make(extenderv1.HostPriorityList, 0, len(names))
 	if args.Pod == nil {
-		writeJSON(w, out)
+		writeWire(w, func(b []byte) ([]byte, error) { return appendPriorities(b, out), nil })
 		return
 	}
 	var v *engine.Verdict
@@ -177,7 +179,7 @@ func (s *Server) handlePrioritize(w http.ResponseWriter, r *http.Request) {
 	for _, n := range names {
 		out = append(out, extenderv1.HostPriority{Host: n, Score: score[n]})
 	}
-	writeJSON(w, out)
+	writeWire(w, func(b []byte) ([]byte, error) { return appendPriorities(b, out), nil })
 }
 
 // cardBand puts the card alternative preferred by volcano.sh/card.name ahead of the node policy: the first

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
 
 	jsoniter "github.com/json-iterator/go"
 
@@ -35,74 +32,16 @@ func LoadFile(path string) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	defer f.Close()
+	// A regular file over the cap is refused before any of it is decoded; a pipe, when the cap is crossed.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileBytes {
+		return nil, overCap(path, MaxFileBytes)
+	}
 	return LoadReader(f, path)
 }
 
 // MaxFileBytes caps what a snapshot file (or standard input) may hold: a cluster of 10,000 nodes and
 // 200,000 pods is well below it, /dev/zero or a wrong file is stopped before memory runs out.
 var MaxFileBytes int64 = 512 << 20
-
-// LoadReader reads a snapshot from r (a file, or standard input for "-"), at most MaxFileBytes.
-func LoadReader(r io.Reader, path string) (*Snapshot, error) {
-	data, err := ReadCapped(r, path, MaxFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	s, err := Parse(data, path)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// ReadCapped reads all of r, failing with a clear error when it holds more than limit bytes.
-func ReadCapped(r io.Reader, path string, limit int64) ([]byte, error) {
-	head := make([]byte, 64<<10)
-	n, err := io.ReadFull(r, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	if bytes.IndexByte(head[:n], 0) >= 0 {
-		return nil, fmt.Errorf("%s: binary data (a NUL byte in the first %d bytes); a snapshot is YAML or JSON text (kubectl hami snapshot writes one)", path, n)
-	}
-	rest, err := io.ReadAll(io.LimitReader(r, limit+1-int64(n)))
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	data := slices.Concat(head[:n], rest)
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: more than %d MiB; a snapshot is a List or multi-document YAML/JSON of nodes, pods, quotas and Volcano objects (kubectl hami snapshot writes one)", path, limit>>20)
-	}
-	return data, nil
-}
-
-// Parse decodes snapshot bytes; name is used in errors ("FILE:LINE: ...").
-func Parse(data []byte, name string) (*Snapshot, error) {
-	s := &Snapshot{Source: "file " + name}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("%s: the snapshot is empty", name)
-	}
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		if err := s.addJSON(data, name, 1); err != nil {
-			return nil, err
-		}
-		return s, s.readSomething(name)
-	}
-	for _, doc := range splitYAML(data) {
-		if len(bytes.TrimSpace(stripComments(doc.data))) == 0 {
-			continue
-		}
-		js, err := yaml.YAMLToJSON(doc.data)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%s", name, shiftYAMLLine(err.Error(), doc.line))
-		}
-		if err := s.addJSON(js, name, doc.line); err != nil {
-			return nil, err
-		}
-	}
-	return s, s.readSomething(name)
-}
 
 // readSomething refuses a file whose every object is of a kind a snapshot does not read (a Deployment manifest
 // passed as --snapshot): read on, it would be a cluster of no nodes that answers every question wrongly. An
@@ -115,35 +54,6 @@ func (s *Snapshot) readSomething(name string) error {
 			"a snapshot is `kubectl hami snapshot` output or `kubectl get nodes,pods,resourcequotas -A -o yaml` (for a pod manifest, use what-if -f)", name, s.Skipped)
 	}
 	return nil
-}
-
-type yamlDoc struct {
-	data []byte
-	line int // 1-based line of the document's first line in the file
-}
-
-// splitYAML cuts a multi-document YAML stream at "---" lines, remembering where each document starts.
-func splitYAML(data []byte) []yamlDoc {
-	var docs []yamlDoc
-	start, line, startLine := 0, 1, 1
-	for i := 0; i <= len(data); i++ {
-		if i < len(data) && data[i] != '\n' {
-			continue
-		}
-		lineText := strings.TrimRight(string(data[lineStart(data, i):i]), " \t\r")
-		if lineText == "---" || strings.HasPrefix(lineText, "--- ") {
-			docs = append(docs, yamlDoc{data: data[start:lineStart(data, i)], line: startLine})
-			start, startLine = min(i+1, len(data)), line+1
-		}
-		line++
-	}
-	docs = append(docs, yamlDoc{data: data[start:], line: startLine})
-	return docs
-}
-
-func lineStart(data []byte, i int) int {
-	j := bytes.LastIndexByte(data[:i], '\n')
-	return j + 1
 }
 
 func stripComments(doc []byte) []byte {
@@ -188,82 +98,36 @@ func unmarshal(data []byte, into any) error {
 	return nil
 }
 
-// addJSON adds one object or list; line is where it starts in the file, for error messages.
-func (s *Snapshot) addJSON(js []byte, name string, line int) error {
-	objs, err := decodeStream(js)
-	if err != nil {
-		// Decode again with the standard library, slowly, for an error message with its line.
-		var tm typeMeta
-		if stdErr := json.Unmarshal(js, &tm); stdErr != nil {
-			return fmt.Errorf("%s:%d: %w", name, line+jsonLine(js, stdErr)-1, stdErr)
-		}
-		return fmt.Errorf("%s:%d: %w", name, line, err)
-	}
-	for _, o := range objs {
-		s.add(o)
-	}
-	return nil
-}
-
-// decodeStream decodes one object, or every item of a list. Items are cut out of the buffer by one reader
-// while the other cores decode them (decoding dominates reading a large snapshot); order is kept.
-func decodeStream(js []byte) ([]any, error) {
+// decodeDocument decodes one document: a single object, or every item of a List, in order.
+func decodeDocument(js []byte) ([]any, error) {
 	iter := fastJSON.BorrowIterator(js)
 	defer fastJSON.ReturnIterator(iter)
-	type job struct {
-		i   int
-		raw []byte
-	}
-	var (
-		objs    []any
-		errs    []error
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		jobs    = make(chan job, 256)
-		isList  bool
-		workers = runtime.GOMAXPROCS(0)
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				o, err := decodeObject(j.raw)
-				mu.Lock()
-				objs[j.i], errs[j.i] = o, err
-				mu.Unlock()
-			}
-		}()
-	}
-	n := 0
-	grow := func() {
-		mu.Lock()
-		if n >= len(objs) {
-			size := max(2*len(objs), 1024)
-			objs = append(objs, make([]any, size-len(objs))...)
-			errs = append(errs, make([]error, size-len(errs))...)
-		}
-		mu.Unlock()
-	}
+	var objs []any
+	isList := false
 	for field := iter.ReadObject(); field != ""; field = iter.ReadObject() {
 		if field != "items" || iter.WhatIsNext() != jsoniter.ArrayValue {
 			iter.Skip()
 			continue
 		}
 		isList = true
-		for iter.ReadArray() {
+		for i := 0; iter.ReadArray(); i++ {
 			raw := iter.SkipAndReturnBytes()
 			if iter.Error != nil {
 				break
 			}
-			grow()
-			jobs <- job{i: n, raw: raw}
-			n++
+			o, err := decodeObject(raw)
+			if err != nil {
+				return nil, fmt.Errorf("items[%d]: %w", i, err)
+			}
+			objs = append(objs, o)
 		}
 	}
-	close(jobs)
-	wg.Wait()
 	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
+		// The standard library's message carries the offset, for the line.
+		var tm typeMeta
+		if stdErr := json.Unmarshal(js, &tm); stdErr != nil {
+			return nil, stdErr
+		}
 		return nil, iter.Error
 	}
 	if !isList {
@@ -273,12 +137,7 @@ func decodeStream(js []byte) ([]any, error) {
 		}
 		return []any{o}, nil
 	}
-	for i := 0; i < n; i++ {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("items[%d]: %w", i, errs[i])
-		}
-	}
-	return objs[:n], nil
+	return objs, nil
 }
 
 // skipped marks an object of a kind no read command needs.

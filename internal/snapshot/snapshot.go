@@ -38,6 +38,8 @@ type Snapshot struct {
 	Source string
 	// Skipped counts objects of other kinds found in a file.
 	Skipped int
+	// file is the name of the file read ("" for a cluster), for what it lacks (missing.go).
+	file string
 }
 
 // Cluster builds the engine's model. Bad input on single objects becomes problems; the rest is still used.
@@ -59,7 +61,7 @@ func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem
 	for _, u := range s.PodGroups {
 		c.SetPodGroup(EnginePodGroup(u))
 	}
-	problems := c.Problems()
+	problems := append(c.Problems(), s.missing()...)
 	return c, problems
 }
 

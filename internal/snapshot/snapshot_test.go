@@ -41,7 +41,7 @@ func TestParseFormats(t *testing.T) {
 func TestParseErrorsNameFileAndLine(t *testing.T) {
 	cases := []struct{ data, want string }{
 		{"kind: Node\nmetadata:\n  name: a\n---\nkind: Node\nmetadata: [\n", "f:6:"},
-		{"{\"kind\":\"List\",\n\"items\": [\n{\"kind\": 3}]}", "f:1: items[0]:"},
+		{"{\"kind\":\"List\",\n\"items\": [\n{\"kind\": 3}]}", "f:3: items[0]:"},
 		{"{\"kind\":\"List\",\n\"items\": [\n{\"kind\" 3}]}", "f:3:"},
 		{"", "f: the snapshot is empty"},
 		{"kind: Node\nmetadata: {name: 7}\nspec: {unschedulable: maybe}\n", "f:1: Node:"},

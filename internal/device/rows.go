@@ -73,6 +73,8 @@ type Dev struct {
 	AskedCores  int64 // the container's cores request as written (a percentage unless the type counts cores)
 	PodQos      int   // the pod's QoS policy, an index in Kind.QosPolicies; -1 when the type has none or it is refused
 	Sharers     [MaxQosPolicies]int32
+	RegQos      string        // the QoS policy the device registers (MetaX sGPU's qosPolicy); "" when none
+	TakenByPod  bool          // an earlier container of the pod took this device
 	OtherTakenF func() string // see OtherTaken
 }
 

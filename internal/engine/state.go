@@ -38,6 +38,9 @@ type GPU struct {
 	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
 	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
 	qos [device.MaxQosPolicies]int32
+	// regQos is the QoS policy the device plugin registers for the GPU (MetaX sGPU's qosPolicy), which the
+	// family's qos row reads (device.Dev.RegQos).
+	regQos string
 	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
 	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
 	coreBits int64

@@ -56,6 +56,9 @@ type DeviceInfo struct {
 	// QosPolicy is the device's QoS policy as a family's plugin registers it (MetaX sGPU's qosPolicy); not
 	// part of HAMi's device list.
 	QosPolicy string `json:"-"`
+	// NetworkID is the device's customInfo.NetworkID (Ascend's NPU network), nil when its customInfo has no
+	// number there; kubectl-hami reads nothing else of customInfo.
+	NetworkID *int `json:"-"`
 }
 
 // MigProfile is one MIG profile a GPU offers, with the slice placements NVML reports for it.

@@ -174,6 +174,8 @@ type ScoredDevice struct {
 	Type  string
 	Index int
 	Used  bool
+	// NetworkID is the device's registered customInfo.NetworkID (Ascend), nil when none.
+	NetworkID *int
 }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and

@@ -58,7 +58,7 @@ func (c *Cluster) addFamilyDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			node.GPUs = append(node.GPUs, GPU{
 				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: ModeHamiCore, Healthy: d.Health,
 				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, reg: len(node.GPUs),
-				Device: kind.Name, Kind: uint8(k), regQos: d.QosPolicy,
+				Device: kind.Name, Kind: uint8(k), regQos: d.QosPolicy, networkID: d.NetworkID,
 			})
 		}
 	}

@@ -41,6 +41,8 @@ type GPU struct {
 	// regQos is the QoS policy the device plugin registers for the GPU (MetaX sGPU's qosPolicy), which the
 	// family's qos row reads (device.Dev.RegQos).
 	regQos string
+	// networkID is the device's customInfo.NetworkID (Ascend), nil when none; ScoreNode reads it.
+	networkID *int
 	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
 	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
 	coreBits int64

@@ -111,6 +111,7 @@ func KindOf(c Config) device.Kind {
 		MemoryAllocatable: c.MemoryAllocatable,
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
+		ScoreNode:         scoreNode(w),
 		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"

@@ -410,7 +410,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// says no NUMA.
 	numa := f.c.rows[r.Kind].numa
 	numaBind, topology := f.req.NumaBind && numa, f.req.TopologyAware && numa
-	f.sortGPUs(n)
+	f.sortGPUs(n, r)
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false

@@ -165,8 +165,13 @@ type Kind struct {
 	Rows []Row `json:"-"`
 }
 
-// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed).
-type Failure struct{ Gate, Code string }
+// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed), and
+// whether the pod's UUID selectors refuse the device whatever gate failed first (Kunlun's Fit checks the UUID
+// before anything else, pkg/device/kunlun/device.go:190-198 at v2.10.0).
+type Failure struct {
+	Gate, Code  string
+	UUIDRefused bool
+}
 
 // ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
 // and whether any pod uses it.

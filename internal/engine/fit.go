@@ -821,12 +821,13 @@ func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string
 			continue
 		}
 		res := statuses[gi].Result
+		refused := !f.sels[r.Kind].uuidMatches(n.GPUs[gi].UUID)
 		if !res.Failed() {
 			passed++
-			first = append(first, device.Failure{})
+			first = append(first, device.Failure{UUIDRefused: refused})
 			continue
 		}
-		first = append(first, device.Failure{Gate: res.Gate, Code: string(res.Code)})
+		first = append(first, device.Failure{Gate: res.Gate, Code: string(res.Code), UUIDRefused: refused})
 	}
 	code, count := kind.FitFailure(first, r.Count)
 	if code == "" {

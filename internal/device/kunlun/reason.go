@@ -10,10 +10,10 @@ const (
 )
 
 // WholeFitFailure is HAMi v2.10.0's whole-XPU Fit failure (pkg/device/kunlun/device.go:201-210): graghSelect
-// found no set, so the node's reason is the XPUs whose UUID the pod's selectors refuse, else one NumaNotFit,
-// whatever else kept the other XPUs out.
+// found no set, so the node's reason is the XPUs whose UUID the pod's selectors refuse (the UUID is checked
+// first, 190-198: an unhealthy XPU counts too), else one NumaNotFit, whatever else kept the other XPUs out.
 func WholeFitFailure(first []device.Failure, _ int) (string, int) {
-	if n := count(first, func(f device.Failure) bool { return f.Code == uuidMismatch }); n > 0 {
+	if n := count(first, func(f device.Failure) bool { return f.UUIDRefused || f.Code == uuidMismatch }); n > 0 {
 		return uuidMismatch, n
 	}
 	return numaNotFit, 1

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,7 +64,30 @@ func parseRegisterJSON(key, value string) ([]DeviceInfo, error) {
 		}
 		normalizeDevice(d)
 	}
+	if strings.Contains(value, "NetworkID") {
+		readNetworkIDs(value, devs)
+	}
 	return devs, nil
+}
+
+// readNetworkIDs reads each device's customInfo.NetworkID (Ascend's NPU network, which HAMi's Ascend Fit and
+// ScoreNode read as a JSON number: pkg/device/ascend/device.go:388-421, 619-629 at v2.10.0). Go's JSON
+// decoder matches customInfo's key in any case, as HAMi's does; any other shape reads as no NetworkID (the
+// decoder goes on past a customInfo of another type, so its error is not needed: the list itself was read).
+func readNetworkIDs(value string, devs []DeviceInfo) {
+	var extra []struct {
+		CustomInfo map[string]any `json:"customInfo"`
+	}
+	_ = json.Unmarshal([]byte(value), &extra)
+	for i := range devs {
+		if i >= len(extra) {
+			return
+		}
+		if f, ok := extra[i].CustomInfo["NetworkID"].(float64); ok {
+			id := int(f)
+			devs[i].NetworkID = &id
+		}
+	}
 }
 
 // normalizeDevice applies the reader's leniencies and makes empty slices nil, so that a value read back after

@@ -53,6 +53,12 @@ type DeviceInfo struct {
 	Mode        string       `json:"mode,omitempty"` // hami-core | mig | mps; empty means hami-core
 	Health      bool         `json:"health,omitempty"`
 	MigProfiles []MigProfile `json:"migProfiles,omitempty"`
+	// QosPolicy is the device's QoS policy as a family's plugin registers it (MetaX sGPU's qosPolicy); not
+	// part of HAMi's device list.
+	QosPolicy string `json:"-"`
+	// NetworkID is the device's customInfo.NetworkID (Ascend's NPU network), nil when its customInfo has no
+	// number there; kubectl-hami reads nothing else of customInfo.
+	NetworkID *int `json:"-"`
 }
 
 // MigProfile is one MIG profile a GPU offers, with the slice placements NVML reports for it.

@@ -100,12 +100,14 @@ type Kind struct {
 	// SelectInOrder, when set, is used instead of Select: it gets every device of the Kind in the order HAMi
 	// hands them to its Fit (the score-sorted list), by Index, with whether each passed every gate, and
 	// returns the chosen Indexes (nil: no set). HAMi's Kunlun graghSelect reads its wings from positions in
-	// that list, not from indices (pkg/device/kunlun/topo.go:222-268).
-	SelectInOrder func(order []int, fit []bool, count int) []int `json:"-"`
+	// that list, not from indices (pkg/device/kunlun/topo.go:222-268); AWS Neuron's graphSelect takes positions
+	// in it for indices (pkg/device/awsneuron/device.go:406-473). model is as for Select.
+	SelectInOrder func(order []int, fit []bool, count int, model string) []int `json:"-"`
 	// FitFailure, when set, is the node's reason when the Kind's Fit places nothing, in HAMi's words, in place
 	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
 	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
-	FitFailure func(first []Failure) (code string, count int) `json:"-"`
+	// asked is the container's count (AWS Neuron's Fit fails a request of several devices by one NumaNotFit).
+	FitFailure func(first []Failure, asked int) (code string, count int) `json:"-"`
 	// ScoreNode is the family's addition to a fitting node's score (HAMi's ScoreNode, which OverrideScore adds
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
 	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
@@ -139,8 +141,13 @@ type Kind struct {
 	Rows []Row `json:"-"`
 }
 
-// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed).
-type Failure struct{ Gate, Code string }
+// Failure is one device's first failing gate for FitFailure: the gate's name and code ("" when it passed), and
+// whether the pod's UUID selectors refuse the device whatever gate failed first (Kunlun's Fit checks the UUID
+// before anything else, pkg/device/kunlun/device.go:190-198 at v2.10.0).
+type Failure struct {
+	Gate, Code  string
+	UUIDRefused bool
+}
 
 // ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
 // and whether any pod uses it.
@@ -148,6 +155,8 @@ type ScoredDevice struct {
 	Type  string
 	Index int
 	Used  bool
+	// NetworkID is the device's registered customInfo.NetworkID (Ascend), nil when none.
+	NetworkID *int
 }
 
 // Request is one container's request for a Kind as the family's webhook sees it: the count, and memory and
@@ -228,9 +237,11 @@ func (k *Kind) Validate() error {
 	for i := range k.Rows {
 		r := &k.Rows[i]
 		switch {
-		case r.Check == nil && !buildingBlock(r.Name):
+		case r.Check != nil && r.NodeCheck != nil:
+			return fmt.Errorf("device kind %s: row %q has both a device check and a node check", k.Name, r.Name)
+		case r.Check == nil && r.NodeCheck == nil && !buildingBlock(r.Name):
 			return fmt.Errorf("device kind %s: row %q has no check and is none of the engine's building blocks", k.Name, r.Name)
-		case r.Check != nil && (r.Number == "" || r.Name == "" || r.Code == ""):
+		case (r.Check != nil || r.NodeCheck != nil) && (r.Number == "" || r.Name == "" || r.Code == ""):
 			return fmt.Errorf("device kind %s: row %q needs a number, a name and a code", k.Name, r.Name)
 		}
 	}

@@ -27,14 +27,20 @@ type Row struct {
 	Unresolvable bool
 	// Say is the explanation's sentence for the row's failures; nil leaves it to the code's first row.
 	Say func(s Saying) string
-	// Check decides the row on one device; nil for the engine's own building blocks.
+	// Check decides the row on one device; nil for the engine's own building blocks and for a node row.
 	Check func(d *Dev) Outcome
+	// NodeCheck makes the row a node row: it decides once per container of the Kind, on the node's and the
+	// pod's annotations, after the node's device count and before any device, as a family's Fit may turn a
+	// node away before its device loop (Ascend's hami-vnpu-core capability, pkg/device/ascend/device.go:459-473
+	// at v2.10.0). HAMi counts such a failure once over the Kind's devices: "1/4 ModeNotFit". A node row is
+	// numbered after the node gate it follows ("n3a").
+	NodeCheck func(node, pod map[string]string) Outcome
 }
 
 // Saying is what a family row's sentence draws on.
 type Saying struct {
 	// GPUs is the number of devices that failed the row; Detail the example's detail, Where its place
-	// ("node n1, GPU 0").
+	// ("node n1, GPU 0"; a node row's: "node n1").
 	GPUs          int
 	Detail, Where string
 }
@@ -67,6 +73,8 @@ type Dev struct {
 	AskedCores  int64 // the container's cores request as written (a percentage unless the type counts cores)
 	PodQos      int   // the pod's QoS policy, an index in Kind.QosPolicies; -1 when the type has none or it is refused
 	Sharers     [MaxQosPolicies]int32
+	RegQos      string        // the QoS policy the device registers (MetaX sGPU's qosPolicy); "" when none
+	TakenByPod  bool          // an earlier container of the pod took this device
 	OtherTakenF func() string // see OtherTaken
 }
 

@@ -5,6 +5,7 @@ package engine
 
 import (
 	"sort"
+	"strings"
 )
 
 // pairChoice is HAMi's 910C module rule (computeBestCombination910C, pkg/device/ascend/device.go): of the
@@ -64,7 +65,7 @@ func selectChoice(n *Node, sel []int, count int, choose func([]int, int, string)
 // selectInOrderChoice applies a type's SelectInOrder rule (Kunlun's graghSelect): it hands the rule the
 // type's devices in HAMi's sorted order (f.order, which the walk reads from its end) with whether each passed
 // every gate, and maps the Indexes it names back to devices that passed.
-func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, choose func([]int, []bool, int) []int) []int {
+func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, choose func([]int, []bool, int, string) []int) []int {
 	passed := make(map[int]bool, len(sel))
 	for _, gi := range sel {
 		passed[gi] = true
@@ -83,12 +84,61 @@ func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, ch
 			byIndex[g.Index] = gi
 		}
 	}
+	model := ""
+	if len(sel) > 0 {
+		model = n.GPUs[sel[0]].Type
+	}
 	var out []int
-	for _, i := range choose(order, fit, r.Count) {
+	for _, i := range choose(order, fit, r.Count, model) {
 		if gi, ok := byIndex[i]; ok && len(out) < r.Count {
 			out = append(out, gi)
 			delete(byIndex, i)
 		}
 	}
 	return out
+}
+
+// pairFailure is HAMi's reason for a module request that placed nothing (Ascend 910C,
+// pkg/device/ascend/device.go:582-589 at v2.10.0): the walk never stops early, every device that passed is a
+// candidate, and computeBestCombination910C takes whole modules of them; when they are too few, the reason
+// map holds each failing device's code and AllocatedCardsInsufficientRequest counts the devices of the whole
+// modules found (0 included), all over the request, not the node's devices: "0/2
+// AllocatedCardsInsufficientRequest, 4/2 CardUuidMismatch". It returns the node's most counted code (ties:
+// the earlier gate) and the text.
+func pairFailure(n *Node, r *ContainerRequest, pair int, statuses []GPUStatus) (Code, string) {
+	var codes []Code
+	counts := map[Code]int{}
+	passed := map[int]int{} // devices that passed every gate, by module
+	for gi := range n.GPUs {
+		if int(n.GPUs[gi].Kind) != r.Kind {
+			continue
+		}
+		res := statuses[gi].Result
+		if !res.Failed() || res.Gate == "set" {
+			passed[n.GPUs[gi].Index/pair]++
+			continue
+		}
+		if counts[res.Code] == 0 {
+			codes = append(codes, res.Code)
+		}
+		counts[res.Code]++
+	}
+	whole := 0
+	for _, c := range passed {
+		if c == pair && whole < r.Count {
+			whole += pair
+		}
+	}
+	codes = append(codes, AllocatedCardsInsufficientRequest)
+	counts[AllocatedCardsInsufficientRequest] = whole
+	parts := make([]string, 0, len(codes))
+	dom := codes[0]
+	for _, c := range codes {
+		parts = append(parts, itoa(counts[c])+"/"+itoa(r.Count)+" "+string(c))
+		if counts[c] > counts[dom] || counts[c] == counts[dom] && GateRank(c) < GateRank(dom) {
+			dom = c
+		}
+	}
+	sort.Strings(parts)
+	return dom, strings.Join(parts, ", ")
 }

@@ -203,7 +203,7 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 type nodeFit struct {
 	ok        bool
 	nodeCheck *Check // set for a node-level failure
-	reason    string // kube-scheduler's reasons, for a failure of its checks
+	reason    string // kube-scheduler's reasons, for a failure of its checks; a family node row's HAMi text
 	// fitCode and fitReason are the family's own reason for a failing container (Kind.FitFailure), in place
 	// of the per-device count; "" when it has none.
 	fitCode    Code
@@ -266,6 +266,10 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			res.nodeCheck, res.container = chk, ci
 			return res
 		}
+		if chk, reason := f.nodeRowCheck(n, ci); chk != nil {
+			res.nodeCheck, res.reason, res.container = chk, reason, ci
+			return res
+		}
 		saved := f.snapshotExtra()
 		f.resetOrder(n)
 		cp, _, _, ok := f.fitContainer(n, ci, 0, 0, statuses)
@@ -286,6 +290,10 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		}
 		if chk := f.countGate(n, ci); chk != nil {
 			res.nodeCheck, res.container = chk, ci
+			return res
+		}
+		if chk, reason := f.nodeRowCheck(n, ci); chk != nil {
+			res.nodeCheck, res.reason, res.container = chk, reason, ci
 			return res
 		}
 		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
@@ -402,7 +410,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// says no NUMA.
 	numa := f.c.rows[r.Kind].numa
 	numaBind, topology := f.req.NumaBind && numa, f.req.TopologyAware && numa
-	f.sortGPUs(n)
+	f.sortGPUs(n, r)
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false
@@ -799,6 +807,10 @@ func coreMask(held, total, n int64) int64 {
 func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string, *Check) {
 	r := &f.req.Containers[ci]
 	kind := &f.c.kinds[r.Kind]
+	if kind.Pair > 1 && r.Count > 1 {
+		code, text := pairFailure(n, r, kind.Pair, statuses)
+		return code, text, nil
+	}
 	if kind.FitFailure == nil {
 		return "", "", nil
 	}
@@ -809,14 +821,15 @@ func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string
 			continue
 		}
 		res := statuses[gi].Result
+		refused := !f.sels[r.Kind].uuidMatches(n.GPUs[gi].UUID)
 		if !res.Failed() {
 			passed++
-			first = append(first, device.Failure{})
+			first = append(first, device.Failure{UUIDRefused: refused})
 			continue
 		}
-		first = append(first, device.Failure{Gate: res.Gate, Code: string(res.Code)})
+		first = append(first, device.Failure{Gate: res.Gate, Code: string(res.Code), UUIDRefused: refused})
 	}
-	code, count := kind.FitFailure(first)
+	code, count := kind.FitFailure(first, r.Count)
 	if code == "" {
 		return "", "", nil
 	}

@@ -168,7 +168,7 @@ func registeredFamilyRows() []familyRow {
 	add := func(k *device.Kind) {
 		for i := range k.Rows {
 			r := &k.Rows[i]
-			if r.Check != nil && !seen[r.Name] {
+			if (r.Check != nil || r.NodeCheck != nil) && !seen[r.Name] {
 				seen[r.Name] = true
 				out = append(out, familyRow{family: k.Vendor, row: r})
 			}
@@ -181,14 +181,15 @@ func registeredFamilyRows() []familyRow {
 }
 
 // withFamilyRows inserts the families' rows into the engine's table, each before the first GPU row numbered
-// after it.
+// after it; a node row ("n3a") before the first node row numbered after it, or the first GPU row.
 func withFamilyRows(base []Gate, rows []familyRow) []Gate {
 	out := append([]Gate(nil), base...)
 	for _, fr := range rows {
 		g := gateOfRow(fr.family, fr.row)
 		at := len(out)
 		for i := range out {
-			if out[i].Level == LevelGPU && device.RowBefore(g.Number, out[i].Number) {
+			if g.Level == LevelNode && (out[i].Level == LevelGPU || out[i].Level == LevelNode && out[i].Number > g.Number) ||
+				g.Level == LevelGPU && out[i].Level == LevelGPU && device.RowBefore(g.Number, out[i].Number) {
 				at = i
 				break
 			}
@@ -202,9 +203,17 @@ func withFamilyRows(base []Gate, rows []familyRow) []Gate {
 func gateOfRow(family string, r *device.Row) Gate {
 	g := Gate{Number: r.Number, Name: r.Name, Code: Code(r.Code), Level: LevelGPU, Unresolvable: r.Unresolvable,
 		Meaning: r.Meaning, Numbers: r.Numbers, Hint: r.Hint, Family: family}
+	if r.NodeCheck != nil {
+		g.Level = LevelNode
+	}
 	if say := r.Say; say != nil {
+		node := g.Level == LevelNode
 		g.say = func(_ *aggregate, s saying) string {
-			return say(device.Saying{GPUs: s.gpus, Detail: s.e.detail, Where: s.where()})
+			where := s.where()
+			if node {
+				where = "node " + s.e.node
+			}
+			return say(device.Saying{GPUs: s.gpus, Detail: s.e.detail, Where: where})
 		}
 	}
 	return g

@@ -19,6 +19,9 @@ type kindRows struct {
 	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
 	// one-device, Kunlun vXPU's equal-share).
 	early, late []*device.Row
+	// node are the family's node rows (device.Row.NodeCheck: Ascend's vnpu-core), run once per container of
+	// the type after its device count.
+	node []*device.Row
 }
 
 func compileRows(kinds []device.Kind) []kindRows {
@@ -32,6 +35,8 @@ func compileRows(kinds []device.Kind) []kindRows {
 		for i := range kinds[k].Rows {
 			r := &kinds[k].Rows[i]
 			switch {
+			case r.NodeCheck != nil:
+				kr.node = append(kr.node, r)
 			case r.Check != nil && device.EarlyRow(r):
 				kr.early = append(kr.early, r)
 			case r.Check != nil:
@@ -76,7 +81,8 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 	d := &f.dev
 	*d = device.Dev{Kind: &f.c.kinds[g.Kind], UUID: g.UUID, Type: g.Type, Index: g.Index, Slots: g.Slots,
 		TotalMem: g.TotalMem, TotalCores: g.TotalCores, UsedSlots: usedSlots, UsedMem: usedMem, UsedCores: usedCores,
-		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos}
+		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos, RegQos: g.regQos,
+		TakenByPod: f.extra[gi].slots > 0}
 	if s != nil {
 		d.PodQos = s.qos
 	}
@@ -107,4 +113,20 @@ func (f *fitter) otherTaken() string {
 		}
 	}
 	return ""
+}
+
+// nodeRowCheck runs the node rows of container ci's type on node n (device.Row.NodeCheck): the first that fails
+// decides the node, with HAMi's text for it, one count over the type's devices (GenReason(reason,
+// len(devices)) after a single reason[code]++, as Ascend's Fit writes ModeNotFit).
+func (f *fitter) nodeRowCheck(n *Node, ci int) (*Check, string) {
+	r := &f.req.Containers[ci]
+	for _, row := range f.c.rows[r.Kind].node {
+		o := row.NodeCheck(n.annos, f.req.annos)
+		if o.Skip || !o.Fail {
+			continue
+		}
+		chk := &Check{Gate: row.Name, Code: Code(row.Code), Need: o.Need, Have: o.Have, Unit: o.Unit, Detail: o.Detail}
+		return chk, "1/" + itoa(n.DevicesOf(r.Kind)) + " " + row.Code
+	}
+	return nil, ""
 }

@@ -14,11 +14,20 @@ import (
 // as HAMi computes it, so that ties and near-ties compare exactly as they do there. HAMi adds the request only
 // when request and device types are equal, which never happens on real nodes, so the score reflects existing
 // usage only; kubectl-hami keeps that behaviour. A GPU registering 0 slots, cores or memory scores 0.
-func (f *fitter) gpuScore(g *GPU, gi int) float32 {
+func (f *fitter) gpuScore(g *GPU, gi int, r *ContainerRequest) float32 {
 	if g.Slots == 0 || g.TotalCores == 0 || g.TotalMem == 0 {
 		return 0
 	}
 	slots, mem, cores := f.used(g, gi)
+	// HAMi adds the container's own request where the request's type (its Kind's CommonWord) equals the device's
+	// registered type (ComputeScore, pkg/scheduler/policy/gpu_policy.go:199-214 at v2.10.0): never for NVIDIA
+	// ("NVIDIA" against "NVIDIA-A100"), but for Kunlun vXPU ("XPU"), Ascend and others whose plugin registers the
+	// CommonWord as the type. One slot whatever the count, the cores as asked, the memory on this device.
+	if r != nil && f.c.kinds[r.Kind].Name == g.Type {
+		slots++
+		cores += r.Cores
+		mem += r.MemoryOn(g.TotalMem)
+	}
 	w := f.req.Weights
 	u := float32(slots) / float32(g.Slots)
 	c := float32(cores) / float32(g.TotalCores)
@@ -148,13 +157,13 @@ func (f *fitter) resetOrder(n *Node) {
 // from the end takes the last-registered first. Above 12 it is pdqsort, which is not stable; kubectl-hami runs
 // the same sort.Sort on the same sequence, which gives HAMi's order as long as both are built with the same Go
 // sort (Go 1.19 on); Go does not promise that, so the order above 12 GPUs is documented as not guaranteed.
-func (f *fitter) sortGPUs(n *Node) {
+func (f *fitter) sortGPUs(n *Node, r *ContainerRequest) {
 	if cap(f.scores) < len(n.GPUs) {
 		f.scores = make([]float32, len(n.GPUs))
 	}
 	f.scores = f.scores[:len(n.GPUs)]
 	for i := range n.GPUs {
-		f.scores[i] = f.gpuScore(&n.GPUs[i], i)
+		f.scores[i] = f.gpuScore(&n.GPUs[i], i, r)
 	}
 	f.sorter = gpuSorter{f: f, n: n, sc: f.scores}
 	sort.Sort(&f.sorter)
@@ -335,7 +344,7 @@ func (f *fitter) familyScore(n *Node) float64 {
 			node = make([]device.ScoredDevice, len(n.GPUs))
 			for gi := range n.GPUs {
 				g := &n.GPUs[gi]
-				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0}
+				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID}
 			}
 		}
 		var placed []int

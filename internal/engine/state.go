@@ -39,6 +39,11 @@ type GPU struct {
 	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
 	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
 	qos [device.MaxQosPolicies]int32
+	// regQos is the QoS policy the device plugin registers for the GPU (MetaX sGPU's qosPolicy), which the
+	// family's qos row reads (device.Dev.RegQos).
+	regQos string
+	// networkID is the device's customInfo.NetworkID (Ascend), nil when none; ScoreNode reads it.
+	networkID *int
 	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
 	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
 	coreBits int64
@@ -80,9 +85,10 @@ type Node struct {
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
 	uuidIndex map[string]int
-	kq        kubefit.Quick // kube-scheduler's view of the node for the common case (kubeGate.passes)
-	pos       int           // index in Cluster.nodeList
-	kindCount []int         // devices per Config.Kinds index
+	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
+	pos       int               // index in Cluster.nodeList
+	kindCount []int             // devices per Config.Kinds index
+	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
 }
 
 // DevicesOf is the number of the node's devices of kind k (an index in Config.Kinds).
@@ -339,7 +345,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
 	for _, t := range n.Spec.Taints {
 		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
 			node.Taints = append(node.Taints, t.ToString())

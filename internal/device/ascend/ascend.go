@@ -69,7 +69,10 @@ var Defaults = []Config{
 // Kinds returns one Kind per configured chip.
 func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
-		Configs []Config `json:"configs"`
+		// HamiVnpuCore is whether a node without the hami-vnpu-core annotation supports hami-core (the
+		// chart's devices.ascend.hamiVnpuCore, false by default).
+		HamiVnpuCore bool     `json:"hamiVnpuCore"`
+		Configs      []Config `json:"configs"`
 	}
 	if err := device.Decode("vnpus", section, &s); err != nil {
 		return nil, err
@@ -80,7 +83,9 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	}
 	out := make([]device.Kind, 0, len(cfgs))
 	for _, c := range cfgs {
-		out = append(out, KindOf(c))
+		k := KindOf(c)
+		k.Rows = append(k.Rows, VNPUCoreRow(s.HamiVnpuCore))
+		out = append(out, k)
 	}
 	return out, nil
 }
@@ -106,6 +111,7 @@ func KindOf(c Config) device.Kind {
 		MemoryAllocatable: c.MemoryAllocatable,
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
+		ScoreNode:         scoreNode(w),
 		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"

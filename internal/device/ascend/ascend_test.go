@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/ascend"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
@@ -31,7 +33,7 @@ func TestAscendTemplates(t *testing.T) {
 			Want: [][]string{{"npu-0"}}, Annotations: map[string]string{"huawei.com/" + w: `[{"UUID":"npu-0","temp":"vir05_1c_16g","memory":16384}]`}},
 		{Name: "above every template: the whole NPU", Node: node, Pod: ft.Pod("p", nil, ask("40000")),
 			Want: [][]string{{"npu-0"}}, Annotations: map[string]string{"huawei.com/" + w: `[{"UUID":"npu-0","memory":65536}]`}},
-		{Name: "hami-core keeps the request", Node: node, Pod: ft.Pod("p", map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore}, ask("10000")),
+		{Name: "hami-core keeps the request (on a node that runs it)", Node: ft.Node("n1", map[string]string{"hami.io/node-register-" + w: npus(1, w, -1), ascend.NodeVNPUCoreAnnotation: "true"}, nil), Pod: ft.Pod("p", map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore}, ask("10000")),
 			Want: [][]string{{"npu-0"}}, Annotations: map[string]string{"huawei.com/" + w: `[{"UUID":"npu-0","memory":10000}]`}},
 	})
 }
@@ -45,8 +47,19 @@ func TestAscend910CModules(t *testing.T) {
 	ft.Run(t, ft.Kinds(t, ascend.Family{}), []ft.Case{
 		{Name: "two: the only whole module", Node: node, Pod: ft.Pod("p", nil, ask("2")), Want: [][]string{{"npu-3", "npu-2"}}},
 		{Name: "one rounds up to a module", Node: node, Pod: ft.Pod("p", nil, ask("1")), Want: [][]string{{"npu-3", "npu-2"}}},
+		// HAMi's reason (pkg/device/ascend/device.go:582-589 at v2.10.0): the failing NPUs' codes and the NPUs of
+		// whole free modules, over the request.
 		{Name: "four: module 0 is broken", Node: node, Pod: ft.Pod("p", nil, ask("4")),
-			Want: nil, Reason: "1/4 CardNotHealth, 3/4 AllocatedCardsInsufficientRequest"},
+			Want: nil, Reason: "1/4 CardNotHealth, 2/4 AllocatedCardsInsufficientRequest"},
+	})
+	eight := ft.Node("n1", map[string]string{"hami.io/node-register-" + w: npus(8, w, 1)}, nil)
+	ft.Run(t, ft.Kinds(t, ascend.Family{}), []ft.Case{
+		{Name: "every NPU filtered out: 0 in whole modules, counts over the request", Node: eight,
+			Pod:    ft.Pod("p", map[string]string{"hami.io/use-" + w + "-uuid": "other"}, ask("2")),
+			Reason: "0/2 AllocatedCardsInsufficientRequest, 1/2 CardNotHealth, 7/2 CardUuidMismatch"},
+		{Name: "three modules broken by health and filters: one whole module of eight asked", Node: eight,
+			Pod:    ft.Pod("p", map[string]string{"hami.io/no-use-" + w + "-uuid": "npu-2,npu-4"}, ask("8")),
+			Reason: "1/8 CardNotHealth, 2/8 AllocatedCardsInsufficientRequest, 2/8 CardUuidMismatch"},
 	})
 }
 
@@ -94,4 +107,52 @@ func TestAscendWebhookRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// HAMi v2.10.0's Ascend Fit turns a node away before its NPU loop when the pod asks for hami-core and the
+// node does not run it (pkg/device/ascend/device.go:452-473): the node annotation hami-vnpu-core says, "true"
+// only, and without it the vnpus section's hamiVnpuCore (false in the chart). One count over the node's NPUs,
+// whatever they are; the device count comes first (pkg/scheduler/score.go:98-105).
+func TestAscendVNPUCore(t *testing.T) {
+	const w = "Ascend910B3"
+	hamiCore := map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore}
+	node := func(vnpuCore string, unhealthy int) *corev1.Node {
+		annos := map[string]string{"hami.io/node-register-" + w: npus(4, w, unhealthy)}
+		if vnpuCore != "" {
+			annos[ascend.NodeVNPUCoreAnnotation] = vnpuCore
+		}
+		return ft.Node("n1", annos, nil)
+	}
+	ask := func(n, mem string) map[string]string {
+		return map[string]string{"huawei.com/" + w: n, "huawei.com/" + w + "-memory": mem}
+	}
+	ft.Run(t, ft.Kinds(t, ascend.Family{}), []ft.Case{
+		{Name: "hami-core on a node without the annotation", Node: node("", -1), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Reason: "1/4 ModeNotFit"},
+		{Name: "hami-core on a node that says false", Node: node("false", -1), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Reason: "1/4 ModeNotFit"},
+		{Name: "only \"true\" supports it", Node: node("True", -1), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Reason: "1/4 ModeNotFit"},
+		{Name: "before the NPUs: memory no NPU has", Node: node("", -1), Pod: ft.Pod("p", hamiCore, ask("1", "70000")),
+			Reason: "1/4 ModeNotFit"},
+		{Name: "after the device count", Node: node("", -1), Pod: ft.Pod("p", hamiCore, ask("5", "1000")),
+			Reason: "NodeInsufficientDevice"},
+		{Name: "hami-core on a node that runs it", Node: node("true", 3), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Want: [][]string{{"npu-2"}}},
+		{Name: "the NPUs judged where it runs", Node: node("true", -1), Pod: ft.Pod("p", hamiCore, ask("1", "70000")),
+			Reason: "4/4 CardInsufficientMemory"},
+		{Name: "a pod without hami-core ignores the annotation", Node: node("false", -1), Pod: ft.Pod("p", nil, ask("1", "1000")),
+			Want: [][]string{{"npu-3"}}},
+	})
+	// The chart's devices.ascend.hamiVnpuCore: true makes every node without the annotation support it.
+	kinds, err := ascend.Family{}.Kinds([]byte(`{"hamiVnpuCore": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.Run(t, kinds, []ft.Case{
+		{Name: "hamiVnpuCore true: no annotation supports it", Node: node("", -1), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Want: [][]string{{"npu-3"}}},
+		{Name: "hamiVnpuCore true: the node's false wins", Node: node("false", -1), Pod: ft.Pod("p", hamiCore, ask("1", "1000")),
+			Reason: "1/4 ModeNotFit"},
+	})
 }

@@ -78,8 +78,9 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		WriteList:      device.ListCoreMask,
 		CoresMask:      true,
 		Mutate:         Mutate,
-		Select:         Select,
+		SelectInOrder:  Select,
 		SelectRule:     "are a contiguous run (Inferentia: any start; Trainium: 4, 8 or 16 from a multiple of the count)",
+		FitFailure:     FitFailure,
 		BindExtra:      bindExtra,
 		ExtraKeys:      []string{IDsAnnotation, ResourceTypeAnnotation, AllocTimeAnnotation, AllocatedFlagAnnotation, PredicateNodeAnnotation},
 	}}, nil
@@ -125,23 +126,27 @@ func Mutate(r *device.Request) string {
 	return ""
 }
 
-// Select is HAMi's choice of Neuron devices among those that passed every gate (fit, device indices in
-// ascending order): one device is the highest index (HAMi walks the devices backwards); several are the
-// first contiguous run, on Inferentia (a model naming "inf") from any index, on other instances only 4, 8 or
-// 16 from a multiple of the count (graphSelect); nil when none.
-func Select(fit []int, count int, model string) []int {
-	if count <= 0 || len(fit) < count {
+// Select is HAMi v2.10.0's choice of Neuron devices (Fit and graphSelect, pkg/device/awsneuron/device.go:
+// 390-473), given the node's devices by Index in the order HAMi hands them to Fit (its score-sorted list) with
+// whether each passed every gate. One device: the walk from the end of the list, the first that passed.
+// Several: graphSelect, which reads positions in that list: the first run of count positions whose devices
+// passed (on Inferentia, a model naming "inf", from any position; elsewhere only 4, 8 or 16, from a multiple
+// of the count), and then takes, for each position p of the run, the device whose Index is p (HAMi mistakes
+// the position for the index; a run of positions no Index has takes fewer devices). nil when none.
+func Select(order []int, fit []bool, count int, model string) []int {
+	if count <= 0 || len(order) != len(fit) {
 		return nil
 	}
 	if count == 1 {
-		return []int{fit[len(fit)-1]}
-	}
-	ok := make(map[int]bool, len(fit))
-	for _, i := range fit {
-		ok[i] = true
+		for p := len(order) - 1; p >= 0; p-- {
+			if fit[p] {
+				return []int{order[p]}
+			}
+		}
+		return nil
 	}
 	step := 1
-	if !strings.Contains(strings.ToLower(model), "inf") {
+	if !strings.Contains(model, "inf") && !strings.Contains(model, "Inf") {
 		switch count {
 		case 4, 8, 16:
 			step = count
@@ -149,21 +154,36 @@ func Select(fit []int, count int, model string) []int {
 			return nil
 		}
 	}
-	last := fit[len(fit)-1]
-	for start := 0; start+count-1 <= last; start += step {
+	for start := 0; start+count <= len(order); start += step {
 		run := true
-		for i := start; i < start+count && run; i++ {
-			run = ok[i]
+		for p := start; p < start+count && run; p++ {
+			run = fit[p]
 		}
-		if run {
-			out := make([]int, count)
-			for i := range out {
-				out[i] = start + i
+		if !run {
+			continue
+		}
+		var out []int
+		for p := start; p < start+count; p++ {
+			for _, idx := range order {
+				if idx == p {
+					out = append(out, p)
+					break
+				}
 			}
-			return out
 		}
+		return out
 	}
 	return nil
+}
+
+// FitFailure is HAMi v2.10.0's reason when Neuron's Fit places nothing: a request of several devices never
+// reaches the per-device checks, and graphSelect's failure is one NumaNotFit over the node's devices
+// (pkg/device/awsneuron/device.go:450-456); one device keeps the checks' own reasons.
+func FitFailure(_ []device.Failure, asked int) (string, int) {
+	if asked > 1 {
+		return "NumaNotFit", 1
+	}
+	return "", 0
 }
 
 // bindExtra is HAMi's PatchAnnotations for Neuron: the indices of every container's devices (a count

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device/awsneuron"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -81,5 +82,28 @@ func TestNeuronGates(t *testing.T) {
 		{Name: "UUID selector", Nodes: []*corev1.Node{neuronNode("i1", "inf2.xlarge", 1)},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", nrNum, 1)), "aws.amazon.com/nouse-neuron-uuid", "i1-AWSNeuron-0"),
 			Code: engine.CardUUIDMismatch},
+	})
+}
+
+// HAMi v2.10.0's Neuron Fit places a request of several devices by graphSelect alone and fails it by one
+// NumaNotFit over the node's devices, whatever kept each device out (pkg/device/awsneuron/device.go:450-456);
+// one device keeps the per-device reasons.
+func TestNeuronSeveralDevicesReason(t *testing.T) {
+	kinds := ft.Kinds(t, awsneuron.Family{})
+	whole := func(dev int) *corev1.Pod {
+		return ft.OnNode(ft.MkPod("ns", "w"+strconv.Itoa(dev), ft.Ctr("c", nrNum, 1)), "n1", nrAlloc, "n1-AWSNeuron-"+strconv.Itoa(dev)+",AWSNeuron,0,3:;")
+	}
+	ask := func(n string) *corev1.Pod { return ft.Pod("p", nil, map[string]string{nrNum: n}) }
+	ft.Run(t, kinds, []ft.Case{
+		{Name: "two of two, one used: one NumaNotFit", Node: neuronNode("n1", "trn1.32xlarge", 2), Counted: []*corev1.Pod{whole(1)},
+			Pod: ask("2"), Reason: "1/2 NumaNotFit"},
+		{Name: "two on Trainium: not a count graphSelect places", Node: neuronNode("n1", "trn1.32xlarge", 4),
+			Pod: ask("2"), Reason: "1/4 NumaNotFit"},
+		{Name: "four on Trainium from a multiple of four", Node: neuronNode("n1", "trn1.32xlarge", 8), Counted: []*corev1.Pod{whole(2)},
+			Pod: ask("4"), Want: [][]string{{"n1-AWSNeuron-4", "n1-AWSNeuron-5", "n1-AWSNeuron-6", "n1-AWSNeuron-7"}}},
+		{Name: "two on Inferentia from any device", Node: neuronNode("n1", "inf2.24xlarge", 4), Counted: []*corev1.Pod{whole(0)},
+			Pod: ask("2"), Want: [][]string{{"n1-AWSNeuron-1", "n1-AWSNeuron-2"}}},
+		{Name: "one device: the per-device reasons", Node: neuronNode("n1", "trn1.32xlarge", 1), Counted: []*corev1.Pod{whole(0)},
+			Pod: ask("1"), Reason: "1/1 CardInsufficientCore"},
 	})
 }

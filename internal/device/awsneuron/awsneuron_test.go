@@ -97,56 +97,72 @@ func contains(v []int, x int) bool {
 	return false
 }
 
-// TestSelect is HAMi's Test_graphSelect (pkg/device/awsneuron/device_test.go) plus the single-device walk.
+// skip is whether each of n devices passed every gate, those in out not.
+func skip(n int, out ...int) []bool {
+	fit := make([]bool, n)
+	for i := range fit {
+		fit[i] = !contains(out, i)
+	}
+	return fit
+}
+
+// TestSelect is HAMi's Test_graphSelect (pkg/device/awsneuron/device_test.go at v2.10.0) plus the single-device
+// walk, and graphSelect's reading of positions in the sorted list as indices (device.go:390-473).
 func TestSelect(t *testing.T) {
+	rev := []int{3, 2, 1, 0}
 	for _, tc := range []struct {
 		name  string
-		fit   []int
+		order []int
+		fit   []bool
 		count int
 		model string
 		want  []int
 	}{
-		{"full allocate", upTo(16), 16, "inf2", upTo(16)},
-		{"8 allocate fail", upTo(16, 7, 13), 8, "trn", nil},
-		{"8 allocate success", upTo(16, 7), 8, "trn", []int{8, 9, 10, 11, 12, 13, 14, 15}},
-		{"8 allocate", upTo(16, 5, 14), 8, "inf", []int{6, 7, 8, 9, 10, 11, 12, 13}},
-		{"one device: the highest index", upTo(4, 3), 1, "trn1.2xlarge", []int{2}},
-		{"two on Trainium: not a count it places", upTo(4), 2, "trn1.32xlarge", nil},
-		{"two on Inferentia: any start", upTo(4, 0), 2, "inf2.24xlarge", []int{1, 2}},
-		{"more than fit", upTo(2), 4, "inf2", nil},
+		{"full allocate", nil, skip(16), 16, "inf2", upTo(16)},
+		{"8 allocate fail", nil, skip(16, 7, 13), 8, "trn", nil},
+		{"8 allocate success", nil, skip(16, 7), 8, "trn", []int{8, 9, 10, 11, 12, 13, 14, 15}},
+		{"8 allocate", nil, skip(16, 5, 14), 8, "inf", []int{6, 7, 8, 9, 10, 11, 12, 13}},
+		{"one device: the walk from the end of the list", nil, skip(4, 3), 1, "trn1.2xlarge", []int{2}},
+		{"one device, list reversed: still the end of the list", rev, []bool{true, true, false, false}, 1, "trn1.2xlarge", []int{2}},
+		{"two on Trainium: not a count it places", nil, skip(4), 2, "trn1.32xlarge", nil},
+		{"two on Inferentia: any start", nil, skip(4, 0), 2, "inf2.24xlarge", []int{1, 2}},
+		{"more than the list", nil, skip(2), 4, "inf2", nil},
+		{"positions are taken for indices", rev, []bool{true, true, false, false}, 2, "inf2", []int{0, 1}},
+		{"a run of positions no index has takes fewer", []int{0, 5, 6}, []bool{true, true, false}, 2, "inf2", []int{0}},
 	} {
-		if got := Select(tc.fit, tc.count, tc.model); !reflect.DeepEqual(got, tc.want) {
+		order := tc.order
+		if order == nil { // devices 0..n-1 in index order
+			order = upTo(len(tc.fit))
+		}
+		if got := Select(order, tc.fit, tc.count, tc.model); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Select = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
 
-// FuzzSelect checks that Select answers count distinct devices of fit, or nothing.
+// FuzzSelect checks that Select answers at most count distinct indices of the list, or nothing.
 func FuzzSelect(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 5, 6, 7, 8}, 4, "trn1")
-	f.Add([]byte{1, 2, 9}, 2, "inf2")
-	f.Fuzz(func(t *testing.T, raw []byte, count int, model string) {
+	f.Add([]byte{0, 1, 2, 3, 5, 6, 7, 8}, []byte{1, 1, 1, 0, 1, 1, 1, 1}, 4, "trn1")
+	f.Add([]byte{9, 1, 2}, []byte{1, 1, 0}, 2, "inf2")
+	f.Fuzz(func(t *testing.T, raw, passed []byte, count int, model string) {
 		seen := map[int]bool{}
-		var fit []int
-		for _, b := range raw {
+		var order []int
+		var fit []bool
+		for i, b := range raw {
 			if !seen[int(b)] {
 				seen[int(b)] = true
-				fit = append(fit, int(b))
+				order = append(order, int(b))
+				fit = append(fit, i < len(passed) && passed[i]%2 == 1)
 			}
 		}
-		for i := 1; i < len(fit); i++ { // ascending, as the engine hands them
-			for j := i; j > 0 && fit[j] < fit[j-1]; j-- {
-				fit[j], fit[j-1] = fit[j-1], fit[j]
-			}
-		}
-		got := Select(fit, count%40, model)
-		if got != nil && len(got) != count%40 {
-			t.Fatalf("Select(%v, %d) = %v", fit, count%40, got)
+		got := Select(order, fit, count%40, model)
+		if len(got) > count%40 || got != nil && count%40 <= 0 {
+			t.Fatalf("Select(%v, %v, %d) = %v", order, fit, count%40, got)
 		}
 		picked := map[int]bool{}
 		for _, i := range got {
 			if !seen[i] || picked[i] {
-				t.Fatalf("Select(%v, %d) = %v: repeated or not fitting", fit, count%40, got)
+				t.Fatalf("Select(%v, %v, %d) = %v: repeated or not in the list", order, fit, count%40, got)
 			}
 			picked[i] = true
 		}

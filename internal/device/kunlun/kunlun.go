@@ -63,7 +63,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		UseUUID:      "baidu.com/use-gpuuuid", NoUseUUID: "baidu.com/nouse-gpuuuid",
 		Count:         count,
 		ReadRequest:   device.WholeRequest,
-		SelectInOrder: GraphSelect,
+		SelectInOrder: graphSelect,
 		SelectRule:    rule,
 		FitFailure:    WholeFitFailure,
 		ScoreNode:     ScoreNode,
@@ -80,7 +80,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Memory:        device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
 		Mutate:        Mutate,
 		Rows:          []device.Row{EqualShareRow},
-		SelectInOrder: GraphSelect,
+		SelectInOrder: graphSelect,
 		SelectRule:    rule,
 		FitFailure:    VFitFailure,
 	}}, nil
@@ -132,4 +132,9 @@ func deviceIndex(_ *device.Kind, containers [][]device.Placed, _ map[string]stri
 		return nil
 	}
 	return map[string]string{DeviceIndexAnnotation: strings.Join(idx, ",")}
+}
+
+// graphSelect is GraphSelect as the Kind's SelectInOrder: Kunlun's rule reads no model.
+func graphSelect(order []int, fit []bool, count int, _ string) []int {
+	return GraphSelect(order, fit, count)
 }

@@ -118,3 +118,38 @@ func TestKunlunNodeScore(t *testing.T) {
 		t.Fatalf("fits %v, score %v: want 1000 plus the default score (0..30)", v.Fits, ns.Score)
 	}
 }
+
+// HAMi v2.10.0 sorts the vXPUs with the container's own request in their score, because the vXPU CommonWord
+// ("XPU") is the registered type (ComputeScore, pkg/scheduler/policy/gpu_policy.go:199-214): one slot more
+// weighs more on an XPU of fewer slots, which moves it in the spread order, and graghSelect's wings are
+// positions in that order (topo.go:222-268). Seed 21 of the oracle's kunlun-vxpu batch: XPUs 0, 6 and 7 have 2
+// slots, the others 4; 2 and 5 are unhealthy.
+func TestVXPUOrderCountsTheRequest(t *testing.T) {
+	var devs []codec.DeviceInfo
+	for i, slots := range []int32{2, 4, 4, 4, 4, 4, 2, 2} {
+		devs = append(devs, codec.DeviceInfo{ID: "XPU-" + strconv.Itoa(i), Index: i, Count: slots, Devmem: 98304, Devcore: 100,
+			Type: "XPU", Numa: i / 4, Health: i != 2 && i != 5})
+	}
+	node := ft.Node("n1", map[string]string{xpuReg: ft.Register(devs...)}, nil)
+	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
+		{Name: "two whole vXPUs: the right wing of the spread order", Node: node,
+			Pod: ft.Pod("p", nil, map[string]string{xpuNum: "2", xpuMem: "98304"}), Want: [][]string{{"XPU-3", "XPU-4"}}},
+	})
+}
+
+// HAMi v2.10.0's Kunlun Fit checks the UUID selectors before anything else (pkg/device/kunlun/vdevice.go:
+// 247-256, device.go:190-198), so an unhealthy XPU the selectors refuse counts as a CardUuidMismatch too.
+// Seed 147 of the oracle's kunlun-vxpu batch.
+func TestKunlunUUIDBeforeHealth(t *testing.T) {
+	var devs []codec.DeviceInfo
+	for i, slots := range []int32{2, 4, 4, 2, 4, 4, 2, 4} {
+		devs = append(devs, codec.DeviceInfo{ID: "XPU-" + strconv.Itoa(i), Index: i, Count: slots, Devmem: 98304, Devcore: 100,
+			Type: "XPU", Numa: i / 4, Health: i != 6})
+	}
+	node := ft.Node("n1", map[string]string{xpuReg: ft.Register(devs...)}, nil)
+	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
+		{Name: "the unhealthy XPU 6 is refused by the selectors too", Node: node,
+			Pod:    ft.Pod("p", map[string]string{"hami.io/use-xpu-uuid": "XPU-2,XPU-0"}, map[string]string{xpuNum: "4", xpuMem: "30k"}),
+			Reason: "6/8 CardUuidMismatch"},
+	})
+}

@@ -35,9 +35,18 @@ func sctr(count, vcore, vmem string) corev1.Container {
 }
 
 func sgpuNode(name string, n int) *corev1.Node {
+	qos := make([]string, n)
+	for i := range qos {
+		qos[i] = "fixed-share"
+	}
+	return sgpuNodeQos(name, qos...)
+}
+
+// sgpuNodeQos is a node of one sGPU per QoS policy its plugin registers ("": none).
+func sgpuNodeQos(name string, qos ...string) *corev1.Node {
 	var entries []string
-	for i := 0; i < n; i++ {
-		entries = append(entries, fmt.Sprintf(`{"uuid":"%s-sgpu%d","model":"sgpu","totalDevCount":16,"totalCompute":100,"bdf":"0000:44:00.%d","totalVRam":32768,"numa":1,"healthy":true,"qosPolicy":"fixed-share"}`, name, i, i))
+	for i, q := range qos {
+		entries = append(entries, fmt.Sprintf(`{"uuid":"%s-sgpu%d","model":"sgpu","totalDevCount":16,"totalCompute":100,"bdf":"0000:44:00.%d","totalVRam":32768,"numa":1,"healthy":true,"qosPolicy":%q}`, name, i, i, q))
 	}
 	node := ft.CapNode(name)
 	node.Annotations[sgpuReg] = "[" + strings.Join(entries, ",") + "]"
@@ -60,9 +69,11 @@ func sgpuPod(name, node, qos string, devs ...string) *corev1.Pod {
 	return p
 }
 
-// TestMetaxSGPUFit covers the register, the QoS rule (HAMi's TestCheckDeviceQos cases: an unused device takes
-// any policy, a whole-GPU request skips the rule, a device shared by another policy fails, by the same
-// passes) and what is written at bind.
+// TestMetaxSGPUFit covers the register, the QoS rule as HAMi v2.10.0 decides it (checkDeviceQos,
+// pkg/device/metax/sdevice.go:528-556, HAMi's TestCheckDeviceQos: an unused device takes any policy, a
+// whole-GPU request skips the rule, a used device takes the policy its plugin registers or none; the counted
+// pods' own policies do not count, an earlier container of the pod makes a device its own, AddResourceUsage
+// 310-330) and what is written at bind.
 func TestMetaxSGPUFit(t *testing.T) {
 	ft.RunGateCases(t, []ft.GateCase{
 		{Name: "unused device takes any policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
@@ -77,22 +88,25 @@ func TestMetaxSGPUFit(t *testing.T) {
 			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,0,0")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "100", "8")), sgpuQos, "best-effort"),
 			Fits: false, Code: engine.ExclusiveDeviceAllocateConflict},
-		{Name: "device shared by another policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
+		{Name: "a used device registered with another policy, whatever its pods", Nodes: []*corev1.Node{sgpuNodeQos("s1", "burst-share")},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "best-effort", "s1-sgpu0,8192,50")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
 			Code: engine.CardQosPolicyMismatch},
 		{Name: "unset policy is the webhook's best-effort", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
 			Pods: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50")},
 			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
 			Code: engine.CardQosPolicyMismatch},
-		{Name: "device shared by the same policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "best-effort", "s1-sgpu0,8192,50")},
+		{Name: "a used device registered with the pod's policy, whatever its pods", Nodes: []*corev1.Node{sgpuNodeQos("s1", "best-effort")},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
 			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
-		{Name: "a whole-GPU user sets no policy", Nodes: []*corev1.Node{sgpuNode("s1", 2)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,32768,100")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("2", "0", "")), sgpuQos, "best-effort"),
-			Code: engine.CardInsufficientMemory},
+		{Name: "a used device registered with no policy takes any", Nodes: []*corev1.Node{sgpuNodeQos("s1", "")},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
+			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+		{Name: "a device an earlier container of the pod took is the pod's", Nodes: []*corev1.Node{sgpuNodeQos("s1", "burst-share")},
+			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "30", "8"), sctr("1", "30", "8")), sgpuQos, "best-effort"),
+			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,30:;s1-sgpu0,Metax-SGPU,8192,30:;"}},
 		// sdevice.go:347-351: the sGPU Fit names an unhealthy device CardUnhealthy, not CardNotHealth.
 		{Name: "an unhealthy device is CardUnhealthy", Nodes: []*corev1.Node{func() *corev1.Node {
 			n := sgpuNode("s1", 1)
@@ -101,8 +115,8 @@ func TestMetaxSGPUFit(t *testing.T) {
 		}()},
 			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
 			Code: engine.CardUnhealthy, Explains: "registered unhealthy"},
-		{Name: "another policy's device is passed over", Nodes: []*corev1.Node{sgpuNode("s1", 2)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu1,8192,50")},
+		{Name: "another policy's device is passed over", Nodes: []*corev1.Node{sgpuNodeQos("s1", "fixed-share", "burst-share")},
+			Pods: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50", "s1-sgpu1,8192,50")},
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
 			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
 	})

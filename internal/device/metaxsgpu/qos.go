@@ -6,33 +6,36 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// QosRow is MetaX's checkDeviceQos (pkg/device/metax/sdevice.go): a used sGPU takes a request below its whole
-// cores only when no counted pod of another policy shares it.
+// QosRow is MetaX's checkDeviceQos at v2.10.0 (pkg/device/metax/sdevice.go:361-367, 528-556): a used sGPU
+// takes a request below its whole cores only when the QoS policy the device plugin registers for it
+// (qosPolicy in metax-tech.com/node-gpu-devices) is unset or the pod's. The counted pods' own policies do not
+// count: getNodesUsage adds their use without AddResourceUsage (pkg/scheduler/scheduler.go:776-785); only an
+// earlier container of the pod itself rewrites the device's policy to the pod's (AddResourceUsage,
+// sdevice.go:310-330), so a device it took passes.
 var QosRow = device.Row{
 	Number: "4a", Name: "qos", Code: "CardQosPolicyMismatch",
-	Meaning: "MetaX sGPU only: a used sGPU takes a request below 100 % cores only when the counted pods sharing it have the pod's `metax-tech.com/sgpu-qos-policy` (unset: `best-effort`); see [compatibility.md](compatibility.md)",
-	Numbers: "the sharers' policy, the pod's",
-	Hint:    "use the QoS policy of the pods already on the GPU",
+	Meaning: "MetaX sGPU only: a used sGPU takes a request below 100 % cores only when the QoS policy its device plugin registers (`qosPolicy`) is unset or the pod's `metax-tech.com/sgpu-qos-policy` (unset: `best-effort`); see [compatibility.md](compatibility.md)",
+	Numbers: "the sGPU's registered policy, the pod's",
+	Hint:    "use the QoS policy the used sGPUs are registered with",
 	Say: func(s device.Saying) string {
-		return fmt.Sprintf("%d GPU(s) are shared by pods of another QoS policy (%s)", s.GPUs, QosPolicyAnnotation)
+		return fmt.Sprintf("%d GPU(s) are used and registered with another QoS policy (%s)", s.GPUs, QosPolicyAnnotation)
 	},
 	Check: qosCheck,
 }
 
 // qosCheck skips a pod whose policy the webhook refuses (the request reader reports it), passes an unused
-// sGPU or a whole-GPU request, and fails on the first other policy among the sharers.
+// sGPU, a whole-GPU request or an sGPU an earlier container of the pod took, and otherwise compares the
+// sGPU's registered policy with the pod's.
 func qosCheck(d *device.Dev) device.Outcome {
 	if d.PodQos < 0 {
 		return device.Outcome{Skip: true}
 	}
-	if d.UsedSlots == 0 || d.AskedCores == 100 {
+	if d.UsedSlots == 0 || d.AskedCores == 100 || d.TakenByPod {
 		return device.Outcome{}
 	}
-	policies := d.Kind.QosPolicies
-	for i, n := range d.Sharers {
-		if n > 0 && i != d.PodQos && i < len(policies) {
-			return device.Outcome{Fail: true, Detail: "shared by " + policies[i] + " pods; the pod is " + policies[d.PodQos]}
-		}
+	pod := d.Kind.QosPolicies[d.PodQos]
+	if d.RegQos == "" || d.RegQos == pod {
+		return device.Outcome{}
 	}
-	return device.Outcome{}
+	return device.Outcome{Fail: true, Detail: "registered with QoS policy " + d.RegQos + "; the pod is " + pod}
 }

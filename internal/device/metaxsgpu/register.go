@@ -61,7 +61,7 @@ func ParseRegister(key, value string) ([]codec.DeviceInfo, error) {
 			}
 		}
 		out = append(out, codec.DeviceInfo{ID: d.UUID, Index: i, Count: int32(d.TotalDevCount), Devmem: d.TotalVRam,
-			Devcore: d.TotalCompute, Type: Name, Numa: int(d.Numa), Health: d.Healthy})
+			Devcore: d.TotalCompute, Type: Name, Numa: int(d.Numa), Health: d.Healthy, QosPolicy: d.QosPolicy})
 	}
 	return out, nil
 }
@@ -70,7 +70,7 @@ func ParseRegister(key, value string) ([]codec.DeviceInfo, error) {
 func FormatRegister(devs []codec.DeviceInfo) string {
 	infos := make([]Info, len(devs))
 	for i, d := range devs {
-		infos[i] = Info{UUID: d.ID, TotalDevCount: int64(d.Count), TotalCompute: d.Devcore, TotalVRam: d.Devmem, Numa: int64(d.Numa), Healthy: d.Health}
+		infos[i] = Info{UUID: d.ID, TotalDevCount: int64(d.Count), TotalCompute: d.Devcore, TotalVRam: d.Devmem, Numa: int64(d.Numa), Healthy: d.Health, QosPolicy: d.QosPolicy}
 	}
 	b, _ := json.Marshal(infos)
 	return string(b)

@@ -1,0 +1,49 @@
+package ascend
+
+import (
+	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
+)
+
+// networkWeight is Ascend910NetworkWeight (pkg/device/ascend/device.go:44 at v2.10.0).
+const networkWeight = 10
+
+// scoreNode is HAMi v2.10.0's Ascend ScoreNode (pkg/device/ascend/device.go:388-424) for the chip word: on an
+// Ascend910* chip, the share of the pod's NPUs in its largest NetworkID group, times 10; 0 when an NPU the pod
+// takes registers no NetworkID. HAMi sums the share per container; kubectl-hami takes the pod's NPUs as one
+// group (the same for a pod of one NPU container).
+func scoreNode(word string) func(node []device.ScoredDevice, placed []int) float64 {
+	if !strings.HasPrefix(word, "Ascend910") {
+		return nil
+	}
+	return func(node []device.ScoredDevice, placed []int) float64 {
+		if len(placed) == 0 {
+			return 0
+		}
+		byNetwork := map[int]int{}
+		for _, idx := range placed {
+			d := deviceOf(node, word, idx)
+			if d == nil || d.NetworkID == nil {
+				return 0
+			}
+			byNetwork[*d.NetworkID]++
+		}
+		most := 0
+		for _, n := range byNetwork {
+			most = max(most, n)
+		}
+		// HAMi computes in float32.
+		return float64(float32(most) / float32(len(placed)) * networkWeight)
+	}
+}
+
+// deviceOf is the node's device of this chip with Index idx, nil when none.
+func deviceOf(node []device.ScoredDevice, word string, idx int) *device.ScoredDevice {
+	for i := range node {
+		if node[i].Index == idx && node[i].Type == word {
+			return &node[i]
+		}
+	}
+	return nil
+}

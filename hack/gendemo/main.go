@@ -215,7 +215,7 @@ func generate(w io.Writer) error {
 	s.Quotas = []*corev1.ResourceQuota{
 		quota("ml-research", "gpu-quota", "limits.nvidia.com/gpumem", "900000", "limits.nvidia.com/gpucores", "2000"),
 		quota("inference", "gpu-quota", "limits.nvidia.com/gpumem", "64000", "limits.nvidia.com/gpucores", "400"),
-		quota("team-vision", "gpu-quota", "limits.nvidia.com/gpumem", "120000", "requests.nvidia.com/gpumem", "120000"),
+		quota("team-vision", "gpu-quota", "limits.nvidia.com/gpumem", "120000", "requests.nvidia.com/gpumem", "160000"),
 		quota("speech", "dcu-quota", "limits.hygon.com/dcumem", "80000"),
 	}
 	s.ConfigMaps = []*corev1.ConfigMap{{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
@@ -282,7 +282,6 @@ func generate(w io.Writer) error {
 		c.SetPod(admitted)
 		s.Pods = append(s.Pods, admitted)
 	}
-	kubeQuotaStatus(s)
 	for _, p := range pending {
 		admitted, _ := engine.Admit(p, cfg)
 		s.Pods = append(s.Pods, admitted)
@@ -297,12 +296,14 @@ func generate(w io.Writer) error {
 			FirstTimestamp: metav1.NewTime(start), LastTimestamp: metav1.NewTime(start.Add(30 * time.Minute)),
 			Message: v.Summary, Source: corev1.EventSource{Component: "hami-scheduler"}})
 	}
+	kubeQuotaStatus(s)
 	fmt.Fprintln(w, "# Demo cluster for kubectl-hami: regenerate with `go run ./hack/gendemo > examples/demo-cluster.yaml`.")
 	return s.WriteList(w, "yaml")
 }
 
-// kubeQuotaStatus fills status.used as Kubernetes computes it: the sum of container limits, one GPU's worth per
-// container whatever its GPU count, which is why it differs from HAMi's accounting (HAMi #1393).
+// kubeQuotaStatus fills status.used as Kubernetes computes it: over every pod, pending ones included (the quota
+// admission plugin charges a pod when it is created), the sum of container limits, one GPU's worth per container
+// whatever its GPU count, which is why it differs from HAMi's accounting (HAMi #1393).
 func kubeQuotaStatus(s *snapshot.Snapshot) {
 	for _, q := range s.Quotas {
 		q.Status.Hard = q.Spec.Hard.DeepCopy()

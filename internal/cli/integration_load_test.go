@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -29,10 +31,11 @@ type demoCounts struct {
 // the demo says so, ResourceQuotas with their status, and the FailedScheduling events of the pending pods,
 // pointing at the pods' real UIDs.
 //
-// ResourceQuotas are created after the pods: without a kube-controller-manager nobody recomputes their
-// status, and the quota admission plugin would otherwise charge (or refuse) the pods it sees against the
-// requests.* keys of the demo's quotas. Their status is then set to the demo's figures, which the commands
-// show beside HAMi's own accounting.
+// ResourceQuotas are created before the pods, as a cluster holds them, with status.hard set (without a
+// kube-controller-manager nobody computes it, and the quota admission plugin refuses pods while it is unknown):
+// the admission plugin then charges every pod against the requests.* keys and refuses one the quota does not
+// allow, so the demo is one that could exist. What it charged must equal the demo's status.used; the status is
+// then set to the demo's figures for every key, which the commands show beside HAMi's own accounting.
 func loadDemo(t testing.TB, cs kubernetes.Interface) demoCounts {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -95,6 +98,24 @@ func loadDemo(t testing.TB, cs kubernetes.Interface) demoCounts {
 		n.ConfigMaps++
 	}
 
+	for _, want := range s.Quotas {
+		q := want.DeepCopy()
+		clearServerFields(&q.ObjectMeta)
+		q.Status = corev1.ResourceQuotaStatus{}
+		created, err := cs.CoreV1().ResourceQuotas(q.Namespace).Create(ctx, q, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create resourcequota %s/%s: %v", want.Namespace, want.Name, err)
+		}
+		created.Status = corev1.ResourceQuotaStatus{Hard: want.Spec.Hard.DeepCopy(), Used: corev1.ResourceList{}}
+		for name := range want.Spec.Hard {
+			created.Status.Used[name] = resource.MustParse("0")
+		}
+		if _, err := cs.CoreV1().ResourceQuotas(q.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("update status of resourcequota %s/%s: %v", want.Namespace, want.Name, err)
+		}
+		n.Quotas++
+	}
+
 	uids := map[string]string{} // namespace/name -> the pod's real UID
 	for _, want := range s.Pods {
 		pod := want.DeepCopy()
@@ -120,18 +141,23 @@ func loadDemo(t testing.TB, cs kubernetes.Interface) demoCounts {
 	}
 
 	for _, want := range s.Quotas {
-		q := want.DeepCopy()
-		clearServerFields(&q.ObjectMeta)
-		q.Status = corev1.ResourceQuotaStatus{}
-		created, err := cs.CoreV1().ResourceQuotas(q.Namespace).Create(ctx, q, metav1.CreateOptions{})
+		got, err := cs.CoreV1().ResourceQuotas(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
 		if err != nil {
-			t.Fatalf("create resourcequota %s/%s: %v", want.Namespace, want.Name, err)
+			t.Fatalf("get resourcequota %s/%s: %v", want.Namespace, want.Name, err)
 		}
-		created.Status = *want.Status.DeepCopy()
-		if _, err := cs.CoreV1().ResourceQuotas(q.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		for name, used := range want.Status.Used {
+			if !strings.HasPrefix(string(name), "requests.") {
+				continue // Kubernetes charges extended resources by request only
+			}
+			if charged := got.Status.Used[name]; charged.Cmp(used) != 0 {
+				t.Errorf("resourcequota %s/%s: Kubernetes charged %s %s for the demo's pods, the demo says %s",
+					want.Namespace, want.Name, name, charged.String(), used.String())
+			}
+		}
+		got.Status = *want.Status.DeepCopy()
+		if _, err := cs.CoreV1().ResourceQuotas(want.Namespace).UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("update status of resourcequota %s/%s: %v", want.Namespace, want.Name, err)
 		}
-		n.Quotas++
 	}
 
 	for _, want := range s.Events {

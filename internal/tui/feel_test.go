@@ -330,10 +330,15 @@ func TestTrueLabels(t *testing.T) {
 // says "did you mean".
 func TestPromptCompletes(t *testing.T) {
 	m := newDemo(t, 120, 30)
-	press(m, ":", "no")
-	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: node · nodes") {
-		t.Errorf("footer while typing :no = %q", foot)
+	// The hint's first word is what enter opens: "no" is a word of Nodes, "po" of Pods, "ns" the namespace switch.
+	for typed, want := range map[string]string{"no": "tab: nodes · node", "po": "tab: pods · problems", "ns": "tab: ns"} {
+		press(m, ":", typed)
+		if foot := lastLine(screen(m)); !strings.Contains(foot, want) {
+			t.Errorf("footer while typing :%s = %q, want %q", typed, foot, want)
+		}
+		press(m, "esc")
 	}
+	press(m, ":", "no")
 	press(m, "ctrl+u", "node gpu-a1")
 	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: gpu-a100-01 · gpu-a100-02") {
 		t.Errorf("footer while typing a node = %q", foot)

@@ -29,6 +29,7 @@ var registry = []func(Options) view{
 	newVerdictPage,
 	newGPUPage,
 	newPodPage,
+	newObjectPage,
 }
 
 // view is one page of the UI. Its methods run inside Model.Update (state changes only there) except render,
@@ -159,6 +160,8 @@ func (v *tableView) move(c *common, msg tea.Msg) {
 		t.cycleSort()
 	case key.Matches(k, c.keys.Reverse):
 		t.reverse()
+	case len(k.Text) == 1 && k.Text[0] >= 'A' && k.Text[0] <= 'Z':
+		t.sortByLetter(rune(k.Text[0])) // shift+letter: that column (k9s)
 	}
 }
 
@@ -337,7 +340,7 @@ func helpJump(tabs []viewInfo) string {
 		}
 		parts = append(parts, w)
 	}
-	return strings.Join(append(parts, ":problems", ":q (tab completes)"), "  ")
+	return strings.Join(append(parts, ":ns NAME", ":ctx NAME", ":problems", ":q (tab completes)"), "  ")
 }
 
 // helpDrill is help's Drill line from every view's drill entry; views whose enter opens the same thing are

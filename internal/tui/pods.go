@@ -31,7 +31,11 @@ func (v *podsView) info() viewInfo {
 func (v *podsView) setData(c *common) {
 	v.pods = v.pods[:0]
 	for _, n := range c.data.Nodes {
-		v.pods = append(v.pods, n.Running...)
+		for _, p := range n.Running {
+			if c.namespace == "" || p.Namespace == c.namespace {
+				v.pods = append(v.pods, p)
+			}
+		}
 	}
 	rows := make([]row, len(v.pods))
 	for i, p := range v.pods {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/testenv"
 )
@@ -17,7 +19,7 @@ import (
 // TestBinaryInTmuxFollow drives the built binary against a real kube-apiserver at 80x24 and 200x60: pages
 // follow the cluster while they are open. A why-pending page at ResourceQuotaNotFit shows the placement once
 // the quota is raised, and says so when the pod is deleted; the Node and GPU pages of a deleted node say it
-// is gone; a new pod's age ticks with no change in the cluster.
+// is gone; a new pod's age ticks with no change in the cluster; `:ctx NAME` switches the kubeconfig context.
 func TestBinaryInTmuxFollow(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is not on PATH (%v): run `bash hack/ensure-tmux.sh` to install it", err)
@@ -28,8 +30,20 @@ func TestBinaryInTmuxFollow(t *testing.T) {
 	defer cancel()
 	loadDemoInto(t, ctx, env.Client)
 
-	small := startTmux(t, 80, 24, bin, "top", "--kubeconfig", env.Kubeconfig)
-	large := startTmux(t, 200, 60, bin, "top", "--kubeconfig", env.Kubeconfig)
+	// A second context on the same cluster, for `:ctx`.
+	kc, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := *kc.Contexts[testenv.ContextName]
+	kc.Contexts["second"] = &second
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+
+	small := startTmux(t, 80, 24, bin, "top", "--kubeconfig", kubeconfig)
+	large := startTmux(t, 200, 60, bin, "top", "--kubeconfig", kubeconfig)
 	both := []*tmux{small, large}
 	for _, tm := range both {
 		tm.waitFor("the live first frame", "● live", "19 GPU pods", "8 pending")
@@ -98,6 +112,18 @@ func TestBinaryInTmuxFollow(t *testing.T) {
 		t.Fatalf("no AGE on age-ticker's row:\n%s", large.screen())
 	}
 	large.waitUntil("age-ticker's age to tick from "+first, func(s string) bool { a := ageOf(s); return a != "" && a != first })
+
+	// :ctx names the contexts; :ctx NAME starts the UI again on that one.
+	for _, tm := range both {
+		tm.keys(":")
+		tm.text("ctx")
+		tm.keys("Enter")
+		tm.waitFor("the contexts", "context testenv · :ctx NAME switches (second, testenv)")
+		tm.keys(":")
+		tm.text("ctx sec")
+		tm.keys("Enter")
+		tm.waitFor("the UI on the second context", "context second", "● live", "10 nodes")
+	}
 	for _, tm := range both {
 		tm.keys("q")
 		tm.waitExit()

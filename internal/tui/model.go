@@ -288,6 +288,20 @@ type MetricsMsg struct {
 	Agents, Answered int
 	// Pods are the processes the agents found in each pod's cgroups, by namespace/name.
 	Pods map[string][]ProcessMetrics
+	// Migs are the MIG instances the agents found on each MIG GPU, by the GPU's UUID.
+	Migs map[string][]MigMetrics
+}
+
+// MigMetrics is one MIG instance as the node agent lists it: profile, slices, whether processes run on it,
+// and the pod whose hami.io/vgpu-mig-allocations names it ("" when none does).
+type MigMetrics struct {
+	Profile string
+	Start   int32
+	Size    int32
+	GPUInst uint32
+	MigUUID string
+	Busy    bool
+	Pod     string // namespace/name
 }
 
 // ProcessMetrics is one process of a pod on one GPU, as the node agent measures it.

@@ -105,7 +105,8 @@ func (c *common) migLines(n *NodeView, g *engine.GPU) []string {
 	if len(insts) == 0 {
 		lines = append(lines, s.dim.Render("  no instance: every slice is free"))
 	} else {
-		cols := []cell{{2, false}, {9, false}, {6, false}, {min(max(c.width-2-2-9-6-12-24-6, 16), 48), false}, {12, false}, {-1, false}}
+		// The pod's name whole: the other columns are as narrow as their words ("GI 12 · busy" is LIVE's).
+		cols := []cell{{2, false}, {8, false}, {6, false}, {min(max(c.width-2-(2+8+6+10+5)-12, 16), 48), false}, {10, false}, {-1, false}}
 		lines = append(lines, s.colHeader.Render("  "+line(cols, "ID", "PROFILE", "SLICES", "POD", "CONTAINER", "LIVE")))
 		for i, in := range insts {
 			pod := in.pod

@@ -12,7 +12,7 @@ func TestGPUPageMIG(t *testing.T) {
 	m := newDemo(t, 120, 40)
 	press(m, ":", "node gpu-h100-mig", "enter", "enter")
 	got := screen(m)
-	for _, want := range []string{"MIG: 2 of 8 slices taken", "A  2g.20gb   0-1", "team-vision/mig-medium-0", "2g.20gb ×2", "1g.10gb ×5"} {
+	for _, want := range []string{"MIG: 2 of 8 slices taken", "A  2g.20gb  0-1", "team-vision/mig-medium-0", "2g.20gb ×2", "1g.10gb ×5"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the MIG GPU page lacks %q:\n%s", want, got)
 		}

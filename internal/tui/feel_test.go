@@ -215,7 +215,13 @@ func TestMouse(t *testing.T) {
 	if viewOf[*nodesView](m).t.selectedKey() != "gpu-a100-02" || viewName(m) != "Nodes" {
 		t.Fatalf("click on gpu-a100-02's line selected %q (view %v)", viewOf[*nodesView](m).t.selectedKey(), viewName(m))
 	}
-	// A click on one of its GPU lines (the same row) opens it.
+	// A click on one of its GPU lines (the same row) opens it. Selecting the node may have scrolled the table
+	// to show its whole row (at 80x24 the legend of short states takes the body's last line): find it again.
+	for i, l := range strings.Split(screen(m), "\n") {
+		if strings.HasPrefix(l, "▸ gpu-a100-02") {
+			y = i
+		}
+	}
 	m.Update(tea.MouseClickMsg{X: 5, Y: y + 2, Button: tea.MouseLeft})
 	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-a100-02" {
 		t.Fatalf("second click: view %v node %q, want the Node view of gpu-a100-02", viewName(m), viewOf[*nodeView](m).detail)

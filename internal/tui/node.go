@@ -26,7 +26,7 @@ func newNodeView(Options) view {
 
 func (v *nodeView) info() viewInfo {
 	return viewInfo{name: "Node", commands: []string{"node", "detail"}, usage: "NAME", drill: [2]string{"a GPU", "its pods"},
-		headLines: 3 + legendLines(v.narrow), live: true}
+		headLines: 3, footLines: legendLines(v.narrow), live: true}
 }
 
 func (v *nodeView) layout(c *common) { v.narrow = c.narrowState() }
@@ -203,7 +203,7 @@ func (v *nodeView) render(c *common, height int) []string {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPUs registered")))
 	}
 	podCols := c.podCols()
-	for _, p := range t.visible(height - v.info().headLines) {
+	for _, p := range t.visible(height - v.info().headLines - v.info().footLines) {
 		if t.order[p] >= len(n.Node.GPUs) {
 			continue // rows of another node; never shown, but never a panic
 		}

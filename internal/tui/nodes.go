@@ -32,7 +32,7 @@ func newNodesView(Options) view {
 
 func (v *nodesView) info() viewInfo {
 	return viewInfo{name: "Nodes", commands: []string{"nodes", "no", "gpus", "gpu"}, drill: [2]string{"a node", "its GPUs"},
-		keys: []key.Binding{compactKey}, headLines: 1 + legendLines(v.narrow), live: true}
+		keys: []key.Binding{compactKey}, headLines: 1, footLines: legendLines(v.narrow), live: true}
 }
 
 // legendLines is the line a view keeps under its table for the legend of short states, at narrow widths.
@@ -385,7 +385,7 @@ func (c *common) gpuStateParts(g engine.GPU) []statePart {
 }
 
 func (v *nodesView) render(c *common, height int) []string {
-	head := v.info().headLines
+	head := v.info().headLines + v.info().footLines
 	l := c.nodesLayout(v.visibleNames(c, height-head))
 	lines := []string{c.nodesHeader(l)}
 	t := v.t

@@ -114,7 +114,10 @@ func (vp *verdictPage) open(m *common, key string, events []*corev1.Event, fetch
 		vp.pager.GotoTop()
 		vp.text, vp.gone = "", time.Time{}
 	}
-	vp.pod, vp.gen = key, m.data.Gen
+	vp.pod = key
+	if m.data != nil {
+		vp.gen = m.data.Gen
+	}
 	switch {
 	case ok:
 		var b strings.Builder

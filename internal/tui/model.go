@@ -586,7 +586,9 @@ func onlyNamespace(d *Data, ns string) *Data {
 }
 
 // tableHeight is the lines a view's table rows get (below its own heading lines).
-func (m *Model) tableHeight(v view) int { return max(m.bodyHeight()-v.info().headLines-v.info().footLines, 1) }
+func (m *Model) tableHeight(v view) int {
+	return max(m.bodyHeight()-v.info().headLines-v.info().footLines, 1)
+}
 
 // layout sizes the components to the window and keeps each cursor on screen.
 func (m *Model) layout() {

@@ -23,14 +23,14 @@ func TestLintLive(t *testing.T) {
 	loadDemoVolcano(t, env)
 	args := []string{"lint", "--kubeconfig", env.Kubeconfig}
 
-	// The demo's one error (team-vision's requests.nvidia.com/gpumem, exceeded) fails lint on both.
+	// The demo has warnings and no error (a cluster that could exist): lint passes on both.
 	got, errOut, err := runB(t, args...)
-	if err == nil || err.Error() != "lint found 1 error" || errOut != "" {
-		t.Fatalf("lint: %v, want lint found 1 error\n%s", err, errOut)
+	if err != nil || errOut != "" {
+		t.Fatalf("lint: %v, want no error\n%s", err, errOut)
 	}
 	want, _, err := runB(t, "lint", "--demo")
-	if err == nil || err.Error() != "lint found 1 error" {
-		t.Fatalf("lint --demo: %v, want lint found 1 error", err)
+	if err != nil {
+		t.Fatalf("lint --demo: %v, want no error", err)
 	}
 	if h := firstLine(got); !strings.HasPrefix(h, "Source: cluster "+env.APIServerURL+" ") {
 		t.Errorf("header %q does not name the cluster", h)
@@ -63,8 +63,8 @@ func TestLintLive(t *testing.T) {
 	}
 
 	got, _, err = runB(t, args...)
-	if err == nil || err.Error() != "lint found 2 errors" {
-		t.Errorf("lint after the bad quota: error %v, want lint found 2 errors", err)
+	if err == nil || err.Error() != "lint found 1 error" {
+		t.Errorf("lint after the bad quota: error %v, want lint found 1 error", err)
 	}
 	for _, w := range []string{
 		"ERROR    Queue serving  metadata.annotations[volcano.sh/card.quota]  (card-quota-unparsable)",

@@ -18,7 +18,7 @@ func TestLintGolden(t *testing.T) {
 	}{
 		// The demo's team-vision quota counts requests.nvidia.com/gpumem past its hard value: Kubernetes would
 		// refuse any further GPU-memory pod there (mig-large could not have been created).
-		{"lint-demo.txt", []string{"lint", "--demo"}, 1},
+		{"lint-demo.txt", []string{"lint", "--demo"}, 0},
 		{"lint-cluster.txt", []string{"lint", "--snapshot", "testdata/lint-cluster.yaml"}, 8},
 		{"lint-cluster-errors.txt", []string{"lint", "--snapshot", "testdata/lint-cluster.yaml", "--min-severity", "error"}, 8},
 		{"lint-cluster.json", []string{"lint", "--snapshot", "testdata/lint-cluster.yaml", "-o", "json"}, 8},

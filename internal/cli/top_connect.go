@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/tui"
 )
@@ -10,7 +14,28 @@ import (
 // runUIConnecting opens the terminal UI at once on a live cluster: it says which API server it is asking
 // while the first list runs, and shows the error (and retries) when the API server does not answer, instead
 // of a blank terminal until the client gives up.
+// `:ctx NAME` in the UI ends it with tui.SwitchContext: it starts again on that kubeconfig context.
 func (o *TopOptions) runUIConnecting(ctx context.Context) error {
+	for {
+		err := o.runUIConnectingOnce(ctx)
+		var sw *tui.SwitchContext
+		if !errors.As(err, &sw) {
+			return err
+		}
+		o.read.config = withContext(o.read.config, sw.Context)
+	}
+}
+
+// withContext is the kubeconfig flags on another context: the same kubeconfig file and namespace, without the
+// cluster and user overrides that would pin the old context's.
+func withContext(f *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+	out := genericclioptions.NewConfigFlags(true)
+	out.KubeConfig, out.Namespace, out.Timeout = f.KubeConfig, f.Namespace, f.Timeout
+	out.Context = &name
+	return out
+}
+
+func (o *TopOptions) runUIConnectingOnce(ctx context.Context) error {
 	opts := tui.Options{DeviceConfigMap: o.read.deviceConfigMap, HAMiVersion: o.read.hamiVersion, Namespace: o.read.namespace(), OnlyNamespace: o.read.onlyNamespace(), Now: o.now,
 		NoColor: tui.NoColorFromEnv(), Output: o.streams.Out, Agents: o.agents()}
 	rc, err := o.read.config.ToRESTConfig()
@@ -24,6 +49,12 @@ func (o *TopOptions) runUIConnecting(ctx context.Context) error {
 		opts.Context = raw.CurrentContext
 	}
 	opts.User = o.kubeUser(opts.Context)
+	if raw, err := o.read.config.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		for name := range raw.Contexts {
+			opts.Contexts = append(opts.Contexts, name)
+		}
+		slices.Sort(opts.Contexts)
+	}
 	opts.Load = func(ctx context.Context) (tui.Loaded, error) {
 		s, err := o.read.load(ctx)
 		if err != nil {

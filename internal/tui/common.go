@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
@@ -29,6 +30,9 @@ type common struct {
 	// events reads one pod's events (live only; nil for a snapshot).
 	events func(ctx context.Context, ns, name string) ([]*corev1.Event, error)
 
+	// namespace is the one namespace shown (`:ns NAME`, top -n), "" for all.
+	namespace string
+
 	styles        styles
 	keys          keyMap
 	width, height int
@@ -50,6 +54,7 @@ type queries interface {
 	explain(ns, name string, events []*corev1.Event) (query.Explanation, bool)
 	whatIf(pod *corev1.Pod) whatIfAnswer
 	config() engine.Config
+	object(kind, key string) ([]runtime.Object, bool)
 }
 
 // send queues a message for the Model to route once the view returns: showMsg and statusMsg to the Model,

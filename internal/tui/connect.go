@@ -96,6 +96,9 @@ func (m *Model) connected(l Loaded) tea.Cmd {
 			}
 		}
 	}
+	if m.queue != nil {
+		cmds = append(cmds, ageTick())
+	}
 	if m.probeFn != nil {
 		cmds = append(cmds, m.nextProbe())
 	}

@@ -215,7 +215,13 @@ func TestMouse(t *testing.T) {
 	if viewOf[*nodesView](m).t.selectedKey() != "gpu-a100-02" || viewName(m) != "Nodes" {
 		t.Fatalf("click on gpu-a100-02's line selected %q (view %v)", viewOf[*nodesView](m).t.selectedKey(), viewName(m))
 	}
-	// A click on one of its GPU lines (the same row) opens it.
+	// A click on one of its GPU lines (the same row) opens it. Selecting the node may have scrolled the table
+	// to show its whole row (at 80x24 the legend of short states takes the body's last line): find it again.
+	for i, l := range strings.Split(screen(m), "\n") {
+		if strings.HasPrefix(l, "▸ gpu-a100-02") {
+			y = i
+		}
+	}
 	m.Update(tea.MouseClickMsg{X: 5, Y: y + 2, Button: tea.MouseLeft})
 	if viewName(m) != "Node" || viewOf[*nodeView](m).detail != "gpu-a100-02" {
 		t.Fatalf("second click: view %v node %q, want the Node view of gpu-a100-02", viewName(m), viewOf[*nodeView](m).detail)
@@ -330,10 +336,15 @@ func TestTrueLabels(t *testing.T) {
 // says "did you mean".
 func TestPromptCompletes(t *testing.T) {
 	m := newDemo(t, 120, 30)
-	press(m, ":", "no")
-	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: node · nodes") {
-		t.Errorf("footer while typing :no = %q", foot)
+	// The hint's first word is what enter opens: "no" is a word of Nodes, "po" of Pods, "ns" the namespace switch.
+	for typed, want := range map[string]string{"no": "tab: nodes · node", "po": "tab: pods · problems", "ns": "tab: ns"} {
+		press(m, ":", typed)
+		if foot := lastLine(screen(m)); !strings.Contains(foot, want) {
+			t.Errorf("footer while typing :%s = %q, want %q", typed, foot, want)
+		}
+		press(m, "esc")
 	}
+	press(m, ":", "no")
 	press(m, "ctrl+u", "node gpu-a1")
 	if foot := lastLine(screen(m)); !strings.Contains(foot, "tab: gpu-a100-01 · gpu-a100-02") {
 		t.Errorf("footer while typing a node = %q", foot)

@@ -48,6 +48,11 @@ var goldenViews = []struct {
 	{"pods", []string{"7"}},
 	{"pods-sorted-by-node", []string{"7", "s"}},
 	{"pod", []string{":", "pods finetune", "enter", "down", "enter"}},
+	{"gpu-mig", []string{":", "node gpu-h100-mig", "enter", "enter"}},
+	{"yaml-node", []string{"down", "y"}},
+	{"describe-pending-pod", []string{"4", "d"}},
+	{"pending-namespace", []string{":", "ns infer", "enter", "4"}},
+	{"pending-sorted-by-reason", []string{"4", "R"}},
 }
 
 func TestGolden(t *testing.T) {

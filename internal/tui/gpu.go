@@ -77,6 +77,9 @@ func (gp *gpuPage) lines(c *common) []string {
 	if h := c.utilHist[g.UUID]; len(h) > 0 {
 		lines = append(lines, "utilisation, last "+readings(len(h))+": "+s.live.Render(sparkline(h))+fmt.Sprintf(" (min %d%% max %d%%)", slices.Min(h), slices.Max(h)))
 	}
+	if g.Mode == engine.ModeMIG {
+		lines = append(lines, c.migLines(n, g)...)
+	}
 	lines = append(lines, "")
 	word := "pods"
 	if len(pods) == 1 {

@@ -74,6 +74,16 @@ func (mm *MetricsMsg) addProcesses(a usage.Agent) {
 		if g.Error != "" || g.UUID == "" {
 			continue
 		}
+		for _, mi := range g.MigInstances {
+			if mm.Migs == nil {
+				mm.Migs = map[string][]MigMetrics{}
+			}
+			x := MigMetrics{Profile: mi.Profile, Start: mi.Placement.Start, Size: mi.Placement.Size, GPUInst: mi.GPUInstanceID, MigUUID: mi.MigUUID, Busy: mi.Busy}
+			if mi.Pod != nil {
+				x.Pod = mi.Pod.Namespace + "/" + mi.Pod.Name
+			}
+			mm.Migs[g.UUID] = append(mm.Migs[g.UUID], x)
+		}
 		for _, p := range g.Processes {
 			if p.Pod == nil || p.Pod.Name == "" {
 				continue

@@ -46,6 +46,8 @@ type Options struct {
 	HAMiVersion string
 	// Context is the kubeconfig context, shown in the header.
 	Context string
+	// Contexts are the kubeconfig's contexts, for `:ctx NAME` (Run then returns *SwitchContext).
+	Contexts []string
 	// User is the context's user (its AuthInfo), named when the API server refuses its credentials.
 	User string
 	// Namespace is the what-if form's default namespace.
@@ -108,6 +110,9 @@ func Run(ctx context.Context, o Options) error {
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
+	if err == nil && m.nextContext != "" {
+		return &SwitchContext{Context: m.nextContext}
+	}
 	return err
 }
 
@@ -143,6 +148,10 @@ type Model struct {
 	watchVolcano bool // live, with a dynamic client, on a cluster that serves Volcano's CRDs
 
 	verdictsGen uint64
+	// nextContext is the kubeconfig context `:ctx NAME` asked for; Run returns it.
+	nextContext string
+	// full is the data of every namespace; data (common) is what the namespace shown leaves of it.
+	full *Data
 
 	// The agents' poll (live with Options.Agents): one reading at a time, the next one interval after.
 	fetchMetrics func(context.Context) MetricsMsg
@@ -186,6 +195,7 @@ func New(o Options) (*Model, error) {
 	m := &Model{opts: o, dark: true, help: help.New()}
 	m.now, m.keys, m.width, m.height = o.Now, newKeyMap(), 80, 24
 	m.setStore(newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
+	m.namespace = o.OnlyNamespace
 	if o.HAMiVersion != "" && o.HAMiVersion != engine.DefaultHAMiVersion {
 		m.store.hamiVersion = o.HAMiVersion
 		m.store.build(o.Snapshot)
@@ -278,6 +288,20 @@ type MetricsMsg struct {
 	Agents, Answered int
 	// Pods are the processes the agents found in each pod's cgroups, by namespace/name.
 	Pods map[string][]ProcessMetrics
+	// Migs are the MIG instances the agents found on each MIG GPU, by the GPU's UUID.
+	Migs map[string][]MigMetrics
+}
+
+// MigMetrics is one MIG instance as the node agent lists it: profile, slices, whether processes run on it,
+// and the pod whose hami.io/vgpu-mig-allocations names it ("" when none does).
+type MigMetrics struct {
+	Profile string
+	Start   int32
+	Size    int32
+	GPUInst uint32
+	MigUUID string
+	Busy    bool
+	Pod     string // namespace/name
 }
 
 // ProcessMetrics is one process of a pod on one GPU, as the node agent measures it.
@@ -306,7 +330,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, m.evaluate())
 	}
 	if m.queue != nil {
-		cmds = append(cmds, m.waitWake(), m.waitWatchErr())
+		cmds = append(cmds, m.waitWake(), m.waitWatchErr(), ageTick())
 	}
 	if m.probeFn != nil {
 		cmds = append(cmds, m.nextProbe())
@@ -329,6 +353,11 @@ func (m *Model) waitWatchErr() tea.Cmd {
 	errc := m.watchErr
 	return func() tea.Msg { return watchErrMsg{<-errc} }
 }
+
+// ageTickMsg redraws a live UI every second, so that ages tick between the cluster's changes.
+type ageTickMsg struct{}
+
+func ageTick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { return ageTickMsg{} }) }
 
 // rebuild applies the queued changes off the UI goroutine and returns the new data.
 func (m *Model) rebuild() tea.Cmd {
@@ -458,6 +487,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.conn.observe(msg.err, m.now())
 		}
 		cmds = append(cmds, m.waitWatchErr(), m.probe()) // is the API server there? ask it now
+	case ageTickMsg:
+		// Nothing changes but the clock: the frame drawn after this message shows the ages of now.
+		cmds = append(cmds, ageTick())
 	case MetricsMsg:
 		mm := msg
 		m.setMetrics(&mm)
@@ -516,6 +548,7 @@ func (m *Model) applyStyles() {
 
 // setData swaps in new data and rebuilds the views' rows from it.
 func (m *Model) setData(d *Data) {
+	m.full = d
 	m.data = onlyNamespace(d, m.opts.OnlyNamespace)
 	for _, v := range m.views {
 		v.setData(m.shared())
@@ -553,15 +586,17 @@ func onlyNamespace(d *Data, ns string) *Data {
 }
 
 // tableHeight is the lines a view's table rows get (below its own heading lines).
-func (m *Model) tableHeight(v view) int { return max(m.bodyHeight()-v.info().headLines, 1) }
+func (m *Model) tableHeight(v view) int {
+	return max(m.bodyHeight()-v.info().headLines-v.info().footLines, 1)
+}
 
 // layout sizes the components to the window and keeps each cursor on screen.
 func (m *Model) layout() {
 	for _, v := range m.views {
+		v.layout(m.shared()) // first: a view's heading lines may follow the width
 		if t := v.rows(); t != nil {
 			t.scroll(m.tableHeight(v))
 		}
-		v.layout(m.shared())
 	}
 	m.input.SetWidth(max(m.width-4, 10))
 	if m.mode == modeCommand {
@@ -624,6 +659,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Problems):
 		m.openOverlay(overlayProblems)
 		return nil
+	case key.Matches(msg, m.keys.AllNamespaces):
+		m.setNamespace("")
+		return nil
+	case key.Matches(msg, m.keys.YAML), key.Matches(msg, m.keys.Describe):
+		return m.openObject(key.Matches(msg, m.keys.YAML))
 	case key.Matches(msg, m.keys.Command):
 		m.mode = modeCommand
 		m.input.Reset()
@@ -751,6 +791,11 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	case "problems", "problem", "prob":
 		m.openOverlay(overlayProblems)
 		return nil
+	case "ns", "namespace":
+		m.nsCommand(strings.Fields(line)[1:])
+		return nil
+	case "ctx", "context":
+		return m.ctxCommand(strings.Fields(line)[1:])
 	}
 	match := m.matchViews(word)
 	if len(match) != 1 {

@@ -60,7 +60,7 @@ func (m *Model) click(x, y int) tea.Cmd {
 	if t == nil {
 		return nil
 	}
-	line := y - headerLines - (m.bodyHeight() - m.tableHeight(v)) // lines into the table's rows
+	line := y - headerLines - v.info().headLines // lines into the table's rows
 	if line < 0 {
 		return nil
 	}

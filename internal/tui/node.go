@@ -16,6 +16,7 @@ type nodeView struct {
 	tableView
 	detail string                // the node shown
 	pods   map[string][]podOnGPU // the pods on each of its GPUs, by UUID
+	narrow bool                  // the STATE column is short: a legend line under the table (abbrev.go)
 }
 
 func newNodeView(Options) view {
@@ -25,8 +26,10 @@ func newNodeView(Options) view {
 
 func (v *nodeView) info() viewInfo {
 	return viewInfo{name: "Node", commands: []string{"node", "detail"}, usage: "NAME", drill: [2]string{"a GPU", "its pods"},
-		headLines: 3, live: true}
+		headLines: 3, footLines: legendLines(v.narrow), live: true}
 }
+
+func (v *nodeView) layout(c *common) { v.narrow = c.narrowState() }
 
 // setData rebuilds the GPU rows; until a node is selected (nodeSelectedMsg) it shows the first one, as the
 // Nodes view selects it first.
@@ -44,7 +47,9 @@ func (v *nodeView) focus(c *common, _ bool) { v.setData(c) }
 func (v *nodeView) update(c *common, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case nodeSelectedMsg:
-		if msg.node != v.detail {
+		// On screen, the Node view keeps its node: the Nodes view's selection moves only when the node shown
+		// is deleted, and then this page says it is gone.
+		if msg.node != v.detail && (msg.clear || !c.focused(v)) {
 			v.detail = msg.node
 			v.setData(c)
 		}
@@ -198,7 +203,7 @@ func (v *nodeView) render(c *common, height int) []string {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPUs registered")))
 	}
 	podCols := c.podCols()
-	for _, p := range t.visible(height - 3) {
+	for _, p := range t.visible(height - v.info().headLines - v.info().footLines) {
 		if t.order[p] >= len(n.Node.GPUs) {
 			continue // rows of another node; never shown, but never a panic
 		}
@@ -217,7 +222,7 @@ func (v *nodeView) render(c *common, height int) []string {
 				c.podLive(pd, g.UUID)))
 		}
 	}
-	return lines
+	return c.withLegend(lines, l.leg, v.narrow, height)
 }
 
 // podCols are the columns of a pod line under a GPU: namespace, pod, container, allocated memory and cores,

@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -17,6 +19,7 @@ type nodesView struct {
 	tableView
 	compact  bool
 	followed string // the selection last told to the Node view
+	narrow   bool   // the STATE column is short: a legend line under the table (abbrev.go)
 }
 
 // compactKey switches the Nodes view between one line a node and a line per GPU.
@@ -29,8 +32,19 @@ func newNodesView(Options) view {
 
 func (v *nodesView) info() viewInfo {
 	return viewInfo{name: "Nodes", commands: []string{"nodes", "no", "gpus", "gpu"}, drill: [2]string{"a node", "its GPUs"},
-		keys: []key.Binding{compactKey}, headLines: 1, live: true}
+		keys: []key.Binding{compactKey}, headLines: 1, footLines: legendLines(v.narrow), live: true}
 }
+
+// legendLines is the line a view keeps under its table for the legend of short states, at narrow widths.
+func legendLines(narrow bool) int {
+	if narrow {
+		return 1
+	}
+	return 0
+}
+
+// narrowState is whether the STATE column is short at the width (nodesLayout is not wide).
+func (c *common) narrowState() bool { return c.width-2 < 110 }
 
 func (v *nodesView) setData(c *common) { v.t.setRows(v.nodeRows(c)) }
 
@@ -60,6 +74,7 @@ func (v *nodesView) names(c *common) []string { return nodeNames(c) }
 
 // layout tells the Node view when the node selected here changed (a key, a click, the wheel, the filter).
 func (v *nodesView) layout(c *common) {
+	v.narrow = c.narrowState()
 	if sel := v.t.selectedKey(); sel != "" && sel != v.followed {
 		v.followed = sel
 		c.send(nodeSelectedMsg{node: sel})
@@ -107,12 +122,14 @@ func line(cols []cell, vals ...string) string {
 type nodesLayout struct {
 	wide                                             bool
 	name, bar, memText, coresBar, slots, live, state int
+	// leg collects the short state words drawn (abbrev.go); the view shows them under its table.
+	leg legend
 }
 
 // nodesLayout sizes the columns for the width; names are the node names on screen (the name column fits them).
 func (c *common) nodesLayout(names []string) nodesLayout {
 	w := c.width - 2 // the cursor marker
-	l := nodesLayout{name: 20, memText: 9, slots: 5, live: 4, state: 8}
+	l := nodesLayout{name: 20, memText: 9, slots: 5, live: 4, state: 8, leg: legend{}}
 	if w >= 110 {
 		l.wide = true
 		longest := 0
@@ -270,7 +287,8 @@ func (c *common) nodeLines(l nodesLayout, n *NodeView, selected bool, compact bo
 		}
 		memW := l.bar + 1 + 4 + 1 + l.memText
 		rest := []cell{{l.name, false}, {memW, false}, {-1, false}}
-		out = append(out, marker+line(rest, name, s.dim.Render(note), s.warn.Render(n.Health)))
+		prefix := marker + line(rest[:2], name, s.dim.Render(note))
+		out = append(out, prefix+" "+fitHealth(n.Health, s.warn, c.width-ansi.StringWidth(prefix)-1, l.leg))
 		return out
 	}
 	vals := []string{name, s.bar(l.bar, n.UsedMem, n.Mem, sumLive(c, n.Node.GPUs)), s.pct(n.UsedMem, n.Mem), mib(n.UsedMem) + "/" + mib(n.Mem)}
@@ -292,8 +310,8 @@ func (c *common) nodeLines(l nodesLayout, n *NodeView, selected bool, compact bo
 	if n.Node.AllocatableGPUs == 0 {
 		hs = s.crit
 	}
-	vals = append(vals, hs.Render(health))
-	out = append(out, marker+line(cols, vals...))
+	prefix := marker + line(cols, vals...)
+	out = append(out, prefix+" "+fitHealth(health, hs, c.width-ansi.StringWidth(prefix)-1, l.leg))
 	if compact {
 		return out
 	}
@@ -334,45 +352,61 @@ func (c *common) gpuLine(l nodesLayout, g engine.GPU, exact, selected bool) stri
 		vals = append(vals, "")
 	}
 	vals = append(vals, c.liveCells(l, []engine.GPU{g})...)
-	vals = append(vals, c.gpuState(g))
-	return line(l.cols(), vals...)
+	prefix := line(l.cols(), vals...)
+	// The caller puts a 2-cell marker before the line.
+	return prefix + " " + fitState(c.gpuStateParts(g), c.width-2-ansi.StringWidth(prefix)-1, l.leg)
 }
 
-func (c *common) gpuState(g engine.GPU) string {
+// gpuState is a GPU's whole state: NUMA node, health, cordon, mode.
+func (c *common) gpuState(g engine.GPU) string { return fitState(c.gpuStateParts(g), 0, nil) }
+
+func (c *common) gpuStateParts(g engine.GPU) []statePart {
 	s := c.styles
-	parts := []string{s.dim.Render(fmt.Sprintf("n%d", g.Numa))}
+	parts := []statePart{{text: fmt.Sprintf("n%d", g.Numa), style: s.dim}}
 	if !g.Healthy {
-		parts = append(parts, s.crit.Render("unhealthy"))
+		parts = append(parts, statePart{text: "unhealthy", style: s.crit})
 	}
 	if g.Cordoned {
-		parts = append(parts, s.warn.Render("cordoned"))
+		parts = append(parts, statePart{text: "cordoned", style: s.warn})
 	}
 	if g.Healthy && !g.Cordoned {
-		parts = append(parts, s.ok.Render("ok"))
+		parts = append(parts, statePart{text: "ok", style: s.ok, ok: true})
 	}
 	if g.Mode == engine.ModeMIG {
 		mig := "MIG"
 		if len(g.MigUsed) > 0 {
 			mig += fmt.Sprintf(" %d used", len(g.MigUsed))
 		}
-		parts = append(parts, s.live.Render(mig))
+		parts = append(parts, statePart{text: mig, style: s.live})
 	} else if g.Mode != "" && g.Mode != engine.ModeHamiCore {
-		parts = append(parts, g.Mode)
+		parts = append(parts, statePart{text: g.Mode, style: lipgloss.NewStyle()})
 	}
-	return strings.Join(parts, " ")
+	return parts
 }
 
 func (v *nodesView) render(c *common, height int) []string {
-	l := c.nodesLayout(v.visibleNames(c, height-1))
+	head := v.info().headLines + v.info().footLines
+	l := c.nodesLayout(v.visibleNames(c, height-head))
 	lines := []string{c.nodesHeader(l)}
 	t := v.t
 	if len(t.order) == 0 {
 		return append(lines, c.styles.dim.Render(c.emptyText(t, "no nodes")))
 	}
-	for _, p := range t.visible(height - 1) {
+	for _, p := range t.visible(height - head) {
 		lines = append(lines, c.nodeLines(l, c.data.Nodes[t.order[p]], p == t.cursor, v.compact)...)
 	}
-	return lines
+	return c.withLegend(lines, l.leg, v.narrow, height)
+}
+
+// withLegend puts the legend of the short states on screen on the body's last line.
+func (c *common) withLegend(lines []string, leg legend, narrow bool, height int) []string {
+	if !narrow || len(leg) == 0 {
+		return lines
+	}
+	for len(lines) < height-1 {
+		lines = append(lines, "")
+	}
+	return append(lines[:height-1], c.styles.dim.Render(fit(leg.text(), c.width)))
 }
 
 func (c *common) emptyText(t *table, none string) string {

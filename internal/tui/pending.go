@@ -94,10 +94,7 @@ func (v *pendingView) render(c *common, height int) []string {
 		if p == t.cursor {
 			marker, ns = "▸ ", s.selected.Render(padRight(pv.Namespace, cols[0].w))
 		}
-		age := "-"
-		if !pv.Created.IsZero() && !c.data.Updated.IsZero() {
-			age = render.Age(c.data.Updated.Sub(pv.Created))
-		}
+		age := c.age(pv.Created)
 		reason := c.reason(pv)
 		rs := s.warn
 		if v := c.verdicts[pv.Key()]; v != nil && v.Fits {

@@ -31,7 +31,11 @@ func (v *podsView) info() viewInfo {
 func (v *podsView) setData(c *common) {
 	v.pods = v.pods[:0]
 	for _, n := range c.data.Nodes {
-		v.pods = append(v.pods, n.Running...)
+		for _, p := range n.Running {
+			if c.namespace == "" || p.Namespace == c.namespace {
+				v.pods = append(v.pods, p)
+			}
+		}
 	}
 	rows := make([]row, len(v.pods))
 	for i, p := range v.pods {
@@ -149,12 +153,17 @@ func (v *podsView) render(c *common, height int) []string {
 	return lines
 }
 
-// age is how long ago t was, at the data's time; "-" when unknown.
+// age is how long ago t was: on a live cluster now (ages tick between changes, ageTickMsg), in a snapshot at
+// its time; "-" when unknown.
 func (c *common) age(t time.Time) string {
-	if t.IsZero() || c.data.Updated.IsZero() {
+	at := c.data.Updated
+	if c.data.Live {
+		at = c.now()
+	}
+	if t.IsZero() || at.IsZero() {
 		return "-"
 	}
-	return render.Age(c.data.Updated.Sub(t))
+	return render.Age(at.Sub(t))
 }
 
 // podPage is the page of one GPU pod, under the Pods tab: the devices it was given, each with the agent's live

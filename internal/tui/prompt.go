@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/resolve"
@@ -17,7 +18,27 @@ func (m *Model) promptWords() []string {
 	for _, t := range m.tabInfos() {
 		out = append(out, t.commands[0])
 	}
-	return append(out, "problems", "help", "quit")
+	return append(out, "ns", "ctx", "problems", "help", "quit")
+}
+
+// globalWords are the `:` words the Model runs itself, by the word they are offered as.
+var globalWords = map[string][]string{
+	"quit": {"q", "q!", "quit", "exit"}, "help": {"help", "?"}, "problems": {"problems", "problem", "prob"},
+	"ns": {"ns", "namespace"}, "ctx": {"ctx", "context"},
+}
+
+// opens is the offered word of what enter runs for word (runCommand's order: the global commands, then a
+// view by one of its words or a unique prefix); "" when enter would say "unknown view".
+func (m *Model) opens(word string) string {
+	for offered, words := range globalWords {
+		if slices.Contains(words, word) {
+			return offered
+		}
+	}
+	if match := m.matchViews(word); len(match) == 1 {
+		return m.views[match[0]].info().commands[0]
+	}
+	return ""
 }
 
 // promptCandidates is what the last word of the prompt line can become, and that word.
@@ -28,7 +49,12 @@ func (m *Model) promptCandidates(line string) (word string, cands []string) {
 		if len(fields) == 1 {
 			word = fields[0]
 		}
-		return word, resolve.Complete(word, m.promptWords(), 6)
+		cands = resolve.Complete(word, m.promptWords(), 6)
+		// The hint's first word is what enter opens (":po" opens Pods: "pods" comes before "problems").
+		if o := m.opens(strings.ToLower(word)); o != "" {
+			cands = append([]string{o}, slices.DeleteFunc(cands, func(c string) bool { return c == o })...)
+		}
+		return word, cands
 	}
 	if !trailing {
 		word = fields[len(fields)-1]
@@ -38,6 +64,12 @@ func (m *Model) promptCandidates(line string) (word string, cands []string) {
 
 // namesFor is the names a view's command takes: nodes, namespaces or queues.
 func (m *Model) namesFor(cmd string) []string {
+	switch m.opens(strings.ToLower(cmd)) {
+	case "ns":
+		return m.namespaceNames()
+	case "ctx":
+		return m.opts.Contexts
+	}
 	if i := m.lookupView(strings.ToLower(cmd)); i >= 0 {
 		return m.views[i].names(m.shared())
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/kubefit"
@@ -105,4 +106,41 @@ func (w *world) config() engine.Config {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.cfg
+}
+
+// object is a copy of one of the cluster's objects as the world holds it now: kind "Node" (key: name), "Pod"
+// (namespace/name), "ResourceQuota" (key: a namespace; every quota in it, sorted) or "Queue" (name); false
+// when there is none.
+func (w *world) object(kind, key string) ([]runtime.Object, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch kind {
+	case "Node":
+		if n := w.nodes[key]; n != nil {
+			n = n.DeepCopy()
+			n.APIVersion, n.Kind = "v1", "Node"
+			return []runtime.Object{n}, true
+		}
+	case "Pod":
+		if p := w.pods[key]; p != nil {
+			p = p.DeepCopy()
+			p.APIVersion, p.Kind = "v1", "Pod"
+			return []runtime.Object{p}, true
+		}
+	case "ResourceQuota":
+		var out []runtime.Object
+		qs := w.quotaList(key)
+		sort.Slice(qs, func(i, j int) bool { return qs[i].Name < qs[j].Name })
+		for _, q := range qs {
+			q = q.DeepCopy()
+			q.APIVersion, q.Kind = "v1", "ResourceQuota"
+			out = append(out, q)
+		}
+		return out, len(out) > 0
+	case "Queue":
+		if q := w.queues[key]; q != nil {
+			return []runtime.Object{q.DeepCopy()}, true
+		}
+	}
+	return nil, false
 }

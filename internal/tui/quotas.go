@@ -18,7 +18,7 @@ func newQuotasView(Options) view {
 }
 
 func (v *quotasView) info() viewInfo {
-	return viewInfo{name: "Quotas", commands: []string{"quotas", "quota", "resourcequotas", "rq", "ns", "namespaces"},
+	return viewInfo{name: "Quotas", commands: []string{"quotas", "quota", "resourcequotas", "rq"},
 		drill: [2]string{"a quota", "its pending pods"}, headLines: 1}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -30,7 +31,38 @@ func simulatedUsage(d *Data, t time.Time) *usage.Result {
 	}
 	r := usage.Simulate(nodes, t)
 	simulateProcesses(r, d)
+	simulateMig(r, d, t)
 	return r
+}
+
+// simulateMig lists, on each MIG GPU, the instances its pods' hami.io/vgpu-mig-allocations name, as the agent
+// lists them once its device plugin created them; each is busy half the time.
+func simulateMig(r *usage.Result, d *Data, t time.Time) {
+	byNode := make(map[string]*NodeView, len(d.Nodes))
+	for _, n := range d.Nodes {
+		byNode[n.Name] = n
+	}
+	for _, a := range r.Agents {
+		n := byNode[a.Node]
+		if n == nil || a.Usage == nil {
+			continue
+		}
+		for i := range a.Usage.GPUs {
+			g := &a.Usage.GPUs[i]
+			gi := uint32(1)
+			for _, p := range n.Pods {
+				for _, ma := range p.Mig {
+					if ma.GPUUUID != g.UUID {
+						continue
+					}
+					gi++
+					g.MigInstances = append(g.MigInstances, agentapi.MigInstanceUsage{Profile: ma.Profile, Placement: ma.Placement, GPUInstanceID: gi,
+						MigUUID: fmt.Sprintf("MIG-%s-%d", strings.TrimPrefix(g.UUID, "GPU-"), gi), Busy: (t.Unix()/int64(simulateEvery.Seconds())+int64(gi))%2 == 0,
+						Pod: &agentapi.PodRef{Namespace: p.Namespace, Name: p.Name}})
+				}
+			}
+		}
+	}
 }
 
 // simulateProcesses gives each pod on a GPU one made-up process, as the agent finds them in the pods' cgroups:

@@ -280,3 +280,55 @@ func (t *table) visible(height int) []int {
 func (t *table) pageSize(height int) int {
 	return max(len(t.visible(height))-1, 1)
 }
+
+// reservedSortLetters are capitals other keys own: G (last row) and S (reverse the sort).
+const reservedSortLetters = "GS"
+
+// sortLetters are the shift-letter keys of the sort columns, k9s-style: the first letter of a column's name
+// that no other key and no earlier column holds ("N" name, "M" memory; "gpus" gets "P", G being taken).
+func (t *table) sortLetters() []rune {
+	out := make([]rune, len(t.cols))
+	taken := map[rune]bool{}
+	for _, r := range reservedSortLetters {
+		taken[r] = true
+	}
+	for i, c := range t.cols {
+		for _, r := range strings.ToUpper(c.name) {
+			if r >= 'A' && r <= 'Z' && !taken[r] {
+				out[i], taken[r] = r, true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sortByLetter sorts by the column of a shift-letter key, in its natural direction; the same key again
+// reverses it. False when no column has that letter.
+func (t *table) sortByLetter(r rune) bool {
+	for i, l := range t.sortLetters() {
+		if l != r || l == 0 {
+			continue
+		}
+		sel := t.selectedKey()
+		if i == t.sortIdx {
+			t.desc = !t.desc
+		} else {
+			t.sortIdx, t.desc = i, t.cols[i].desc
+		}
+		t.refresh(sel)
+		return true
+	}
+	return false
+}
+
+// sortHelp is the sort keys for help: "N name · M memory · …".
+func (t *table) sortHelp() string {
+	var parts []string
+	for i, l := range t.sortLetters() {
+		if l != 0 {
+			parts = append(parts, string(l)+" "+t.cols[i].name)
+		}
+	}
+	return strings.Join(parts, " · ")
+}

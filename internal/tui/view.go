@@ -121,8 +121,18 @@ func (m *Model) header() []string {
 		if n == 1 {
 			word = "problem"
 		}
-		// p opens the list; the first problem is named here.
-		notes = append(notes, s.warn.Render(fmt.Sprintf("⚠ %d input %s (p)", n, word))+": "+d.Problems[0].String())
+		// p opens the list; the first problem is named here, where it fits. The "(p)" is never cut: the
+		// notes before it are, when they leave it no room.
+		tag := s.warn.Render(fmt.Sprintf("⚠ %d input %s (p)", n, word))
+		before := strings.Join(notes, " · ")
+		if before != "" {
+			room := m.width - ansi.StringWidth(tag) - 5 // " · " before the tag, ":…" after it
+			if ansi.StringWidth(before) > room {
+				before = ansi.Truncate(before, max(room, 0), "…")
+			}
+			before += " · "
+		}
+		return []string{title, counts, before + tag + ": " + d.Problems[0].String(), m.tabs()}
 	}
 	return []string{title, counts, strings.Join(notes, " · "), m.tabs()}
 }
@@ -239,6 +249,11 @@ func (m *Model) renderHelp() []string {
 		{"Drill", helpDrill(infos)},
 		{"Mouse", "click selects a row, a second click opens it; the wheel scrolls"},
 	}
+	if t := m.current().rows(); t != nil && len(t.cols) > 0 {
+		paras = append(paras, [2]string{"Sort", "shift+letter sorts " + m.current().info().name + " by a column, again reverses it: " + t.sortHelp()})
+	}
+	paras = append(paras, [2]string{"Scope", ":ns NAME shows one namespace's pending pods, quotas and pods; 0 all namespaces"},
+		[2]string{"Object", "y the selected object's YAML, d its description (kubectl describe), as the cluster has them now"})
 	for _, i := range infos {
 		paras = append(paras, i.help...)
 	}
@@ -308,7 +323,7 @@ func wrapProse(text string, width int) string {
 			out = append(out, l)
 			continue
 		}
-		for i, w := range strings.Split(ansi.Wrap(trimmed, width-indent-2, ""), "\n") {
+		for i, w := range wrapWords(trimmed, width-indent-2) {
 			pad := indent
 			if i > 0 {
 				pad += 2
@@ -317,6 +332,29 @@ func wrapProse(text string, width int) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapWords breaks text at spaces only, so a name (gpu-t4-03, inference/llm-serve-2) is never split; a
+// word longer than the width is cut where it must be.
+func wrapWords(text string, width int) []string {
+	var out []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case cur == "":
+			cur = w
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(w) <= width:
+			cur += " " + w
+		default:
+			out = append(out, cur)
+			cur = w
+		}
+		for ansi.StringWidth(cur) > width {
+			out = append(out, ansi.Truncate(cur, width, ""))
+			cur = ansi.TruncateLeft(cur, width, "")
+		}
+	}
+	return append(out, cur)
 }
 
 func splitLines(s string) []string {

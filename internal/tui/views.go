@@ -29,6 +29,7 @@ var registry = []func(Options) view{
 	newVerdictPage,
 	newGPUPage,
 	newPodPage,
+	newObjectPage,
 }
 
 // view is one page of the UI. Its methods run inside Model.Update (state changes only there) except render,
@@ -91,6 +92,8 @@ type viewInfo struct {
 	keys []key.Binding
 	// headLines are the lines the view draws above its table's rows (1: the column headings).
 	headLines int
+	// footLines are the lines the view draws under its table's rows (the legend of short states).
+	footLines int
 	// verdicts: the rows show the pending pods' verdicts, so setData runs again when they come in.
 	verdicts bool
 	// wraps: the rows' heights depend on the width, so setData runs again when it changes.
@@ -159,6 +162,8 @@ func (v *tableView) move(c *common, msg tea.Msg) {
 		t.cycleSort()
 	case key.Matches(k, c.keys.Reverse):
 		t.reverse()
+	case len(k.Text) == 1 && k.Text[0] >= 'A' && k.Text[0] <= 'Z':
+		t.sortByLetter(rune(k.Text[0])) // shift+letter: that column (k9s)
 	}
 }
 
@@ -337,7 +342,7 @@ func helpJump(tabs []viewInfo) string {
 		}
 		parts = append(parts, w)
 	}
-	return strings.Join(append(parts, ":problems", ":q (tab completes)"), "  ")
+	return strings.Join(append(parts, ":problems", ":ns NAME", ":ctx NAME", ":q (tab completes)"), "  ")
 }
 
 // helpDrill is help's Drill line from every view's drill entry; views whose enter opens the same thing are

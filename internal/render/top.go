@@ -151,6 +151,17 @@ type PendingRow struct {
 	Namespace, Name string
 	Age             string
 	Verdict         *engine.Verdict
+	// Nominated is the pod's status.nominatedNodeName: a preemption chose that node for it.
+	Nominated string
+}
+
+// PendingLine is OneLine for a pending pod, first saying when a preemption nominated it for a node: it then
+// waits for the pods preempted there to leave (kube-scheduler's own preemption or the extender's).
+func PendingLine(v *engine.Verdict, nominated string) string {
+	if nominated == "" {
+		return OneLine(v)
+	}
+	return "nominated for " + nominated + " (preempted pods leaving) · " + OneLine(v)
 }
 
 // OneLine is the short reason a pending pod waits.
@@ -193,7 +204,7 @@ func FitsLine(v *engine.Verdict) string {
 func Pending(w io.Writer, rows []PendingRow) error {
 	t := NewTable(w, "NAMESPACE", "POD", "GPUS", "AGE", "REASON")
 	for _, r := range rows {
-		t.Row(r.Namespace, r.Name, fmt.Sprint(r.Verdict.Request.TotalGPUs()), orDash(r.Age), OneLine(r.Verdict))
+		t.Row(r.Namespace, r.Name, fmt.Sprint(r.Verdict.Request.TotalGPUs()), orDash(r.Age), PendingLine(r.Verdict, r.Nominated))
 	}
 	return t.Flush()
 }

@@ -85,3 +85,13 @@ func TestMainReasonOfLeavesOutNodesWithoutTheKind(t *testing.T) {
 		t.Errorf("MainReasonOf = %+v, want NodeInsufficientDevice when nothing is in scope", got)
 	}
 }
+
+func TestPendingLineSaysTheNomination(t *testing.T) {
+	v := &engine.Verdict{Summary: "0/1 nodes are available"}
+	if got := PendingLine(v, ""); got != OneLine(v) {
+		t.Errorf("PendingLine without a nomination = %q, want OneLine's %q", got, OneLine(v))
+	}
+	if got, want := PendingLine(v, "gpu-1"), "nominated for gpu-1 (preempted pods leaving) · 0/1 nodes are available"; got != want {
+		t.Errorf("PendingLine = %q, want %q", got, want)
+	}
+}

@@ -53,7 +53,8 @@ type NodeView struct {
 // PodView is a GPU pod counted on a node (running, or bound and starting): what it was given, on which GPUs.
 type PodView struct {
 	Namespace, Name, Node string
-	// State is the pod's status.phase, "Terminating" while it is deleted (it holds its GPUs until it is gone).
+	// State is the pod's status.phase, "Terminating" while it is deleted (it holds its GPUs until it is gone),
+	// "Preempted" when a preemption deleted it.
 	State   string
 	Created time.Time
 	Devices []PodDevice
@@ -137,6 +138,9 @@ func (w *world) podViews(v *NodeView) []*PodView {
 		}
 		if a.Terminating {
 			pv.State = "Terminating"
+			if p := w.pods[a.Key()]; p != nil && preempted(p) {
+				pv.State = "Preempted" // a preemption evicted it for a higher-priority pod; it leaves like any deleted pod
+			}
 		}
 		for _, c := range a.Containers {
 			for _, d := range c.Devices {
@@ -275,4 +279,15 @@ func (w *world) queueViewsLocked() []*QueueView {
 		sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
 	}
 	return out
+}
+
+// preempted: the pod carries the DisruptionTarget condition a preemption sets before deleting it (reason
+// PreemptionByScheduler, kube-scheduler's and the extender's alike).
+func preempted(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == "PreemptionByScheduler" {
+			return true
+		}
+	}
+	return false
 }

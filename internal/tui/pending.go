@@ -68,7 +68,11 @@ func queueFilter(queue string) string { return "queue=" + queue }
 // reason is the one-line reason (render.OneLine), once the verdict is in.
 func (c *common) reason(p *PendingView) string {
 	if v := c.verdicts[p.Key()]; v != nil {
-		return render.OneLine(v)
+		nominated := ""
+		if p.Pod != nil {
+			nominated = p.Pod.Status.NominatedNodeName
+		}
+		return render.PendingLine(v, nominated)
 	}
 	return "evaluating…"
 }

@@ -301,7 +301,7 @@ func TestConnecting(t *testing.T) {
 
 // TestTrueLabels: the Queues view's FREE counts physical cards no pod holds that are healthy and not
 // cordoned (every demo A100 is held, unhealthy or cordoned: 0; six H100s of gpu-h100-01 are idle), apart
-// from the queue's LEFT; Kubernetes' quota status is in HAMi's unit (MiB), not "48k".
+// from the queue's LEFT; Kubernetes' quota status is in HAMi's unit (MiB), not "80k".
 func TestTrueLabels(t *testing.T) {
 	m := newDemo(t, 160, 48)
 	free := map[string]int64{}
@@ -322,7 +322,7 @@ func TestTrueLabels(t *testing.T) {
 	}
 	press(m, "3")
 	got := screen(m)
-	if !strings.Contains(got, "gpu-quota      48000 MiB") || strings.Contains(got, "48k") {
+	if !strings.Contains(got, "gpu-quota      80000 MiB") || strings.Contains(got, "80k") {
 		t.Errorf("KUBERNETES STATUS not in MiB:\n%s", got)
 	}
 	for _, c := range []struct{ v, unit, want string }{{"48k", "MiB", "48000 MiB"}, {"70", "%", "70 %"}, {"", "MiB", "-"}, {"2", "", "2"}, {"x", "MiB", "x"}} {

@@ -52,7 +52,7 @@ func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			node.GPUs = append(node.GPUs, GPU{
 				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
 				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
-				Device: deviceName(kind), Kind: uint8(k), regQos: d.QosPolicy, networkID: d.NetworkID,
+				Device: deviceName(kind), Kind: uint8(k), registered: newRegisteredExtra(d.QosPolicy, d.NetworkID),
 			})
 		}
 	}

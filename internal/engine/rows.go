@@ -81,7 +81,7 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 	d := &f.dev
 	*d = device.Dev{Kind: &f.c.kinds[g.Kind], UUID: g.UUID, Type: g.Type, Index: g.Index, Slots: g.Slots,
 		TotalMem: g.TotalMem, TotalCores: g.TotalCores, UsedSlots: usedSlots, UsedMem: usedMem, UsedCores: usedCores,
-		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos, RegQos: g.regQos,
+		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos, RegQos: g.regQos(),
 		TakenByPod: f.extra[gi].slots > 0}
 	if s != nil {
 		d.PodQos = s.qos

@@ -344,7 +344,7 @@ func (f *fitter) familyScore(n *Node) float64 {
 			node = make([]device.ScoredDevice, len(n.GPUs))
 			for gi := range n.GPUs {
 				g := &n.GPUs[gi]
-				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID}
+				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID()}
 			}
 		}
 		var placed []int

@@ -39,11 +39,9 @@ type GPU struct {
 	// qos counts, per QoS policy of its Kind (Kind.QosPolicies), the counted pods sharing the GPU (taking less
 	// than its whole cores); a pod of another policy does not share it (MetaX sGPU).
 	qos [device.MaxQosPolicies]int32
-	// regQos is the QoS policy the device plugin registers for the GPU (MetaX sGPU's qosPolicy), which the
-	// family's qos row reads (device.Dev.RegQos).
-	regQos string
-	// networkID is the device's customInfo.NetworkID (Ascend), nil when none; ScoreNode reads it.
-	networkID *int
+	// registered holds what a few families register beside HAMi's common fields; nil for most devices, so
+	// that the GPU stays small for the walks over every device (one pointer, not a string and a pointer).
+	registered *registeredExtra
 	// coreBits are the cores counted pods hold, as a bit mask, for a type whose device list records one
 	// (device.Kind.CoresMask: AWS Neuron); the bind gives the lowest others.
 	coreBits int64
@@ -561,4 +559,37 @@ func overCapacity(u GPUUse, g *GPU) string {
 		return fmt.Sprintf("%d slots are more than the GPU's registered %d", u.Slots, g.Slots)
 	}
 	return ""
+}
+
+// registeredExtra is what some families' device plugins register beside HAMi's common device fields.
+type registeredExtra struct {
+	// qos is the QoS policy the device plugin registers for the GPU (MetaX sGPU's qosPolicy), which the
+	// family's qos row reads (device.Dev.RegQos).
+	qos string
+	// networkID is the device's customInfo.NetworkID (Ascend), nil when none; ScoreNode reads it.
+	networkID *int
+}
+
+// newRegisteredExtra is nil when the device registers neither field.
+func newRegisteredExtra(qos string, networkID *int) *registeredExtra {
+	if qos == "" && networkID == nil {
+		return nil
+	}
+	return &registeredExtra{qos: qos, networkID: networkID}
+}
+
+// regQos is the QoS policy the device registers, "" when none.
+func (g *GPU) regQos() string {
+	if g.registered == nil {
+		return ""
+	}
+	return g.registered.qos
+}
+
+// networkID is the device's registered NetworkID, nil when none.
+func (g *GPU) networkID() *int {
+	if g.registered == nil {
+		return nil
+	}
+	return g.registered.networkID
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
 	"github.com/kubectl-hami/kubectl-hami/internal/testbuild"
+	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
 
 // The helpers of this package's tests carry an xt prefix so they do not collide with other test files.
@@ -267,3 +268,19 @@ func xtHttptestServer(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 func xtJsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// eachWorld runs check on count generated worlds (worldgen.Seeds: WORLD_SEED and WORLDS override), stopping at
+// the first seed that fails with how to rerun it alone, and returns the sums of check's two counts, the first
+// seed and the number of worlds.
+func eachWorld(t *testing.T, count int, check func(t *testing.T, seed uint64) (int, int)) (a, b int, first uint64, n int) {
+	t.Helper()
+	first, n = worldgen.Seeds(count)
+	for seed := first; seed < first+uint64(n); seed++ {
+		x, y := check(t, seed)
+		a, b = a+x, b+y
+		if t.Failed() {
+			t.Fatalf("seed %d failed; rerun with WORLD_SEED=%d WORLDS=1", seed, seed)
+		}
+	}
+	return a, b, first, n
+}

@@ -21,15 +21,7 @@ import (
 // lower priority bound to that node; and a cluster built without all of them, evaluated by the engine from
 // scratch, fits the pod on that node.
 func TestGeneratedWorldsPreemptVerb(t *testing.T) {
-	first, n := worldgen.Seeds(200)
-	asked, kept := 0, 0
-	for seed := first; seed < first+uint64(n); seed++ {
-		a, k := xtCheckPreemptWorld(t, seed)
-		asked, kept = asked+a, kept+k
-		if t.Failed() {
-			t.Fatalf("seed %d failed; rerun with WORLD_SEED=%d WORLDS=1", seed, seed)
-		}
-	}
+	asked, kept, first, n := eachWorld(t, 200, xtCheckPreemptWorld)
 	t.Logf("%d worlds from seed %d: %d candidate nodes asked about, %d kept", n, first, asked, kept)
 	if kept == 0 {
 		t.Error("no node kept in any world: the generator gives nothing to check")

@@ -24,15 +24,7 @@ import (
 // that node; and the engine, on a cluster built from scratch from the API's pods (the victims gone), fits the
 // pod on that node with every gate, kube-scheduler's included.
 func TestGeneratedWorldsExtenderPreemption(t *testing.T) {
-	first, n := worldgen.Seeds(200)
-	preempted, victims := 0, 0
-	for seed := first; seed < first+uint64(n); seed++ {
-		p, v := xtCheckPreemptorWorld(t, seed)
-		preempted, victims = preempted+p, victims+v
-		if t.Failed() {
-			t.Fatalf("seed %d failed; rerun with WORLD_SEED=%d WORLDS=1", seed, seed)
-		}
-	}
+	preempted, victims, first, n := eachWorld(t, 200, xtCheckPreemptorWorld)
 	t.Logf("%d worlds from seed %d: %d preemptions carried out, %d victims", n, first, preempted, victims)
 	if preempted == 0 {
 		t.Error("no preemption in any world: the generator gives nothing to check")

@@ -23,15 +23,7 @@ import (
 // verdict's node the top score, and binding it there succeeds; after all binds, no bind has pushed a GPU past
 // its memory, cores or slots (the worlds may start oversubscribed; a bind must never add to it).
 func TestGeneratedWorldsExtender(t *testing.T) {
-	first, n := worldgen.Seeds(300)
-	filters, binds := 0, 0
-	for seed := first; seed < first+uint64(n); seed++ {
-		f, b := xtCheckWorld(t, seed)
-		filters, binds = filters+f, binds+b
-		if t.Failed() {
-			t.Fatalf("seed %d failed; rerun with WORLD_SEED=%d WORLDS=1", seed, seed)
-		}
-	}
+	filters, binds, first, n := eachWorld(t, 300, xtCheckWorld)
 	t.Logf("%d worlds from seed %d: %d filter calls, %d binds", n, first, filters, binds)
 	if binds == 0 {
 		t.Error("no bind in any world: the generator is broken")

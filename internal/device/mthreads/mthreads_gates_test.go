@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/mthreads"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -21,34 +22,34 @@ const (
 func TestMthreadsGates(t *testing.T) {
 	m1 := func() *corev1.Node { return ft.CapNode("m1", mtCores, 32, mtMem, 16) }
 	s1 := func() *corev1.Node { return ft.CapNode("s1", mtCores, 128, mtMem, 768) }
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "fit success: memory in 512 MiB units, cores in sixteenths", Nodes: []*corev1.Node{m1()},
+	ft.Run(t, ft.Kinds(t, mthreads.Family{}), []ft.Case{
+		{Name: "fit success: memory in 512 MiB units, cores in sixteenths", Node: m1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtMem, 2, mtCores, 8)),
-			Fits: true, Annos: map[string]string{mtAlloc: "m1-mthreads-1,Mthreads,1024,8:;", "mthreads.com/gpu-index": "1",
+			Want: [][]string{{"m1-mthreads-1"}}, Annotations: map[string]string{mtAlloc: "m1-mthreads-1,Mthreads,1024,8:;", "mthreads.com/gpu-index": "1",
 				"mthreads.com/predicate-node": "m1", "mthreads.com/predicate-time": "1700000000000000000"},
 			Absent: []string{"hami.io/mthreads-vgpu-devices-to-allocate", codec.PodAllocatedAnnotation}},
-		{Name: "fit fail: memory not enough", Nodes: []*corev1.Node{m1()},
+		{Name: "fit fail: memory not enough", Node: m1(),
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtMem, 16, mtCores, 8)), Code: engine.CardInsufficientMemory},
-		{Name: "fit fail: core not enough", Nodes: []*corev1.Node{m1()},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", mtNum, 2)), "m1", mtAlloc, "m1-mthreads-0,Mthreads,1024,16:m1-mthreads-1,Mthreads,1024,16:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtMem, 2, mtCores, 8)), Code: engine.CardInsufficientCore},
-		{Name: "fit fail: user assign use uuid mismatch", Nodes: []*corev1.Node{m1()},
+		{Name: "fit fail: core not enough", Node: m1(),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", mtNum, 2)), "m1", mtAlloc, "m1-mthreads-0,Mthreads,1024,16:m1-mthreads-1,Mthreads,1024,16:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtMem, 2, mtCores, 8)), Code: engine.CardInsufficientCore},
+		{Name: "fit fail: user assign use uuid mismatch", Node: m1(),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtMem, 2, mtCores, 8)), "mthreads.ai/use-gpuuuid", "dev-0"),
 			Code: engine.CardUUIDMismatch},
-		{Name: "webhook: two GPUs are taken whole, 16 cores and 96 units each", Nodes: []*corev1.Node{s1()},
+		{Name: "webhook: two GPUs are taken whole, 16 cores and 96 units each", Node: s1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 2, mtMem, 2, mtCores, 1)),
-			Fits: true, Annos: map[string]string{mtAlloc: "s1-mthreads-7,Mthreads,49152,16:s1-mthreads-6,Mthreads,49152,16:;", "mthreads.com/gpu-index": "7,6"}},
-		{Name: "webhook: one GPU without memory is taken whole", Nodes: []*corev1.Node{s1()},
+			Want: [][]string{{"s1-mthreads-7", "s1-mthreads-6"}}, Annotations: map[string]string{mtAlloc: "s1-mthreads-7,Mthreads,49152,16:s1-mthreads-6,Mthreads,49152,16:;", "mthreads.com/gpu-index": "7,6"}},
+		{Name: "webhook: one GPU without memory is taken whole", Node: s1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", mtNum, 1, mtCores, 1)),
-			Fits: true, Annos: map[string]string{mtAlloc: "s1-mthreads-7,Mthreads,49152,16:;"}},
-		{Name: "customFilterRule: a pod's containers share one GPU", Nodes: []*corev1.Node{m1()},
+			Want: [][]string{{"s1-mthreads-7"}}, Annotations: map[string]string{mtAlloc: "s1-mthreads-7,Mthreads,49152,16:;"}},
+		{Name: "customFilterRule: a pod's containers share one GPU", Node: m1(),
 			Pod: func() *corev1.Pod {
 				p := ft.MkPod("ns", "p", ft.Ctr("a", mtNum, 1, mtMem, 2, mtCores, 4), ft.Ctr("b", mtNum, 1, mtMem, 2, mtCores, 4))
 				return p
 			}(),
-			Fits: true, Annos: map[string]string{mtAlloc: "m1-mthreads-1,Mthreads,1024,4:;m1-mthreads-1,Mthreads,1024,4:;"}},
-		{Name: "customFilterRule: the other GPU is refused when the first is full", Nodes: []*corev1.Node{m1()},
+			Want: [][]string{{"m1-mthreads-1"}, {"m1-mthreads-1"}}, Annotations: map[string]string{mtAlloc: "m1-mthreads-1,Mthreads,1024,4:;m1-mthreads-1,Mthreads,1024,4:;"}},
+		{Name: "customFilterRule: the other GPU is refused when the first is full", Node: m1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("a", mtNum, 1, mtMem, 8, mtCores, 4), ft.Ctr("b", mtNum, 1, mtMem, 2, mtCores, 4)),
-			Code: engine.CardInsufficientMemory, GPUDetail: "an earlier container of the pod took m1-mthreads-1"},
+			Code: engine.CardInsufficientMemory, Detail: "an earlier container of the pod took m1-mthreads-1"},
 	})
 }

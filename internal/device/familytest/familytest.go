@@ -5,6 +5,7 @@
 package familytest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,23 @@ func equal(a, b [][]string) bool {
 		}
 	}
 	return true
+}
+
+// Request reads p's one container as the engine does on a cluster of kinds: "count MiB/percent cores device
+// template" (MiB after the memory factor, percent when no MiB is asked), and the problems' messages joined by
+// "; ".
+func Request(t testing.TB, kinds []device.Kind, p *corev1.Pod) (got, problems string) {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.Vendors = kinds
+	req, probs := engine.ParseRequest(p, cfg)
+	var msgs []string
+	for _, pr := range probs {
+		msgs = append(msgs, pr.Message)
+	}
+	if len(req.Containers) != 1 {
+		t.Fatalf("containers %+v, want one (problems %q)", req.Containers, msgs)
+	}
+	r := req.Containers[0]
+	return fmt.Sprintf("%d %d/%d %d %s %s", r.Count, r.MemoryMiB, r.MemoryPercent, r.Cores, r.Device, r.Template), strings.Join(msgs, "; ")
 }

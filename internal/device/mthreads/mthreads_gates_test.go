@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
@@ -52,4 +53,28 @@ func TestMthreadsGates(t *testing.T) {
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("a", mtNum, 1, mtMem, 8, mtCores, 4), ft.Ctr("b", mtNum, 1, mtMem, 2, mtCores, 4)),
 			Code: engine.CardInsufficientMemory, Detail: "an earlier container of the pod took m1-mthreads-1"},
 	})
+}
+
+// TestMthreadsQuota: a counted Mthreads pod charges limits.mthreads.com/sgpu-memory in MiB (HAMi's quota keys
+// are accounted for every type), without gating the Fit.
+func TestMthreadsQuota(t *testing.T) {
+	counted := ft.Counted(ft.MkPod("team", "a", ft.Ctr("c", mtNum, 1, mtMem, 2, mtCores, 8)), "m1", mtAlloc, "m1-mthreads-0,Mthreads,1024,8:;")
+	w := ft.NewWorld(t, ft.Kinds(t, mthreads.Family{}), []*corev1.Node{ft.CapNode("m1", mtCores, 32, mtMem, 16)}, counted)
+	w.C.SetQuota(&corev1.ResourceQuota{ObjectMeta: ft.MkPod("team", "q").ObjectMeta,
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"limits." + mtMem: *resource.NewQuantity(4, resource.DecimalSI)}}})
+	var found bool
+	for _, d := range w.C.Quota("team").Devices {
+		if d.Resource == "limits."+mtMem {
+			found = true
+			if d.Used != 1024 || d.Limit != 2048 {
+				t.Errorf("quota line %+v, want 1024 of 2048 MiB", d)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no quota line for %s: %+v", mtMem, w.C.Quota("team"))
+	}
+	if v := w.Evaluate(ft.MkPod("team", "b", ft.Ctr("c", mtNum, 1, mtMem, 4, mtCores, 8))); !v.Fits {
+		t.Fatalf("HAMi's Mthreads Fit does not gate the quota: %s", v.Summary)
+	}
 }

@@ -31,17 +31,8 @@ func TestNeuronQuota(t *testing.T) {
 	w := ft.NewWorld(t, ft.Kinds(t, awsneuron.Family{}), []*corev1.Node{neuronNode("i1", "inf2.xlarge", 2)}, counted)
 	w.C.SetQuota(&corev1.ResourceQuota{ObjectMeta: ft.MkPod("team", "q").ObjectMeta,
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"limits." + nrCores: *resource.NewQuantity(4, resource.DecimalSI)}}})
-	var found bool
-	for _, d := range w.C.Quota("team").Devices {
-		if d.Resource == "limits."+nrCores {
-			found = true
-			if d.Used != 1 || d.Limit != 4 || d.Unit != "NeuronCores" {
-				t.Errorf("quota line %+v, want 1 of 4 NeuronCores", d)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("no quota line for %s: %+v", nrCores, w.C.Quota("team"))
+	if d := w.QuotaLine(t, "team", "limits."+nrCores); d.Used != 1 || d.Limit != 4 || d.Unit != "NeuronCores" {
+		t.Errorf("quota line %+v, want 1 of 4 NeuronCores", d)
 	}
 }
 

@@ -69,6 +69,19 @@ func (w *World) Evaluate(p *corev1.Pod) *engine.Verdict {
 	return w.C.Evaluate(p, engine.EvalOptions{Now: TestTime, DetailAll: true})
 }
 
+// QuotaLine is namespace ns's quota line of resource ("limits.<name>"); the test fails when there is none.
+func (w *World) QuotaLine(t testing.TB, ns, resource string) engine.QuotaLine {
+	t.Helper()
+	q := w.C.Quota(ns)
+	for _, d := range q.Devices {
+		if d.Resource == resource {
+			return d
+		}
+	}
+	t.Fatalf("no quota line for %s in namespace %s: %+v", resource, ns, q)
+	return engine.QuotaLine{}
+}
+
 // Devices lists the UUIDs a fitting verdict places, container by container; nil for a pod that does not fit.
 func Devices(v *engine.Verdict) [][]string {
 	if !v.Fits || v.Placement == nil {

@@ -94,15 +94,14 @@ func TestDCUUsageAndQuota(t *testing.T) {
 	if g == nil || g.UsedMem != 8000 || g.UsedCores != 25 || g.UsedSlots != 1 || g.Device != "DCU" {
 		t.Fatalf("DCU usage %+v", g)
 	}
-	q := w.C.Quota("team")
-	if len(q.Devices) != 1 || q.Devices[0].Resource != "limits."+dcuMem || q.Devices[0].Used != 8000 || q.Devices[0].Limit != 10000 {
-		t.Fatalf("quota %+v", q)
+	if d := w.QuotaLine(t, "team", "limits."+dcuMem); d.Used != 8000 || d.Limit != 10000 || len(w.C.Quota("team").Devices) != 1 {
+		t.Fatalf("quota %+v, want 8000 of 10000 MiB, one line", w.C.Quota("team"))
 	}
 	if v := w.Evaluate(ft.MkPod("team", "b", ft.Ctr("c", dcuNum, 1, dcuMem, 4000, dcuCores, 25))); !v.Fits {
 		t.Fatalf("HAMi's DCU Fit does not gate the quota: %s", v.Summary)
 	}
 	w.C.RemovePod("team", "a")
-	if q := w.C.Quota("team"); q.Devices[0].Used != 0 || w.C.Node("d1").GPUs[0].UsedMem != 0 {
-		t.Fatalf("after removal %+v %+v", q, w.C.Node("d1").GPUs[0])
+	if d := w.QuotaLine(t, "team", "limits."+dcuMem); d.Used != 0 || w.C.Node("d1").GPUs[0].UsedMem != 0 {
+		t.Fatalf("after removal %+v %+v", d, w.C.Node("d1").GPUs[0])
 	}
 }

@@ -62,17 +62,8 @@ func TestMthreadsQuota(t *testing.T) {
 	w := ft.NewWorld(t, ft.Kinds(t, mthreads.Family{}), []*corev1.Node{ft.CapNode("m1", mtCores, 32, mtMem, 16)}, counted)
 	w.C.SetQuota(&corev1.ResourceQuota{ObjectMeta: ft.MkPod("team", "q").ObjectMeta,
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"limits." + mtMem: *resource.NewQuantity(4, resource.DecimalSI)}}})
-	var found bool
-	for _, d := range w.C.Quota("team").Devices {
-		if d.Resource == "limits."+mtMem {
-			found = true
-			if d.Used != 1024 || d.Limit != 2048 {
-				t.Errorf("quota line %+v, want 1024 of 2048 MiB", d)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("no quota line for %s: %+v", mtMem, w.C.Quota("team"))
+	if d := w.QuotaLine(t, "team", "limits."+mtMem); d.Used != 1024 || d.Limit != 2048 {
+		t.Errorf("quota line %+v, want 1024 of 2048 MiB", d)
 	}
 	if v := w.Evaluate(ft.MkPod("team", "b", ft.Ctr("c", mtNum, 1, mtMem, 4, mtCores, 8))); !v.Fits {
 		t.Fatalf("HAMi's Mthreads Fit does not gate the quota: %s", v.Summary)

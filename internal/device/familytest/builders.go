@@ -101,4 +101,6 @@ func Counted(p *corev1.Pod, node, key, devices string) *corev1.Pod {
 
 // OnNode is Counted under the name the gate tables used before the two table helpers became one; kept so that
 // tests written meanwhile on other branches still build. Prefer Counted.
-func OnNode(p *corev1.Pod, node, key, devices string) *corev1.Pod { return Counted(p, node, key, devices) }
+func OnNode(p *corev1.Pod, node, key, devices string) *corev1.Pod {
+	return Counted(p, node, key, devices)
+}

@@ -98,12 +98,19 @@ const (
 // refOf finds a type's quota resource among the view's keys: the configured memory and cores keys by name
 // (NVIDIA's), else the other types' lines.
 func (q *quotaView) refOf(res string, cfg *Config) quotaRef {
+	// A configured key the namespace does not limit names nothing, so the walk skips the gate's arithmetic.
 	switch {
 	case res == "":
 		return quotaRef{}
 	case res == cfg.ResourceMemoryName:
+		if !q.hasMem {
+			return quotaRef{}
+		}
 		return quotaRef{which: refMem}
 	case res == cfg.ResourceCoreName:
+		if !q.hasCores {
+			return quotaRef{}
+		}
 		return quotaRef{which: refCores}
 	}
 	if d := q.dev[res]; d != nil {
@@ -656,7 +663,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
-	if kr.quota {
+	if kr.quota && (want || f.limitedByQuota(int(g.Kind))) {
 		if c, ok := f.quotaCheck(int(g.Kind), podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
@@ -740,6 +747,12 @@ func (f *fitter) quotaCheck(kind int, memTotal, coresTotal int64) (Check, bool) 
 	}
 	k := &f.c.kinds[kind]
 	return f.quotaRefsCheck(&f.quota.kind[kind], k.Memory, k.Cores, memTotal, coresTotal)
+}
+
+// limitedByQuota reports whether a namespace quota limits any key of the type's quota row: when none does, the
+// gate passes whatever the numbers, and the walk over every GPU skips it.
+func (f *fitter) limitedByQuota(kind int) bool {
+	return kind < len(f.quota.kind) && (f.quota.kind[kind][0].which != refNone || f.quota.kind[kind][1].which != refNone)
 }
 
 // configQuotaCheck is the quota gate on the configured memory and cores keys (Config.ResourceMemoryName and

@@ -14,9 +14,11 @@
 #   OUT      folder for base.txt, head.txt and benchstat.txt (default bin/bench-compare)
 #   BENCHSTAT  an installed benchstat; without it bin/benchstat is installed once from its Go module
 #
-# A benchmark file (bench*_test.go) that the base lacks is copied into the base's tree when it compiles
-# there, so a benchmark added with a change is still measured on both sides; when it does not compile, the
-# base runs without it and benchstat lists that benchmark for head only.
+# A benchmark file (bench*_test.go) that the base lacks, or has in another version, is copied into the base's
+# tree when it compiles there, so both sides run the same benchmark code (a benchmark added with a change is
+# measured on both, with the same metrics); when it does not compile, the base runs its own version or, when
+# it has none, goes without it and benchstat lists that benchmark for head only. The engine's benchmarks
+# report cpu-ns/op beside ns/op: on a busy machine compare that column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,13 +79,20 @@ build_pkg() { # side dir pkg
 	local out="$work/bin/$side-$(binname "$pkg")"
 	[[ -x $out ]] && return 0
 	if [[ $side == base ]]; then
-		# head's benchmark files the base lacks, one at a time: keep each that compiles there
+		# head's benchmark files that the base lacks or has otherwise, one at a time: keep each that compiles
+		# there, so both sides run the same benchmark code (and report the same metrics, cpu-ns/op included)
 		local f
 		for f in "$pkg"/bench*_test.go; do
-			[[ -e $f && ! -e $dir/$f ]] || continue
+			[[ -e $f ]] || continue
+			[[ -e $dir/$f ]] && cmp -s "$f" "$dir/$f" && continue
+			local had=0
+			[[ -e $dir/$f ]] && { had=1; cp "$dir/$f" "$work/overlay.orig"; }
 			cp "$f" "$dir/$f"
 			if (cd "$dir" && $GO test -c -o "$out" "$pkg") >"$work/overlay.err" 2>&1; then
 				log "base $base_rev: measured with head's $(basename "$f")"
+			elif ((had)); then
+				log "base $base_rev: head's $(basename "$f") does not compile there; the base runs its own"
+				cp "$work/overlay.orig" "$dir/$f"
 			else
 				log "base $base_rev: head's $(basename "$f") does not compile there; its benchmarks run on head only"
 				rm -f "$dir/$f"

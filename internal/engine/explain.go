@@ -88,11 +88,11 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		}
 		k := lastK
 		a.gpus[k]++
-		a.best[k].offer(n.Name, g.Index, g.Result)
+		a.best[k].offer(n.Name, n.GPUs[i].Index, g.Result) // the walk's statuses carry no identity
 		switch code {
 		case CardTypeMismatch:
-			if len(a.types) < 6 && !contains(a.types, g.Type) {
-				a.types = append(a.types, g.Type)
+			if t := n.GPUs[i].Type; len(a.types) < 6 && !contains(a.types, t) {
+				a.types = append(a.types, t)
 			}
 		case ResourceQuotaNotFit:
 			if a.quota == nil {

@@ -243,12 +243,13 @@ func (f *fitter) resetExtra(n *Node) {
 }
 
 // fitNode runs every gate for the pod on node n. statuses must have len(n.GPUs) entries; it is filled with
-// the deciding container's per-GPU results.
+// the deciding container's per-GPU results, not with the GPUs' identity (identify adds it where a status
+// leaves the walk: the scratch row is reused for every node, and strings written for each GPU of each node
+// cost more than the gates).
 func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res := nodeFit{container: -1, gpus: statuses}
-	for i := range n.GPUs {
-		g := &n.GPUs[i]
-		statuses[i] = GPUStatus{Index: g.Index, UUID: g.UUID, Type: g.Type, Numa: g.Numa}
+	for i := range statuses {
+		statuses[i].clearResult()
 	}
 	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
 	if f.kube != nil && !f.kube.passes(n) {
@@ -318,6 +319,31 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res.ok = true
 	return res
 }
+
+// clearResult empties what the walk writes. The identity fields (Index, UUID, Type, Numa) are left as they
+// are: the walk never reads them.
+func (s *GPUStatus) clearResult() {
+	s.Selected, s.other, s.instances = false, false, 0
+	if s.again != "" {
+		s.again = ""
+	}
+	if s.Result != (Check{}) {
+		s.Result = Check{}
+	}
+	if s.Checks != nil {
+		s.Checks = nil
+	}
+}
+
+// identify fills the identity of node n's GPUs into st (one status per GPU, in the node's order).
+func identify(n *Node, st []GPUStatus) {
+	for i := range st {
+		st[i].identify(&n.GPUs[i])
+	}
+}
+
+// identify fills the status's identity from its GPU.
+func (s *GPUStatus) identify(g *GPU) { s.Index, s.UUID, s.Type, s.Numa = g.Index, g.UUID, g.Type, g.Numa }
 
 func (f *fitter) snapshotExtra() []extraUse {
 	out := make([]extraUse, len(f.extra))

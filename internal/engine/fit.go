@@ -343,7 +343,9 @@ func identify(n *Node, st []GPUStatus) {
 }
 
 // identify fills the status's identity from its GPU.
-func (s *GPUStatus) identify(g *GPU) { s.Index, s.UUID, s.Type, s.Numa = g.Index, g.UUID, g.Type, g.Numa }
+func (s *GPUStatus) identify(g *GPU) {
+	s.Index, s.UUID, s.Type, s.Numa = g.Index, g.UUID, g.Type, g.Numa
+}
 
 func (f *fitter) snapshotExtra() []extraUse {
 	out := make([]extraUse, len(f.extra))

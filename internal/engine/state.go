@@ -86,6 +86,7 @@ type Node struct {
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	pos       int               // index in Cluster.nodeList
 	kindCount []int             // devices per Config.Kinds index
+	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
 }
 
@@ -401,6 +402,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		}
 		return a.UUID < b.UUID
 	})
+	node.regOrder = registrationOrder(node.GPUs)
 	node.kindCount = make([]int, len(c.kinds))
 	clear(node.uuidIndex)
 	for i := range node.GPUs {

@@ -14,9 +14,11 @@
 #   OUT      folder for base.txt, head.txt and benchstat.txt (default bin/bench-compare)
 #   BENCHSTAT  an installed benchstat; without it bin/benchstat is installed once from its Go module
 #
-# A benchmark file (bench*_test.go) that the base lacks is copied into the base's tree when it compiles
-# there, so a benchmark added with a change is still measured on both sides; when it does not compile, the
-# base runs without it and benchstat lists that benchmark for head only.
+# A benchmark file (bench*_test.go) that the base lacks, or has in another version, is copied into the base's
+# tree when it compiles there, so both sides run the same benchmark code (a benchmark added with a change is
+# measured on both, with the same metrics); when it does not compile, the base runs its own version or, when
+# it has none, goes without it and benchstat lists that benchmark for head only. The engine's benchmarks
+# report cpu-ns/op beside ns/op: on a busy machine compare that column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,16 +29,7 @@ CPU=${CPU:-1}
 OUT=${OUT:-bin/bench-compare}
 BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
 
-# The sets: name, package, benchmark regex, -test.benchtime. The engine runs at least 200 iterations so a
-# first-call cost is neither averaged in nor out; the slower end-to-end benchmarks run a few iterations.
-SET_TABLE=(
-	"engine        ./internal/engine    ^Benchmark(Evaluate(Pending|Fits)|Place)5000Nodes100kPods$  200x"
-	"engine-mixed  ./internal/engine    ^BenchmarkEvaluateMixed(Pending|Fits)5000Nodes100kPods$    200x"
-	"read-setpod   ./internal/engine    ^BenchmarkSetPod5000Nodes100kPods$                         20000x"
-	"read-file     ./internal/snapshot  ^BenchmarkRead(JSON500Nodes5k|YAML200Nodes2k)Pods$          5x"
-	"extender      ./internal/extender  ^BenchmarkFilterPrioritizeHTTP5000Nodes$                   200x"
-	"tui           ./internal/tui       ^BenchmarkFirstFrame$                                      5x"
-)
+source hack/bench-sets.sh
 
 log() { printf '[bench-compare %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -76,20 +69,7 @@ build_pkg() { # side dir pkg
 	local side=$1 dir=$2 pkg=$3
 	local out="$work/bin/$side-$(binname "$pkg")"
 	[[ -x $out ]] && return 0
-	if [[ $side == base ]]; then
-		# head's benchmark files the base lacks, one at a time: keep each that compiles there
-		local f
-		for f in "$pkg"/bench*_test.go; do
-			[[ -e $f && ! -e $dir/$f ]] || continue
-			cp "$f" "$dir/$f"
-			if (cd "$dir" && $GO test -c -o "$out" "$pkg") >"$work/overlay.err" 2>&1; then
-				log "base $base_rev: measured with head's $(basename "$f")"
-			else
-				log "base $base_rev: head's $(basename "$f") does not compile there; its benchmarks run on head only"
-				rm -f "$dir/$f"
-			fi
-		done
-	fi
+	if [[ $side == base ]]; then overlay_bench_files "$dir" "$pkg" "$out" "base $base_rev"; fi
 	(cd "$dir" && $GO test -c -o "$out" "$pkg")
 }
 

@@ -23,13 +23,11 @@ func BenchmarkSetPod5000Nodes100kPods(b *testing.B) {
 			corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Limits: limits}}),
 			node, fmt.Sprintf("%s-g%d,NVIDIA,4096,10:;", node, i%8))
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
 	i := 0
-	for b.Loop() {
+	benchLoop(b, func() {
 		p := pods[i%len(pods)]
 		c.SetPod(p)
 		c.RemovePod(p.Namespace, p.Name)
 		i++
-	}
+	})
 }

@@ -64,11 +64,7 @@ func benchEvaluateOn(b *testing.B, c *Cluster, pod *corev1.Pod, wantFit bool) {
 	if v := c.Evaluate(pod, EvalOptions{}); v.Fits != wantFit {
 		b.Fatalf("fits=%v, want %v: %s", v.Fits, wantFit, v.Summary)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		c.Evaluate(pod, EvalOptions{})
-	}
+	benchLoop(b, func() { c.Evaluate(pod, EvalOptions{}) })
 }
 
 // pendingPod asks for more memory than any GPU has free: every GPU of every node is examined.
@@ -114,9 +110,7 @@ func benchPlace(b *testing.B, nodes, pods int) {
 	c := benchCluster(b, nodes, pods/nodes)
 	pod := fittingPod()
 	now := time.Unix(1_800_000_000, 0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
+	benchLoop(b, func() {
 		v := c.Evaluate(pod, EvalOptions{})
 		if !v.Fits {
 			b.Fatal(v.Summary)
@@ -127,7 +121,7 @@ func benchPlace(b *testing.B, nodes, pods int) {
 		}
 		c.SetPod(placed)
 		c.RemovePod(placed.Namespace, placed.Name)
-	}
+	})
 }
 
 func BenchmarkPlace500Nodes10kPods(b *testing.B)   { benchPlace(b, 500, 10000) }

@@ -58,11 +58,7 @@ func benchMixed(b *testing.B, nodes, pods int, podFn func() *corev1.Pod, wantFit
 	if v := c.Evaluate(pod, EvalOptions{}); v.Fits != wantFit {
 		b.Fatalf("fits=%v, want %v: %s", v.Fits, wantFit, v.Summary)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		c.Evaluate(pod, EvalOptions{})
-	}
+	benchLoop(b, func() { c.Evaluate(pod, EvalOptions{}) })
 }
 
 // The NVIDIA pods of benchEvaluate on the mixed cluster: the DCU and NPU nodes fail at the device count.

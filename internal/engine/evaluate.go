@@ -114,11 +114,14 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
-			slices.SortStableFunc(feasible, func(a, b int) int {
+			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
+			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
+			// several times more).
+			slices.SortFunc(feasible, func(a, b int) int {
 				na, nb := &v.Nodes[a], &v.Nodes[b]
 				switch {
 				case na.CardRank == nb.CardRank && na.Score == nb.Score:
-					return 0
+					return a - b
 				case betterNode(req.NodePolicy, na, nb):
 					return -1
 				}
@@ -186,6 +189,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		ns.Node = names[i]
 		if detail && res.nodeCheck == nil {
 			ns.GPUs = append([]GPUStatus(nil), st...)
+			identify(n, ns.GPUs)
 		}
 		if res.ok {
 			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
@@ -214,8 +218,10 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
 				}
 				examples = append(examples, st[ex])
-				examples[len(examples)-1].Checks = nil
-				ns.Example = &examples[len(examples)-1]
+				e := &examples[len(examples)-1]
+				e.Checks = nil
+				e.identify(&n.GPUs[ex])
+				ns.Example = e
 			}
 		}
 		r.agg.add(f, n, ns, st, res)

@@ -65,6 +65,8 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 	}
 	r := &f.req.Containers[res.container]
 	a.free = a.free[:0]
+	var lastCode Code
+	lastK := 0
 	for i := range st {
 		g := &st[i]
 		if g.other {
@@ -81,13 +83,16 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		if code == "" {
 			continue
 		}
-		k := codeIndex(code)
+		if code != lastCode { // a node's GPUs mostly share one code: look it up once
+			lastCode, lastK = code, codeIndex(code)
+		}
+		k := lastK
 		a.gpus[k]++
-		a.best[k].offer(n.Name, g.Index, g.Result)
+		a.best[k].offer(n.Name, n.GPUs[i].Index, g.Result) // the walk's statuses carry no identity
 		switch code {
 		case CardTypeMismatch:
-			if len(a.types) < 6 && !contains(a.types, g.Type) {
-				a.types = append(a.types, g.Type)
+			if t := n.GPUs[i].Type; len(a.types) < 6 && !contains(a.types, t) {
+				a.types = append(a.types, t)
 			}
 		case ResourceQuotaNotFit:
 			if a.quota == nil {
@@ -97,11 +102,25 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		}
 	}
 	if len(a.free) >= r.Count {
-		slices.Sort(a.free)
-		if m := a.free[len(a.free)-r.Count]; m > a.memFit {
+		if m := kthLargest(a.free, r.Count); m > a.memFit {
 			a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
 		}
 	}
+}
+
+// kthLargest is the k-th largest of vals (1 <= k <= len(vals)), reordering vals: a partial selection, as k is
+// a container's device count and vals a node's devices.
+func kthLargest(vals []int64, k int) int64 {
+	for i := 0; i < k; i++ {
+		m := i
+		for j := i + 1; j < len(vals); j++ {
+			if vals[j] > vals[m] {
+				m = j
+			}
+		}
+		vals[i], vals[m] = vals[m], vals[i]
+	}
+	return vals[k-1]
 }
 
 // noteFiltered checks whether GPU i would pass every gate if filters and cordons did not apply.

@@ -98,12 +98,19 @@ const (
 // refOf finds a type's quota resource among the view's keys: the configured memory and cores keys by name
 // (NVIDIA's), else the other types' lines.
 func (q *quotaView) refOf(res string, cfg *Config) quotaRef {
+	// A configured key the namespace does not limit names nothing, so the walk skips the gate's arithmetic.
 	switch {
 	case res == "":
 		return quotaRef{}
 	case res == cfg.ResourceMemoryName:
+		if !q.hasMem {
+			return quotaRef{}
+		}
 		return quotaRef{which: refMem}
 	case res == cfg.ResourceCoreName:
+		if !q.hasCores {
+			return quotaRef{}
+		}
 		return quotaRef{which: refCores}
 	}
 	if d := q.dev[res]; d != nil {
@@ -236,12 +243,13 @@ func (f *fitter) resetExtra(n *Node) {
 }
 
 // fitNode runs every gate for the pod on node n. statuses must have len(n.GPUs) entries; it is filled with
-// the deciding container's per-GPU results.
+// the deciding container's per-GPU results, not with the GPUs' identity (identify adds it where a status
+// leaves the walk: the scratch row is reused for every node, and strings written for each GPU of each node
+// cost more than the gates).
 func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res := nodeFit{container: -1, gpus: statuses}
-	for i := range n.GPUs {
-		g := &n.GPUs[i]
-		statuses[i] = GPUStatus{Index: g.Index, UUID: g.UUID, Type: g.Type, Numa: g.Numa}
+	for i := range statuses {
+		statuses[i].clearResult()
 	}
 	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
 	if f.kube != nil && !f.kube.passes(n) {
@@ -310,6 +318,33 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	}
 	res.ok = true
 	return res
+}
+
+// clearResult empties what the walk writes. The identity fields (Index, UUID, Type, Numa) are left as they
+// are: the walk never reads them.
+func (s *GPUStatus) clearResult() {
+	s.Selected, s.other, s.instances = false, false, 0
+	if s.again != "" {
+		s.again = ""
+	}
+	if s.Result != (Check{}) {
+		s.Result = Check{}
+	}
+	if s.Checks != nil {
+		s.Checks = nil
+	}
+}
+
+// identify fills the identity of node n's GPUs into st (one status per GPU, in the node's order).
+func identify(n *Node, st []GPUStatus) {
+	for i := range st {
+		st[i].identify(&n.GPUs[i])
+	}
+}
+
+// identify fills the status's identity from its GPU.
+func (s *GPUStatus) identify(g *GPU) {
+	s.Index, s.UUID, s.Type, s.Numa = g.Index, g.UUID, g.Type, g.Numa
 }
 
 func (f *fitter) snapshotExtra() []extraUse {
@@ -656,7 +691,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
-	if kr.quota {
+	if kr.quota && (want || f.limitedByQuota(int(g.Kind))) {
 		if c, ok := f.quotaCheck(int(g.Kind), podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
@@ -740,6 +775,12 @@ func (f *fitter) quotaCheck(kind int, memTotal, coresTotal int64) (Check, bool) 
 	}
 	k := &f.c.kinds[kind]
 	return f.quotaRefsCheck(&f.quota.kind[kind], k.Memory, k.Cores, memTotal, coresTotal)
+}
+
+// limitedByQuota reports whether a namespace quota limits any key of the type's quota row: when none does, the
+// gate passes whatever the numbers, and the walk over every GPU skips it.
+func (f *fitter) limitedByQuota(kind int) bool {
+	return kind < len(f.quota.kind) && (f.quota.kind[kind][0].which != refNone || f.quota.kind[kind][1].which != refNone)
 }
 
 // configQuotaCheck is the quota gate on the configured memory and cores keys (Config.ResourceMemoryName and

@@ -21,12 +21,7 @@ func checkedQuantity(q resource.Quantity, limit int64) (int64, bool) {
 
 // memoryProblems reports requests that no GPU of the cluster could ever hold, saying that gpumem is MiB.
 func (c *Cluster) memoryProblems(key string, req *PodRequest) []Problem {
-	var most int64
-	for _, n := range c.nodeList {
-		for i := range n.GPUs {
-			most = max(most, n.GPUs[i].TotalMem)
-		}
-	}
+	most := c.largestMem
 	if most == 0 {
 		return nil
 	}

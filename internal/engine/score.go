@@ -135,17 +135,27 @@ func (s *gpuSorter) Less(i, j int) bool {
 
 // resetOrder puts f.order back to the node's registration order: HAMi starts every init container and the
 // first app container from a fresh copy of the node's device list, which is in that order.
+// The order is the node's own, computed once when the node is read (Node.regOrder).
 func (f *fitter) resetOrder(n *Node) {
-	f.order = f.order[:0]
-	for i := range n.GPUs {
-		f.order = append(f.order, i)
+	if len(n.regOrder) == len(n.GPUs) {
+		f.order = append(f.order[:0], n.regOrder...)
+		return
 	}
-	o := f.order
+	f.order = append(f.order[:0], registrationOrder(n.GPUs)...)
+}
+
+// registrationOrder is the positions of gpus sorted by registration position (GPU.reg).
+func registrationOrder(gpus []GPU) []int {
+	o := make([]int, len(gpus))
+	for i := range o {
+		o[i] = i
+	}
 	for i := 1; i < len(o); i++ { // stable insertion by registration position; nodes hold a handful of GPUs
-		for j := i; j > 0 && n.GPUs[o[j]].reg < n.GPUs[o[j-1]].reg; j-- {
+		for j := i; j > 0 && gpus[o[j]].reg < gpus[o[j-1]].reg; j-- {
 			o[j], o[j-1] = o[j-1], o[j]
 		}
 	}
+	return o
 }
 
 // sortGPUs sorts f.order in place the way HAMi sorts a node's devices before each container
@@ -166,8 +176,23 @@ func (f *fitter) sortGPUs(n *Node, r *ContainerRequest) {
 		f.scores[i] = f.gpuScore(&n.GPUs[i], i, r)
 	}
 	f.sorter = gpuSorter{f: f, n: n, sc: f.scores}
-	sort.Sort(&f.sorter)
+	if len(f.order) > sortInsertionMax {
+		sort.Sort(&f.sorter)
+		return
+	}
+	// Up to 12 elements sort.Sort is exactly this insertion sort (pdqsort's maxInsertion, sort/zsortinterface.go);
+	// run here with Less called directly, not through the interface, it gives the same order at a fraction of
+	// the cost. TestPropertyHAMiGPUOrder compares both with HAMi's own order.
+	s, o := &f.sorter, f.order
+	for i := 1; i < len(o); i++ {
+		for j := i; j > 0 && s.Less(j, j-1); j-- {
+			o[j], o[j-1] = o[j-1], o[j]
+		}
+	}
 }
+
+// sortInsertionMax is the length up to which sort.Sort runs an insertion sort (Go's pdqsort, maxInsertion).
+const sortInsertionMax = 12
 
 // NodeScore is HAMi's node score before placement: 10 x (slots, cores and memory fill over the node),
 // 0..30. Binpack prefers the highest, spread the lowest.

@@ -86,6 +86,7 @@ type Node struct {
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	pos       int               // index in Cluster.nodeList
 	kindCount []int             // devices per Config.Kinds index
+	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
 }
 
@@ -180,11 +181,15 @@ type Cluster struct {
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
 	gpuCount  int
-	pods      map[string]*PodAllocation
-	byNode    map[string]map[string]*PodAllocation
-	quotas    map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
-	nsUsed    map[string]*usage
-	problems  map[string][]Problem // object key -> problems found when it was last set
+	// memSizes counts the cluster's devices by registered memory, so the largest (memoryProblems) is known
+	// without a walk over every device at each evaluation; largestMem is that largest.
+	memSizes   map[int64]int
+	largestMem int64
+	pods       map[string]*PodAllocation
+	byNode     map[string]map[string]*PodAllocation
+	quotas     map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
+	nsUsed     map[string]*usage
+	problems   map[string][]Problem // object key -> problems found when it was last set
 	// Volcano's card quota: queues, PodGroups and the pods that name a card.
 	queues    map[string]*Queue
 	podGroups map[string]*PodGroup
@@ -209,6 +214,7 @@ func NewCluster(cfg Config) *Cluster {
 		vkeys:     vendorQuotaKeys(cfg.Kinds()),
 		listKeys:  listKeys(kinds),
 		nodes:     map[string]*Node{},
+		memSizes:  map[int64]int{},
 		pods:      map[string]*PodAllocation{},
 		byNode:    map[string]map[string]*PodAllocation{},
 		quotas:    map[string]map[string]quotaLimits{},
@@ -280,6 +286,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	i := sort.SearchStrings(c.nodeNames, n.Name)
 	if old, ok := c.nodes[n.Name]; ok {
 		c.gpuCount -= len(old.GPUs)
+		c.countMemSizes(old, -1)
 		c.nodeList[i] = node
 		node.pos = i
 		if !sameCards(old, node) {
@@ -298,6 +305,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 		c.renumber(i)
 	}
 	c.gpuCount += len(node.GPUs)
+	c.countMemSizes(node, +1)
 	c.nodes[n.Name] = node
 	c.trackKubeNode(n)
 	for key, p := range c.byNode[n.Name] {
@@ -318,6 +326,7 @@ func (c *Cluster) RemoveNode(name string) {
 	delete(c.nodes, name)
 	c.untrackKubeNode(name)
 	c.gpuCount -= len(old.GPUs)
+	c.countMemSizes(old, -1)
 	if len(old.Cards) > 0 {
 		c.invalidateCards()
 	}
@@ -326,6 +335,28 @@ func (c *Cluster) RemoveNode(name string) {
 	c.nodeList = append(c.nodeList[:i], c.nodeList[i+1:]...)
 	c.renumber(i)
 	delete(c.problems, "Node/"+name)
+}
+
+// countMemSizes adds (sign +1) or removes (-1) a node's devices in memSizes and keeps largestMem.
+func (c *Cluster) countMemSizes(n *Node, sign int) {
+	lost := false
+	for i := range n.GPUs {
+		m := n.GPUs[i].TotalMem
+		c.memSizes[m] += sign
+		if c.memSizes[m] <= 0 {
+			delete(c.memSizes, m)
+			lost = lost || m == c.largestMem
+		}
+		if sign > 0 && m > c.largestMem {
+			c.largestMem = m
+		}
+	}
+	if lost { // the last device of the largest size left: the next largest of the few sizes there are
+		c.largestMem = 0
+		for m := range c.memSizes {
+			c.largestMem = max(c.largestMem, m)
+		}
+	}
 }
 
 // renumber sets the position of the nodes from index i on, after an insertion or removal there.
@@ -371,6 +402,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		}
 		return a.UUID < b.UUID
 	})
+	node.regOrder = registrationOrder(node.GPUs)
 	node.kindCount = make([]int, len(c.kinds))
 	clear(node.uuidIndex)
 	for i := range node.GPUs {

@@ -1,11 +1,13 @@
 package kubefit
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 var hamiResources = []string{"nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpucores"}
@@ -236,5 +238,57 @@ func TestPodWithoutRequestsFitsEverywhere(t *testing.T) {
 	}
 	if s := Summary(Check(mkPod("p", nil), nodes, bound, nil)); s != "" {
 		t.Errorf("Summary = %q, want empty", s)
+	}
+}
+
+// TestRequestsIsPodRequests: the common case's sum gives what k8s.io/component-helpers' PodRequests gives,
+// for random pods with and without init containers, sidecars, overhead and pod-level resources.
+func TestRequestsIsPodRequests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 28))
+	names := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, "nvidia.com/gpu", corev1.ResourceEphemeralStorage}
+	list := func() corev1.ResourceList {
+		l := corev1.ResourceList{}
+		for _, n := range names {
+			if rng.IntN(2) == 0 {
+				l[n] = *resource.NewMilliQuantity(int64(rng.IntN(4000)), resource.DecimalSI)
+			}
+		}
+		return l
+	}
+	always := corev1.ContainerRestartPolicyAlways
+	fast := 0
+	for round := 0; round < 2000; round++ {
+		pod := &corev1.Pod{}
+		for i := rng.IntN(4); i > 0; i-- {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Resources: corev1.ResourceRequirements{Requests: list()}})
+		}
+		if rng.IntN(3) == 0 {
+			c := corev1.Container{Resources: corev1.ResourceRequirements{Requests: list()}}
+			if rng.IntN(2) == 0 {
+				c.RestartPolicy = &always
+			}
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
+		}
+		if rng.IntN(5) == 0 {
+			pod.Spec.Overhead = list()
+		}
+		if rng.IntN(5) == 0 {
+			pod.Spec.Resources = &corev1.ResourceRequirements{Requests: list()}
+		}
+		if len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil {
+			fast++
+		}
+		got, want := Requests(pod), resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %v, PodRequests %v", round, got, want)
+		}
+		for n, q := range want {
+			if g, ok := got[n]; !ok || g.Cmp(q) != 0 {
+				t.Fatalf("round %d: %s is %v, PodRequests %v", round, n, got[n], q)
+			}
+		}
+	}
+	if fast < 500 {
+		t.Errorf("only %d of 2000 pods took the common path: the generator tests too little", fast)
 	}
 }

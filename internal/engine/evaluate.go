@@ -128,8 +128,9 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 				return 1
 			})
 		}
-		for _, i := range feasible {
-			v.Feasible = append(v.Feasible, names[i])
+		v.Feasible = make([]string, len(feasible))
+		for k, i := range feasible {
+			v.Feasible[k] = names[i]
 		}
 		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
 			len(feasible), len(nodes), names[best], req.NodePolicy, v.Nodes[best].Score, placementGPUs(v.Placement))
@@ -195,6 +196,9 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
 			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
+			}
+			if r.feasible == nil {
+				r.feasible = make([]int, 0, hi-i) // at most the rest of the range: one allocation
 			}
 			r.feasible = append(r.feasible, i)
 			if r.best < 0 || betterNode(req.NodePolicy, ns, &v.Nodes[r.best]) {

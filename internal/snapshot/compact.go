@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
 // sharing keeps a large snapshot's pods small: the strings that repeat from pod to pod (namespaces, node and
@@ -90,8 +92,14 @@ func (sh *sharing) compact(obj any) any {
 	}
 	p.Namespace = sh.str(p.Namespace)
 	p.GenerateName = sh.str(p.GenerateName)
-	// Annotation values are mostly unique (a pod's device allocation); label values repeat by workload.
+	// Annotation values are mostly unique (a pod's device allocation), but for a few keys; label values repeat
+	// by workload.
 	p.Annotations = sh.strMap(p.Annotations, false)
+	for _, k := range repeatingAnnotations {
+		if v, ok := p.Annotations[k]; ok {
+			p.Annotations[k] = sh.str(v)
+		}
+	}
 	p.Labels = sh.strMap(p.Labels, true)
 	for i := range p.OwnerReferences {
 		o := &p.OwnerReferences[i]
@@ -112,6 +120,11 @@ func (sh *sharing) compact(obj any) any {
 	sp.Overhead = sh.list(sp.Overhead)
 	return p
 }
+
+// repeatingAnnotations are the pod annotations whose values repeat from pod to pod: a node's name, a bind
+// phase, a queue, a PodGroup, a card name.
+var repeatingAnnotations = []string{codec.PodNodeAnnotation, codec.PodBindPhaseAnnotation, codec.QueueNameAnnotation,
+	codec.GroupNameAnnotation, codec.CardNameAnnotation}
 
 func (sh *sharing) strPtr(s *string) *string {
 	if s == nil {

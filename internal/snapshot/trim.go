@@ -12,7 +12,8 @@ import corev1 "k8s.io/api/core/v1"
 // TestTrimmedPodsReadTheSame holds every consumer to it.
 //
 // A pod read live is kept as the API server sent it (less its managedFields): `kubectl hami snapshot` writes
-// it whole, and a later version may read more of a saved file.
+// it whole, and a later version may read more of a saved file. `kubectl hami snapshot --snapshot FILE` writes
+// the trimmed pods of FILE.
 func trimPod(p *corev1.Pod) {
 	if keepWholePods {
 		return

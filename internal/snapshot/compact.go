@@ -141,19 +141,21 @@ func (sh *sharing) tolerations(ts []corev1.Toleration) []corev1.Toleration {
 		return ts
 	}
 	sh.key.Reset()
+	field := func(s string) { // length first: no value can pass for two
+		sh.key.WriteString(strconv.Itoa(len(s)))
+		sh.key.WriteByte(':')
+		sh.key.WriteString(s)
+	}
 	for _, t := range ts {
-		sh.key.WriteString(t.Key)
-		sh.key.WriteByte(0)
-		sh.key.WriteString(string(t.Operator))
-		sh.key.WriteByte(0)
-		sh.key.WriteString(t.Value)
-		sh.key.WriteByte(0)
-		sh.key.WriteString(string(t.Effect))
-		sh.key.WriteByte(0)
+		field(t.Key)
+		field(string(t.Operator))
+		field(t.Value)
+		field(string(t.Effect))
 		if t.TolerationSeconds != nil {
-			sh.key.WriteString(strconv.FormatInt(*t.TolerationSeconds, 10))
+			field(strconv.FormatInt(*t.TolerationSeconds, 10))
+		} else {
+			sh.key.WriteByte('-')
 		}
-		sh.key.WriteByte(1)
 	}
 	key := sh.key.String()
 	if v, ok := sh.tols[key]; ok {

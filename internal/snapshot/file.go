@@ -150,6 +150,7 @@ func decodeObject(js []byte) (any, error) {
 	if pod := (&corev1.Pod{}); fastJSON.Unmarshal(js, pod) == nil {
 		if pod.Kind == "Pod" {
 			stripNoise(pod)
+			trimPod(pod)
 			return pod, nil
 		}
 		tm.Kind, tm.APIVersion = pod.Kind, pod.APIVersion
@@ -198,6 +199,9 @@ func decodeObject(js []byte) (any, error) {
 		return nil, fmt.Errorf("%s: %w", tm.Kind, err)
 	}
 	stripNoise(obj)
+	if pod, ok := obj.(*corev1.Pod); ok {
+		trimPod(pod)
+	}
 	return obj, nil
 }
 

@@ -66,21 +66,30 @@ run() {
 	tar -C "$work" -xJf "$archive"
 	mkdir -p "$outdir"
 	local sides; read -r -a sides <"$work/carry/sides"
-	local cores; cores=$(nproc)
-	log "$(cat "$work/carry/about"); sides ${sides[*]}; $ROUNDS rounds on $cores cores"
+	# One logical CPU per physical core (the first of each core's hyperthreads), leaving the first core to the
+	# system: two rounds on the two threads of one core would slow each other.
+	local cpus=() c
+	for c in /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list; do
+		[[ -r $c ]] && cpus+=("$(sed 's/[,-].*//' "$c")")
+	done
+	mapfile -t cpus < <(printf '%s\n' "${cpus[@]}" | sort -un)
+	((${#cpus[@]} > 1)) && cpus=("${cpus[@]:1}")
+	((${#cpus[@]})) || cpus=(0)
+	((ROUNDS <= ${#cpus[@]})) || log "$ROUNDS rounds on ${#cpus[@]} physical cores: some rounds share a core"
+	log "$(cat "$work/carry/about"); sides ${sides[*]}; $ROUNDS rounds on CPUs ${cpus[*]}"
 	local r
 	for ((r = 0; r < ROUNDS; r++)); do
 		(
 			# each round on its own core; the sides' order rotates so none always runs first
 			local order=() i n=${#sides[@]}
 			for ((i = 0; i < n; i++)); do order+=("${sides[(i + r) % n]}"); done
-			local pin=(); command -v taskset >/dev/null && pin=(taskset -c $(((r + 1) % cores)))
-			while read -r _ pkg regex benchtime; do
+			local pin=(); command -v taskset >/dev/null && pin=(taskset -c "${cpus[r % ${#cpus[@]}]}")
+			while read -r set pkg regex benchtime; do
 				for side in "${order[@]}"; do
 					(cd "${pkg#./}" 2>/dev/null || true
 						"${pin[@]}" "$work/carry/bin/$side-$(binname "$pkg")" -test.run '^$' -test.bench "$regex" \
-							-test.benchtime "$benchtime" -test.count 1 -test.cpu "$CPU" -test.benchmem) >"$work/r$r-$side-$(binname "$pkg").txt" 2>&1 ||
-						log "round $r $side $pkg failed"
+							-test.benchtime "$benchtime" -test.count 1 -test.cpu "$CPU" -test.benchmem) >"$work/r$r-$side-$set.txt" 2>&1 ||
+						log "round $r $side $set failed"
 				done
 			done <"$work/carry/sets"
 		) &

@@ -191,6 +191,10 @@ type Placed struct {
 	ByCores bool
 	// DeviceCores are the device's cores as registered.
 	DeviceCores int64
+	// Container is the container's name; Profile the slice its request resolved to on the node (a Kind with
+	// a resolve row: Enflame DRS-GCU), nil otherwise.
+	Container string
+	Profile   *Profile
 }
 
 // Trim rounds a memory request (MiB) up to the Kind's templates: the template's memory and name, or the
@@ -237,11 +241,11 @@ func (k *Kind) Validate() error {
 	for i := range k.Rows {
 		r := &k.Rows[i]
 		switch {
-		case r.Check != nil && r.NodeCheck != nil:
-			return fmt.Errorf("device kind %s: row %q has both a device check and a node check", k.Name, r.Name)
-		case r.Check == nil && r.NodeCheck == nil && !buildingBlock(r.Name):
+		case r.checks() > 1:
+			return fmt.Errorf("device kind %s: row %q has more than one of a device check, a node check and a resolve", k.Name, r.Name)
+		case r.checks() == 0 && !buildingBlock(r.Name):
 			return fmt.Errorf("device kind %s: row %q has no check and is none of the engine's building blocks", k.Name, r.Name)
-		case (r.Check != nil || r.NodeCheck != nil) && (r.Number == "" || r.Name == "" || r.Code == ""):
+		case r.checks() == 1 && (r.Number == "" || r.Name == "" || r.Code == ""):
 			return fmt.Errorf("device kind %s: row %q needs a number, a name and a code", k.Name, r.Name)
 		}
 	}

@@ -80,6 +80,11 @@ type Kind struct {
 	// CardNotHealth (MetaX sGPU: CardUnhealthy, pkg/device/metax/sdevice.go:347-351); "" is CardNotHealth.
 	UnhealthyCode string `json:"unhealthyCode,omitempty"`
 
+	// Unslotted means the family's Fit never compares a device's users with its registered count, so the
+	// slots gate (CardTimeSlicingExhausted) passes every device (Kunlun vXPU's FitVXPU checks health, memory
+	// and the equal share only, pkg/device/kunlun/vdevice.go:294-306 at v2.10.0).
+	Unslotted bool `json:"unslotted,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 

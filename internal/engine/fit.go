@@ -646,7 +646,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := g.Slots <= usedSlots; failed || want {
+	if failed := g.Slots <= usedSlots && !kr.unslotted; failed || want {
 		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
 		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
 			return c

@@ -16,6 +16,8 @@ type kindRows struct {
 	ready, numa, quota, mig, cordon bool
 	// unhealthy is the health gate's code: CardNotHealth, or the Kind's UnhealthyCode.
 	unhealthy Code
+	// unslotted: the type's Fit never checks a device's free slots (device.Kind.Unslotted).
+	unslotted bool
 	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
 	// one-device, Kunlun vXPU's equal-share).
 	early, late []*device.Row
@@ -30,6 +32,7 @@ func compileRows(kinds []device.Kind) []kindRows {
 	for k := range kinds {
 		kr := &out[k]
 		kr.unhealthy = CardNotHealth
+		kr.unslotted = kinds[k].Unslotted
 		if c := kinds[k].UnhealthyCode; c != "" {
 			kr.unhealthy = Code(c)
 		}

@@ -108,6 +108,13 @@ type Kind struct {
 	// that list, not from indices (pkg/device/kunlun/topo.go:222-268); AWS Neuron's graphSelect takes positions
 	// in it for indices (pkg/device/awsneuron/device.go:406-473). model is as for Select.
 	SelectInOrder func(order []int, fit []bool, count int, model string) []int `json:"-"`
+	// Prioritize, when set, chooses count devices among every device of the Kind that passed its gates, more
+	// than count of them, given in the order HAMi's Fit walks them with each one's registered interconnect
+	// group; cores is the container's cores request and pod the pod's annotations (MetaX sGPU's
+	// prioritizeExclusiveDevices by linkZone, pkg/device/metax/sdevice.go:439-451, 579-645 at v2.10.0). It
+	// returns the chosen Indexes; nil, or fewer than count, keeps the first count of the walk. nil Prioritize
+	// takes the first count of the walk.
+	Prioritize func(walk []Candidate, count int, cores int64, pod map[string]string) []int `json:"-"`
 	// FitFailure, when set, is the node's reason when the Kind's Fit places nothing, in HAMi's words, in place
 	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
 	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
@@ -152,6 +159,13 @@ type Kind struct {
 type Failure struct {
 	Gate, Code  string
 	UUIDRefused bool
+}
+
+// Candidate is one device that passed every gate, as Prioritize sees it: its Index and its registered
+// interconnect group (codec.DeviceInfo.NetworkID: Ascend's NetworkID, MetaX sGPU's linkZone), nil when none.
+type Candidate struct {
+	Index int
+	Group *int
 }
 
 // ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index

@@ -477,7 +477,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			st.instances++
 			selMem += r.MemoryOn(g.TotalMem)
 			selCores += r.CoresOn(g.TotalCores)
-			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
+			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && kind.Prioritize == nil && len(sel) == r.Count {
 				done = true
 				break
 			}
@@ -538,6 +538,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			}
 			return ContainerPlacement{}, 0, 0, false
 		}
+	}
+	if kind.Prioritize != nil {
+		chosen = f.prioritizeChoice(n, sel, r, kind.Prioritize)
 	}
 	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)

@@ -15,8 +15,9 @@ const AppClassAnnotation = "metax-tech.com/sgpu-app-class"
 // prioritizeExclusiveDevices' (579-645) devices; any other takes the first of the walk. The rule groups the
 // candidates by MetaLink zone (linkZone; 0 or none: no link) and takes, in the walk's order: the smallest
 // zone holding them all; else the zones' devices one after another, smallest zone first; else the unlinked
-// devices after them. HAMi ranges over a map of zones and sorts them by size unstably, so zones of one size
-// come in any order there; here the lower zone first, one of HAMi's answers.
+// devices after them. HAMi ranges over a map of zones and sorts them by size, so zones of one size come in the
+// map's order there, which for a few zones is mostly the order they were added (the walk's); here always the
+// walk's, one of HAMi's answers and its likeliest.
 func Prioritize(walk []device.Candidate, count int, cores int64, pod map[string]string) []int {
 	if _, ok := pod[AppClassAnnotation]; ok || cores != 100 || len(walk) <= count {
 		return nil
@@ -34,12 +35,7 @@ func Prioritize(walk []device.Candidate, count int, cores int64, pod map[string]
 		}
 		byZone[z] = append(byZone[z], c.Index)
 	}
-	sort.Slice(zones, func(i, j int) bool {
-		if a, b := len(byZone[zones[i]]), len(byZone[zones[j]]); a != b {
-			return a < b
-		}
-		return zones[i] < zones[j]
-	})
+	sort.SliceStable(zones, func(i, j int) bool { return len(byZone[zones[i]]) < len(byZone[zones[j]]) })
 	for _, z := range zones {
 		if len(byZone[z]) >= count {
 			return byZone[z][:count]

@@ -38,10 +38,10 @@ func TestPrioritize(t *testing.T) {
 		want  []int
 	}{
 		{"the smallest zone that holds one", walk(2, 2, 1), 1, 100, nil, []int{12}},
-		{"the smallest zone that holds two", walk(2, 1, 2, 3, 3, 3), 2, 100, nil, []int{10, 12}},
+		{"the smallest zone that holds two", walk(3, 1, 2, 3, 2, 3), 2, 100, nil, []int{12, 14}},
 		{"zones across, smallest first", walk(1, 2, 2, 3, 3, 3), 4, 100, nil, []int{10, 11, 12, 13}},
 		{"unlinked devices last", walk(-1, 0, 1, 2), 3, 100, nil, []int{12, 13, 10}},
-		{"zones of one size: the lower first", walk(2, 1, 2, 1), 2, 100, nil, []int{11, 13}},
+		{"zones of one size: the first the walk meets", walk(2, 1, 2, 1), 2, 100, nil, []int{10, 12}},
 		{"not every core: HAMi's order", walk(2, 2, 1), 1, 50, nil, nil},
 		{"an app class: HAMi's order or the online rule", walk(2, 2, 1), 1, 100, map[string]string{metaxsgpu.AppClassAnnotation: "offline"}, nil},
 		{"no more candidates than asked", walk(2, 1), 2, 100, nil, nil},

@@ -62,8 +62,8 @@ func dieCards(raw string) []int {
 // prioritize is die mode's choice of several dies among more that fit (computeBestCombination,
 // device.go:336-374, called at 308-321): the dies grouped by card, the cards with the most fitting dies
 // first, the dies of each card in the walk's order. HAMi ranges over a map of cards and sorts them stably by
-// count, so cards of one count come in any order there; here the card that appears first on the node, one
-// of HAMi's answers. One die takes the walk's first (314); card mode (no card) takes the walk's first count.
+// count, so cards of one count come in the map's order there, which for a few cards is mostly the order they
+// were added (the walk's); here always the walk's, one of HAMi's answers and its likeliest. One die takes the walk's first (314); card mode (no card) takes the walk's first count.
 func prioritize(walk []device.Candidate, count int, _ int64, _ map[string]string) []int {
 	if count <= 1 || len(walk) == 0 || walk[0].Group == nil {
 		return nil
@@ -79,12 +79,7 @@ func prioritize(walk []device.Candidate, count int, _ int64, _ map[string]string
 		}
 		byCard[*c.Group] = append(byCard[*c.Group], c.Index)
 	}
-	sort.Slice(cards, func(i, j int) bool {
-		if a, b := len(byCard[cards[i]]), len(byCard[cards[j]]); a != b {
-			return a > b
-		}
-		return cards[i] < cards[j]
-	})
+	sort.SliceStable(cards, func(i, j int) bool { return len(byCard[cards[i]]) > len(byCard[cards[j]]) })
 	var out []int
 	for _, c := range cards {
 		for _, i := range byCard[c] {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
@@ -127,4 +128,32 @@ func TestDRSWebhook(t *testing.T) {
 			t.Errorf("%v: refusal %q, want %q", tc.res, got, tc.want)
 		}
 	}
+}
+
+// FuzzDRSCapacity: whatever enflame.com/gcu-drs-capacity holds, reading it and resolving a request on it never
+// panics; a node it registers has GCUs of positive slots and memory, and a resolved profile gives positive
+// memory, cores up to 100 and its size in slots.
+func FuzzDRSCapacity(f *testing.F) {
+	f.Add(`{"devices":[{"index":"0","minor":"3","capacity":6}],"profiles":{"1g.6gb":"0","3g.20gb":"1","6g.40gb":"2"}}`, int64(3), int64(0), int64(0))
+	f.Add(`{"devices":[{"index":"x","capacity":"4"}],"profiles":{"2g":"0","4g.9gb":"1"}}`, int64(0), int64(9), int64(50))
+	f.Add(`{"devices":[{"capacity":-1}],"profiles":{"1g.1gb":"0"}}`, int64(0), int64(70000), int64(101))
+	f.Add(`{"devices":[],"profiles":{}}`, int64(1), int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, raw string, slices, mem, cores int64) {
+		kinds := ft.Kinds(t, enflame.Family{})
+		k := &kinds[1]
+		n := ft.Node("n1", map[string]string{enflame.DRSCapacityAnnotation: raw}, nil)
+		reg, ok := k.ReadRegister(k, n, device.ReportFunc(func(string, string, ...any) {}))
+		if ok {
+			for _, d := range reg.Devices {
+				if d.Count <= 0 || d.Devmem <= 0 || d.Devcore != 100 {
+					t.Fatalf("%q: device %+v", raw, d)
+				}
+			}
+		}
+		a := device.Ask{Count: 1, Profile: &device.Profile{Slices: slices, Memory: mem, Cores: cores}}
+		o := enflame.ProfileRow.Resolve(n.Annotations, &a)
+		if !o.Fail && !o.Skip && (a.MemoryMiB <= 0 || a.Cores <= 0 || a.Cores > 100 || int64(a.Slots) != a.Profile.Size) {
+			t.Fatalf("%q: resolved %+v %+v", raw, a, *a.Profile)
+		}
+	})
 }

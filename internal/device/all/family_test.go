@@ -2,17 +2,14 @@ package all_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/device/all"
+	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -76,54 +73,26 @@ func TestTestOnlyFamilyPlacesThroughTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.DefaultConfig()
-	cfg.Vendors = kinds
-	c := engine.NewCluster(cfg)
-
-	reg := codec.FormatNodeRegister([]codec.DeviceInfo{
+	node := ft.RegNode("n1", "acme.io/node-apu-register", []codec.DeviceInfo{
 		{ID: "apu-0", Index: 0, Count: 4, Devmem: 8000, Devcore: 100, Type: "ACME-1", Health: true},
 		{ID: "apu-1", Index: 1, Count: 4, Devmem: 16000, Devcore: 100, Type: "ACME-1", Health: true},
 		{ID: "apu-2", Index: 2, Count: 4, Devmem: 16000, Devcore: 100, Type: "ACME-1", Health: true},
 	})
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Annotations: map[string]string{"acme.io/node-apu-register": reg}}}
-	if probs := c.SetNode(node); len(probs) != 0 {
-		t.Fatalf("node problems: %v", probs)
+	ask := func(mem string) map[string]string {
+		return map[string]string{"acme.io/apu": "1", "acme.io/apumem": mem}
 	}
-
-	pod := func(mem string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "c", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
-				"acme.io/apu": resource.MustParse("1"), "acme.io/apumem": resource.MustParse(mem)}}}}}}
-	}
-
-	// 9,500 MiB, rounded by the family's reader to 10,000: apu-0 is too small, apu-1 is odd, apu-2 takes it.
-	v := c.Evaluate(pod("9500"), engine.EvalOptions{})
-	if !v.Fits || v.Placement == nil {
-		t.Fatalf("does not fit: %s %v", v.Summary, v.Problems)
-	}
-	devs := v.Placement.Containers[0].Devices
-	if len(devs) != 1 || devs[0].UUID != "apu-2" || devs[0].MemMiB != 10000 || devs[0].Device != "ACME" {
-		t.Fatalf("placed on %+v, want apu-2 with 10000 MiB", devs)
-	}
-	annos := v.Placement.Annotations(time.Unix(1, 0))
-	if annos[acmeParity] != "even" || !strings.Contains(annos["hami.io/acme-devices-allocated"], "apu-2,ACME,10000,") {
-		t.Fatalf("bind annotations %v", annos)
-	}
-	// 12,000 MiB: only apu-1 and apu-2 hold it; with apu-2's memory taken by a counted pod the family's row
-	// decides.
-	placed := pod("16000")
-	placed.Name = "q"
-	placed.Annotations = map[string]string{"hami.io/acme-devices-allocated": "apu-2,ACME,16000,0:;",
-		codec.PodNodeAnnotation: "n1", codec.PodBindPhaseAnnotation: codec.BindPhaseSuccess}
-	placed.Spec.NodeName = "n1"
-	if probs := c.SetPod(placed); len(probs) != 0 {
-		t.Fatalf("pod problems: %v", probs)
-	}
-	v = c.Evaluate(pod("12000"), engine.EvalOptions{})
-	// HAMi's reason text counts the family's row beside the common memory gate.
-	if v.Fits || len(v.Nodes) != 1 || v.Nodes[0].Reason != "1/3 CardNotFoundCustomFilterRule, 2/3 CardInsufficientMemory" {
-		t.Fatalf("fits=%v nodes %+v, want the family's row to refuse apu-1", v.Fits, v.Nodes)
-	}
+	// apu-2's memory taken by a counted pod.
+	full := ft.Counted(ft.Pod("q", nil, ask("16000")), "n1", "hami.io/acme-devices-allocated", "apu-2,ACME,16000,0:;")
+	// Its table test is any family's: the shared helper runs it on the registered Kinds.
+	ft.Run(t, kinds, []ft.Case{
+		// 9,500 MiB, rounded by the family's reader to 10,000: apu-0 is too small, apu-1 is odd, apu-2 takes it.
+		{Name: "the family's reader, row and bind annotation", Node: node, Pod: ft.Pod("p", nil, ask("9500")),
+			Want: [][]string{{"apu-2"}}, Annotations: map[string]string{acmeParity: "even", "hami.io/acme-devices-allocated": "apu-2,ACME,10000,0:;"}},
+		// 12,000 MiB: only apu-1 and apu-2 hold it; with apu-2 taken the family's row decides, counted in HAMi's
+		// reason text beside the common memory gate.
+		{Name: "the family's row refuses the odd APU", Node: node, Counted: []*corev1.Pod{full}, Pod: ft.Pod("p", nil, ask("12000")),
+			Reason: "1/3 CardNotFoundCustomFilterRule, 2/3 CardInsufficientMemory", Detail: "APU apu-1 has an odd index"},
+	})
 	if g := engine.GateOf(engine.CardNotFoundCustomFilterRule); g == nil {
 		t.Fatal("the code has no row")
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/amd"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -22,35 +23,35 @@ func TestAMDGates(t *testing.T) {
 		n.Status.Capacity = corev1.ResourceList{amdNum: resource.MustParse("2")}
 		return n
 	}
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "memory only: the whole GPU's compute units", Nodes: []*corev1.Node{a1("MI300X")},
+	ft.Run(t, ft.Kinds(t, amd.Family{}), []ft.Case{
+		{Name: "memory only: the whole GPU's compute units", Node: a1("MI300X"),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 8000)),
-			Fits: true, Annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,304:;", "hami.io/amd-devices-to-allocate": "a1-gpu1,MI300X,8000,304:;"}},
-		{Name: "half the compute units", Nodes: []*corev1.Node{a1("MI300X")},
+			Want: [][]string{{"a1-gpu1"}}, Annotations: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,304:;", "hami.io/amd-devices-to-allocate": "a1-gpu1,MI300X,8000,304:;"}},
+		{Name: "half the compute units", Node: a1("MI300X"),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 8000, amdCores, 50)),
-			Fits: true, Annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,152:;"}},
-		{Name: "1 % is at least one compute unit", Nodes: []*corev1.Node{a1("MI300X")},
+			Want: [][]string{{"a1-gpu1"}}, Annotations: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,152:;"}},
+		{Name: "1 % is at least one compute unit", Node: a1("MI300X"),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 8000, amdCores, 1)),
-			Fits: true, Annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,3:;"}},
-		{Name: "no memory: the whole GPU", Nodes: []*corev1.Node{a1("MI300X")},
+			Want: [][]string{{"a1-gpu1"}}, Annotations: map[string]string{amdAlloc: "a1-gpu1,MI300X,8000,3:;"}},
+		{Name: "no memory: the whole GPU", Node: a1("MI300X"),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 2)),
-			Fits: true, Annos: map[string]string{amdAlloc: "a1-gpu1,MI300X,196608,304:a1-gpu0,MI300X,196608,304:;"}},
-		{Name: "alloc type: a GPU that registers no type is listed as AMD", Nodes: []*corev1.Node{a1("")},
+			Want: [][]string{{"a1-gpu1", "a1-gpu0"}}, Annotations: map[string]string{amdAlloc: "a1-gpu1,MI300X,196608,304:a1-gpu0,MI300X,196608,304:;"}},
+		{Name: "alloc type: a GPU that registers no type is listed as AMD", Node: a1(""),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 8000, amdCores, 50)),
-			Fits: true, Annos: map[string]string{amdAlloc: "a1-gpu1,AMD,8000,152:;"}},
-		{Name: "compute units used up", Nodes: []*corev1.Node{a1("MI300X")},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", amdNum, 2, amdMem, 1000)), "a1", amdAlloc, "a1-gpu0,MI300X,1000,304:a1-gpu1,MI300X,1000,304:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000, amdCores, 10)), Code: engine.CardInsufficientCore},
-		{Name: "type selector", Nodes: []*corev1.Node{a1("MI300X")},
+			Want: [][]string{{"a1-gpu1"}}, Annotations: map[string]string{amdAlloc: "a1-gpu1,AMD,8000,152:;"}},
+		{Name: "compute units used up", Node: a1("MI300X"),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", amdNum, 2, amdMem, 1000)), "a1", amdAlloc, "a1-gpu0,MI300X,1000,304:a1-gpu1,MI300X,1000,304:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000, amdCores, 10)), Code: engine.CardInsufficientCore},
+		{Name: "type selector", Node: a1("MI300X"),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), "amd.com/use-gputype", "MI250"),
 			Code: engine.CardTypeMismatch},
 		// AMD's Fit does not read hami.io/device-cordon (only NVIDIA's does, pkg/device/nvidia/device.go:694-737).
-		{Name: "a cordon is ignored", Nodes: []*corev1.Node{func() *corev1.Node {
+		{Name: "a cordon is ignored", Node: func() *corev1.Node {
 			n := a1("MI300X")
 			n.Annotations[codec.NodeCordonAnnotation] = "a1-gpu0,a1-gpu1"
 			return n
-		}()},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), Fits: true},
+		}(),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdMem, 1000)), Want: [][]string{{"a1-gpu1"}}},
 	})
 	for cores, refused := range map[int]bool{0: true, 101: true, 1: false, 100: false} {
 		_, probs := engine.ParseRequest(ft.MkPod("ns", "p", ft.Ctr("c", amdNum, 1, amdCores, cores)), engine.DefaultConfig())

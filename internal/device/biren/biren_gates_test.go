@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/device/biren"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -17,20 +18,20 @@ func TestSlotsOnlyGates(t *testing.T) {
 	b1 := func() *corev1.Node {
 		return ft.RegNode("b1", "hami.io/node-biren-register", ft.Devs("b1", "gpu", "BR104", 2, 32768, 100, 2))
 	}
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "Biren: a slot, no memory, no cores", Nodes: []*corev1.Node{b1()},
+	ft.Run(t, ft.Kinds(t, biren.Family{}), []ft.Case{
+		{Name: "Biren: a slot, no memory, no cores", Node: b1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", brNum, 2)),
-			Fits: true, Annos: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;", "hami.io/Biren-devices-to-allocate": "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;"}},
-		{Name: "Biren: a used GPU is shared while it has slots", Nodes: []*corev1.Node{b1()},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", brNum, 1)),
-			Fits: true, Annos: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:;"}},
-		{Name: "Biren: slots used up", Nodes: []*corev1.Node{b1()},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;"),
-				ft.OnNode(ft.MkPod("ns", "b", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
+			Want: [][]string{{"b1-gpu1", "b1-gpu0"}}, Annotations: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;", "hami.io/Biren-devices-to-allocate": "b1-gpu1,Biren,0,0:b1-gpu0,Biren,0,0:;"}},
+		{Name: "Biren: a used GPU is shared while it has slots", Node: b1(),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", brNum, 1)),
+			Want:    [][]string{{"b1-gpu1"}}, Annotations: map[string]string{brAlloc: "b1-gpu1,Biren,0,0:;"}},
+		{Name: "Biren: slots used up", Node: b1(),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;"),
+				ft.Counted(ft.MkPod("ns", "b", ft.Ctr("c", brNum, 2)), "b1", brAlloc, "b1-gpu0,Biren,0,0:b1-gpu1,Biren,0,0:;")},
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", brNum, 1)), Code: engine.CardTimeSlicingExhausted},
-		{Name: "Biren: UUID selector", Nodes: []*corev1.Node{b1()},
+		{Name: "Biren: UUID selector", Node: b1(),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", brNum, 1)), "birentech.com/use-gpuuuid", "b1-gpu0"),
-			Fits: true, Annos: map[string]string{brAlloc: "b1-gpu0,Biren,0,0:;"}},
+			Want: [][]string{{"b1-gpu0"}}, Annotations: map[string]string{brAlloc: "b1-gpu0,Biren,0,0:;"}},
 	})
 }

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/enflame"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
@@ -22,19 +23,19 @@ func TestEnflameGCUGates(t *testing.T) {
 		}
 		return n
 	}
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "a GCU is taken whole", Nodes: []*corev1.Node{e1()},
+	ft.Run(t, ft.Kinds(t, enflame.Family{}), []ft.Case{
+		{Name: "a GCU is taken whole", Node: e1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
-			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;", "hami.io/enflame-gcu-devices-to-allocate": "e1-GCU-1,GCU,100,100:;"}},
-		{Name: "a cordoned GCU is taken as any other", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-1, ")},
+			Want: [][]string{{"e1-GCU-1"}}, Annotations: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;", "hami.io/enflame-gcu-devices-to-allocate": "e1-GCU-1,GCU,100,100:;"}},
+		{Name: "a cordoned GCU is taken as any other", Node: e1(codec.NodeCordonAnnotation, "e1-GCU-1, "),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
-			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
-		{Name: "all GCUs cordoned still fit", Nodes: []*corev1.Node{e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1")},
+			Want: [][]string{{"e1-GCU-1"}}, Annotations: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
+		{Name: "all GCUs cordoned still fit", Node: e1(codec.NodeCordonAnnotation, "e1-GCU-0,e1-GCU-1"),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)),
-			Fits: true, Annos: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
+			Want: [][]string{{"e1-GCU-1"}}, Annotations: map[string]string{gcuAlloc: "e1-GCU-1,GCU,100,100:;"}},
 		// gcu.go:163-167: Used > 0 is ExclusiveDeviceAllocateConflict, checked before any slot count.
-		{Name: "a used GCU is not shared", Nodes: []*corev1.Node{e1()},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", gcu, 2)), "e1", gcuAlloc, "e1-GCU-0,GCU,100,100:e1-GCU-1,GCU,100,100:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.ExclusiveDeviceAllocateConflict},
+		{Name: "a used GCU is not shared", Node: e1(),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", gcu, 2)), "e1", gcuAlloc, "e1-GCU-0,GCU,100,100:e1-GCU-1,GCU,100,100:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", gcu, 1)), Code: engine.ExclusiveDeviceAllocateConflict},
 	})
 }

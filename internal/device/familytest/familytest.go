@@ -1,9 +1,12 @@
 // Package familytest runs a family's Kinds through the engine for the family's own table tests: a one-node
-// cluster that schedules the family's types beside NVIDIA's, counted pods on it, and a pod evaluated there.
+// cluster that schedules the family's types beside NVIDIA's, counted pods on it, and a pod evaluated there,
+// checked by the devices placed, HAMi's reason text and code, the explanation and the bind annotations.
 // Only tests import it (a family package itself never imports the engine).
 package familytest
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
+
+// TestTime is the evaluation and bind time of the cases.
+var TestTime = time.Unix(1_700_000_000, 0)
 
 // Kinds is the family's Kinds with its chart defaults (a nil section), validated.
 func Kinds(t testing.TB, f device.Family) []device.Kind {
@@ -31,62 +36,8 @@ func Kinds(t testing.TB, f device.Family) []device.Kind {
 	return ks
 }
 
-// Kind is the family's Kind of that name (HAMi's CommonWord).
-func Kind(t testing.TB, f device.Family, name string) device.Kind {
-	t.Helper()
-	for _, k := range Kinds(t, f) {
-		if k.Name == name {
-			return k
-		}
-	}
-	t.Fatalf("%s has no kind %s", f.Name(), name)
-	return device.Kind{}
-}
-
-// Register is HAMi's JSON device list of a register annotation.
-func Register(devs ...codec.DeviceInfo) string { return codec.FormatNodeRegister(devs) }
-
-// Node is a node with these annotations and capacity (also its allocatable).
-func Node(name string, annos map[string]string, capacity map[string]string) *corev1.Node {
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annos}}
-	if len(capacity) > 0 {
-		n.Status.Capacity, n.Status.Allocatable = corev1.ResourceList{}, corev1.ResourceList{}
-		for r, v := range capacity {
-			n.Status.Capacity[corev1.ResourceName(r)] = resource.MustParse(v)
-			n.Status.Allocatable[corev1.ResourceName(r)] = resource.MustParse(v)
-		}
-	}
-	return n
-}
-
-// Pod is a pod in namespace ns whose containers have these limits, one map per container.
-func Pod(name string, annos map[string]string, containers ...map[string]string) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: annos}}
-	for i, limits := range containers {
-		c := corev1.Container{Name: "c" + string(rune('0'+i)), Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{}}}
-		for r, v := range limits {
-			c.Resources.Limits[corev1.ResourceName(r)] = resource.MustParse(v)
-		}
-		p.Spec.Containers = append(p.Spec.Containers, c)
-	}
-	return p
-}
-
-// Counted makes p a pod bound to node with this device list annotation (key: the Kind's Allocated).
-func Counted(p *corev1.Pod, node, key, devices string) *corev1.Pod {
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
-	p.Annotations[key] = devices
-	p.Annotations[codec.PodNodeAnnotation] = node
-	p.Annotations[codec.PodBindPhaseAnnotation] = codec.BindPhaseSuccess
-	p.Spec.NodeName = node
-	return p
-}
-
 // World is a cluster scheduling NVIDIA and the given Kinds.
 type World struct {
-	t testing.TB
 	C *engine.Cluster
 }
 
@@ -99,7 +50,7 @@ func newWorld(t testing.TB, kinds []device.Kind, nodes []*corev1.Node, nodeProbl
 	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Vendors = kinds
-	w := &World{t: t, C: engine.NewCluster(cfg)}
+	w := &World{C: engine.NewCluster(cfg)}
 	for _, n := range nodes {
 		if probs := w.C.SetNode(n); len(probs) != 0 && !nodeProblems {
 			t.Fatalf("node %s: %v", n.Name, probs)
@@ -113,12 +64,25 @@ func newWorld(t testing.TB, kinds []device.Kind, nodes []*corev1.Node, nodeProbl
 	return w
 }
 
-// Evaluate is the engine's verdict on p.
+// Evaluate is the engine's verdict on p, with every device's gate results.
 func (w *World) Evaluate(p *corev1.Pod) *engine.Verdict {
-	return w.C.Evaluate(p, engine.EvalOptions{Now: time.Unix(1_700_000_000, 0)})
+	return w.C.Evaluate(p, engine.EvalOptions{Now: TestTime, DetailAll: true})
 }
 
-// Devices lists the UUIDs a fitting verdict places, container by container, "" for a pod that does not fit.
+// QuotaLine is namespace ns's quota line of resource ("limits.<name>"); the test fails when there is none.
+func (w *World) QuotaLine(t testing.TB, ns, resource string) engine.QuotaLine {
+	t.Helper()
+	q := w.C.Quota(ns)
+	for _, d := range q.Devices {
+		if d.Resource == resource {
+			return d
+		}
+	}
+	t.Fatalf("no quota line for %s in namespace %s: %+v", resource, ns, q)
+	return engine.QuotaLine{}
+}
+
+// Devices lists the UUIDs a fitting verdict places, container by container; nil for a pod that does not fit.
 func Devices(v *engine.Verdict) [][]string {
 	if !v.Fits || v.Placement == nil {
 		return nil
@@ -142,7 +106,8 @@ func Reason(v *engine.Verdict, node string) string {
 	return ""
 }
 
-// Case is one row of a family's table test: a one-node world ("n1") and a pod evaluated on it.
+// Case is one row of a family's table test: a one-node world and a pod evaluated on it. Want says whether
+// the pod fits; the other checks are optional ("" or nil checks nothing).
 type Case struct {
 	Name    string
 	Node    *corev1.Node
@@ -154,13 +119,19 @@ type Case struct {
 	Pod   *corev1.Pod
 	// Want are the devices placed, container by container; nil when the pod does not fit.
 	Want [][]string
-	// Reason is node n1's HAMi reason text when the pod does not fit ("" checks nothing).
+	// Reason is the node's HAMi reason text and Code the verdict's one reason, when the pod does not fit.
 	Reason string
-	// Annotations are bind annotations the placement must write (key: value).
+	Code   engine.Code
+	// Explains is wanted in the explanation of a pod that does not fit.
+	Explains string
+	// Detail is wanted in some device's gate result on the node.
+	Detail string
+	// Annotations are bind annotations the placement must write (key: value); Absent must not be written.
 	Annotations map[string]string
+	Absent      []string
 }
 
-// Run evaluates every case on a cluster of kinds.
+// Run evaluates every case on a cluster of kinds (and NVIDIA's).
 func Run(t *testing.T, kinds []device.Kind, cases []Case) {
 	t.Helper()
 	for _, tc := range cases {
@@ -180,19 +151,70 @@ func Run(t *testing.T, kinds []device.Kind, cases []Case) {
 			if !equal(got, tc.Want) {
 				t.Fatalf("placed %v, want %v (fits=%v: %s; reason %q; problems %v)", got, tc.Want, v.Fits, v.Summary, Reason(v, tc.Node.Name), v.Problems)
 			}
-			if tc.Want == nil && tc.Reason != "" && Reason(v, tc.Node.Name) != tc.Reason {
-				t.Fatalf("reason %q, want %q", Reason(v, tc.Node.Name), tc.Reason)
+			if tc.Detail != "" {
+				checkDetail(t, v, tc.Node.Name, tc.Detail)
 			}
-			if len(tc.Annotations) > 0 {
-				annos := v.Placement.Annotations(time.Unix(1_700_000_000, 0))
-				for k, want := range tc.Annotations {
-					if annos[k] != want {
-						t.Errorf("annotation %s = %q, want %q", k, annos[k], want)
-					}
+			if tc.Want == nil {
+				checkRefusal(t, v, tc)
+				return
+			}
+			annos := v.Placement.Annotations(TestTime)
+			for k, want := range tc.Annotations {
+				if annos[k] != want {
+					t.Errorf("annotation %s = %q, want %q", k, annos[k], want)
+				}
+			}
+			for _, k := range tc.Absent {
+				if _, ok := annos[k]; ok {
+					t.Errorf("annotation %s is written", k)
 				}
 			}
 		})
 	}
+}
+
+// checkRefusal checks the reason text, the code and the explanation of a pod that does not fit.
+func checkRefusal(t *testing.T, v *engine.Verdict, tc Case) {
+	t.Helper()
+	if tc.Reason != "" && Reason(v, tc.Node.Name) != tc.Reason {
+		t.Errorf("reason %q, want %q", Reason(v, tc.Node.Name), tc.Reason)
+	}
+	if tc.Code != "" && (len(v.Reasons) != 1 || v.Reasons[0].Code != tc.Code) {
+		t.Errorf("reasons %v, want %s: %s", v.Reasons, tc.Code, v.Summary)
+	}
+	why := strings.Join(v.Explanation, "\n")
+	if tc.Explains != "" && !strings.Contains(why, tc.Explains) {
+		t.Errorf("explanation lacks %q:\n%s", tc.Explains, why)
+	}
+	if !asksNVIDIA(tc.Pod) && (strings.Contains(why, "MIG") || strings.Contains(why, "numa-bind")) {
+		t.Errorf("explanation of a pod asking for no NVIDIA GPU speaks of NVIDIA's MIG or numa-bind:\n%s", why)
+	}
+}
+
+// checkDetail wants some device of the node to report detail in one of its gate results.
+func checkDetail(t *testing.T, v *engine.Verdict, node, detail string) {
+	t.Helper()
+	var seen []string
+	if s := v.NodeStatus(node); s != nil {
+		for _, g := range s.GPUs {
+			if strings.Contains(g.Result.Detail, detail) {
+				return
+			}
+			seen = append(seen, g.UUID+": "+g.Result.Detail)
+		}
+	}
+	t.Errorf("no device of node %s says %q: %q", node, detail, seen)
+}
+
+func asksNVIDIA(p *corev1.Pod) bool {
+	for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+		for r := range c.Resources.Limits {
+			if strings.HasPrefix(string(r), "nvidia.com/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func equal(a, b [][]string) bool {
@@ -210,4 +232,23 @@ func equal(a, b [][]string) bool {
 		}
 	}
 	return true
+}
+
+// Request reads p's one container as the engine does on a cluster of kinds: "count MiB/percent cores device
+// template" (MiB after the memory factor, percent when no MiB is asked), and the problems' messages joined by
+// "; ".
+func Request(t testing.TB, kinds []device.Kind, p *corev1.Pod) (got, problems string) {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.Vendors = kinds
+	req, probs := engine.ParseRequest(p, cfg)
+	var msgs []string
+	for _, pr := range probs {
+		msgs = append(msgs, pr.Message)
+	}
+	if len(req.Containers) != 1 {
+		t.Fatalf("containers %+v, want one (problems %q)", req.Containers, msgs)
+	}
+	r := req.Containers[0]
+	return fmt.Sprintf("%d %d/%d %d %s %s", r.Count, r.MemoryMiB, r.MemoryPercent, r.Cores, r.Device, r.Template), strings.Join(msgs, "; ")
 }

@@ -12,8 +12,6 @@ package kunlun
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -119,20 +117,10 @@ func Mutate(r *device.Request) string {
 
 // deviceIndex is the whole-XPU half of PatchAnnotations: the indices of the last container with XPUs.
 func deviceIndex(_ *device.Kind, containers [][]device.Placed, _ map[string]string, _ int64) map[string]string {
-	var idx []string
-	for _, c := range containers {
-		if len(c) == 0 {
-			continue
-		}
-		idx = idx[:0]
-		for _, d := range c {
-			idx = append(idx, strconv.Itoa(d.Index))
-		}
+	if idx := device.LastIndices(containers); idx != "" {
+		return map[string]string{DeviceIndexAnnotation: idx}
 	}
-	if len(idx) == 0 {
-		return nil
-	}
-	return map[string]string{DeviceIndexAnnotation: strings.Join(idx, ",")}
+	return nil
 }
 
 // graphSelect is GraphSelect as the Kind's SelectInOrder: Kunlun's rule reads no model.

@@ -29,55 +29,55 @@ func TestKunlunGates(t *testing.T) {
 	used := func(idx ...int) []*corev1.Pod {
 		var out []*corev1.Pod
 		for _, i := range idx {
-			out = append(out, ft.OnNode(ft.MkPod("ns", "u"+strconv.Itoa(i), ft.Ctr("c", klNum, 1)), "k1", klAlloc, "k1-kunlun-"+strconv.Itoa(i)+",kunlun,98304,100:;"))
+			out = append(out, ft.Counted(ft.MkPod("ns", "u"+strconv.Itoa(i), ft.Ctr("c", klNum, 1)), "k1", klAlloc, "k1-kunlun-"+strconv.Itoa(i)+",kunlun,98304,100:;"))
 		}
 		return out
 	}
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "two whole XPUs from a free wing", Nodes: []*corev1.Node{k1()},
+	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
+		{Name: "two whole XPUs from a free wing", Node: k1(),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
-			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-1,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "0,1"},
+			Want: [][]string{{"k1-kunlun-0", "k1-kunlun-1"}}, Annotations: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-1,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "0,1"},
 			Absent: []string{"hami.io/kunlun-devices-to-allocate", codec.PodAllocatedAnnotation}},
-		{Name: "one XPU goes where a wing has one free", Nodes: []*corev1.Node{k1()}, Pods: used(0, 1, 2, 4),
+		{Name: "one XPU goes where a wing has one free", Node: k1(), Counted: used(0, 1, 2, 4),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)),
-			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-3,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "3"}},
-		{Name: "two XPUs across the wings take a cross-linked pair", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 5, 6, 7),
+			Want: [][]string{{"k1-kunlun-3"}}, Annotations: map[string]string{klAlloc: "k1-kunlun-3,kunlun,98304,100:;", "BAIDU_COM_DEVICE_IDX": "3"}},
+		{Name: "two XPUs across the wings take a cross-linked pair", Node: k1(), Counted: used(1, 2, 3, 5, 6, 7),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
-			Fits: true, Annos: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
+			Want: [][]string{{"k1-kunlun-0", "k1-kunlun-4"}}, Annotations: map[string]string{klAlloc: "k1-kunlun-0,kunlun,98304,100:k1-kunlun-4,kunlun,98304,100:;"}},
 		// By index 0 and 5 are not linked, but at v2.10.0 graghSelect counts its wings by position in the
 		// binpack-sorted list, where the two free XPUs come first: one "wing" holds both, and HAMi places them
 		// (kunlun/topo.go:226-236, devicepick 208-220; class kunlun/kunlun-wings).
-		{Name: "two XPUs not linked by index share a wing by position", Nodes: []*corev1.Node{k1()}, Pods: used(1, 2, 3, 4, 6, 7),
+		{Name: "two XPUs not linked by index share a wing by position", Node: k1(), Counted: used(1, 2, 3, 4, 6, 7),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", klNum, 2)),
-			Fits: true, Annos: map[string]string{"BAIDU_COM_DEVICE_IDX": "0,5"}},
-		{Name: "three XPUs is not a count Kunlun places", Nodes: []*corev1.Node{k1()},
+			Want: [][]string{{"k1-kunlun-0", "k1-kunlun-5"}}, Annotations: map[string]string{"BAIDU_COM_DEVICE_IDX": "0,5"}},
+		{Name: "three XPUs is not a count Kunlun places", Node: k1(),
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 3)), Code: engine.NumaNotFit, Explains: "no 3 of them"},
 		// HAMi's Kunlun Fit says only that graghSelect found no set (device.go:201-210): 1/1 NumaNotFit.
-		{Name: "a used XPU is not shared", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 1)}, Pods: used(0),
+		{Name: "a used XPU is not shared", Node: ft.CapNode("k1", klNum, 1), Counted: used(0),
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Code: engine.NumaNotFit},
-		{Name: "whole XPUs refused by UUID say CardUuidMismatch", Nodes: []*corev1.Node{ft.CapNode("k1", klNum, 2)},
+		{Name: "whole XPUs refused by UUID say CardUuidMismatch", Node: ft.CapNode("k1", klNum, 2),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), "baidu.com/nouse-gpuuuid", "k1-kunlun-0,k1-kunlun-1"),
 			Code: engine.CardUUIDMismatch},
-		{Name: "vXPU memory rounds up to a quarter XPU, cores in proportion", Nodes: []*corev1.Node{x1(8)},
+		{Name: "vXPU memory rounds up to a quarter XPU, cores in proportion", Node: x1(8),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)),
-			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;", "hami.io/xpu-devices-to-allocate": "x1-xpu0,XPU,24576,25:;"}},
-		{Name: "vXPU without memory takes the whole XPU", Nodes: []*corev1.Node{x1(8)},
+			Want: [][]string{{"x1-xpu0"}}, Annotations: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;", "hami.io/xpu-devices-to-allocate": "x1-xpu0,XPU,24576,25:;"}},
+		{Name: "vXPU without memory takes the whole XPU", Node: x1(8),
 			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1)),
-			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,98304,100:;"}},
-		{Name: "FitVXPU: an XPU cut in quarters takes only quarters", Nodes: []*corev1.Node{x1(1)},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Code: engine.NumaNotFit,
-			GPUDetail: "cut in 24576 MiB slices"},
+			Want: [][]string{{"x1-xpu0"}}, Annotations: map[string]string{xpuAlloc: "x1-xpu0,XPU,98304,100:;"}},
+		{Name: "FitVXPU: an XPU cut in quarters takes only quarters", Node: x1(1),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 40000)), Code: engine.NumaNotFit,
+			Detail: "cut in 24576 MiB slices"},
 		// vdevice.go:257-266: with mutex, the used XPUs that FitVXPU would take are the reason.
-		{Name: "vXPU mutex: a used XPU is ExclusiveDeviceAllocateConflict", Nodes: []*corev1.Node{x1(1)},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)), "hami.io/gpu-scheduler-policy", "mutex"),
-			Code: engine.ExclusiveDeviceAllocateConflict},
-		{Name: "FitVXPU: a second quarter fits", Nodes: []*corev1.Node{x1(1)},
-			Pods: []*corev1.Pod{ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)),
-			Fits: true, Annos: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;"}},
-		{Name: "vXPU UUID selector", Nodes: []*corev1.Node{x1(2)},
+		{Name: "vXPU mutex: a used XPU is ExclusiveDeviceAllocateConflict", Node: x1(1),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)), "hami.io/gpu-scheduler-policy", "mutex"),
+			Code:    engine.ExclusiveDeviceAllocateConflict},
+		{Name: "FitVXPU: a second quarter fits", Node: x1(1),
+			Counted: []*corev1.Pod{ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "x1", xpuAlloc, "x1-xpu0,XPU,24576,25:;")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 1000)),
+			Want:    [][]string{{"x1-xpu0"}}, Annotations: map[string]string{xpuAlloc: "x1-xpu0,XPU,24576,25:;"}},
+		{Name: "vXPU UUID selector", Node: x1(2),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "hami.io/no-use-xpu-uuid", "x1-xpu0,x1-xpu1"),
 			Code: engine.CardUUIDMismatch},
 	})
@@ -91,8 +91,8 @@ func TestKunlunReasons(t *testing.T) {
 	x := func(n int) *corev1.Node {
 		return ft.RegNode("n1", xpuReg, ft.Devs("n1", "xpu", "XPU", n, 98304, 100, 4))
 	}
-	usedK := ft.OnNode(ft.MkPod("ns", "u", ft.Ctr("c", klNum, 1)), "n1", klAlloc, "n1-kunlun-0,kunlun,98304,100:;")
-	usedX := ft.OnNode(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "n1", xpuAlloc, "n1-xpu0,XPU,24576,25:;")
+	usedK := ft.Counted(ft.MkPod("ns", "u", ft.Ctr("c", klNum, 1)), "n1", klAlloc, "n1-kunlun-0,kunlun,98304,100:;")
+	usedX := ft.Counted(ft.MkPod("ns", "a", ft.Ctr("c", xpuNum, 1, xpuMem, 20000)), "n1", xpuAlloc, "n1-xpu0,XPU,24576,25:;")
 	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
 		{Name: "a used XPU: 1/1 NumaNotFit", Node: k(1), Counted: []*corev1.Pod{usedK},
 			Pod: ft.MkPod("ns", "p", ft.Ctr("c", klNum, 1)), Reason: "1/1 NumaNotFit"},

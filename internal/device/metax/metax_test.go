@@ -19,7 +19,8 @@ func TestMetaxRules(t *testing.T) {
 	ft.Run(t, ft.Kinds(t, metax.Family{}), []ft.Case{
 		{Name: "devices from the capacity", Node: node, Pod: ft.Pod("p", nil, map[string]string{"metax-tech.com/gpu": "2"}),
 			Want: [][]string{{"n1-metax-1", "n1-metax-0"}}},
-		{Name: "a used GPU is not shared", Node: node, Counted: used, Pod: ft.Pod("p", nil, one), Want: [][]string{{"n1-metax-1"}}},
+		{Name: "a used GPU is not shared", Node: node, Counted: used, Pod: ft.Pod("p", nil, one), Want: [][]string{{"n1-metax-1"}},
+			Annotations: map[string]string{"hami.io/metax-gpu-devices-allocated": "n1-metax-1,Metax-GPU,65536,100:;"}},
 		// customFilterRule (device.go:156-166): the second container may not take a GPU other than the first's.
 		{Name: "a later container gets no other GPU", Node: ft.Node("n1", nil, map[string]string{"metax-tech.com/gpu": "3"}),
 			Pod: ft.Pod("p", nil, one, map[string]string{"metax-tech.com/gpu": "2"}), Want: nil,

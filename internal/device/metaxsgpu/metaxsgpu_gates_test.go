@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/metaxsgpu"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -75,49 +76,49 @@ func sgpuPod(name, node, qos string, devs ...string) *corev1.Pod {
 // pods' own policies do not count, an earlier container of the pod makes a device its own, AddResourceUsage
 // 310-330) and what is written at bind.
 func TestMetaxSGPUFit(t *testing.T) {
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "unused device takes any policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
+	ft.Run(t, ft.Kinds(t, metaxsgpu.Family{}), []ft.Case{
+		{Name: "unused device takes any policy", Node: sgpuNode("s1", 1),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
-			Fits: true, Annos: map[string]string{
+			Want: [][]string{{"s1-sgpu0"}}, Annotations: map[string]string{
 				sgpuAlloc:                                "s1-sgpu0,Metax-SGPU,8192,50:;",
 				"hami.io/metax-sgpu-devices-to-allocate": "s1-sgpu0,Metax-SGPU,8192,50:;",
 				"metax-tech.com/gpu-devices-allocated":   `[[{"uuid":"s1-sgpu0","compute":50,"vRam":8192}]]`,
 				"metax-tech.com/predicate-time":          "1700000000000000000",
 			}},
-		{Name: "request exclusive skips the policy", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,0,0")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "100", "8")), sgpuQos, "best-effort"),
-			Fits: false, Code: engine.ExclusiveDeviceAllocateConflict},
-		{Name: "a used device registered with another policy, whatever its pods", Nodes: []*corev1.Node{sgpuNodeQos("s1", "burst-share")},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "best-effort", "s1-sgpu0,8192,50")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
-			Code: engine.CardQosPolicyMismatch},
-		{Name: "unset policy is the webhook's best-effort", Nodes: []*corev1.Node{sgpuNode("s1", 1)},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50")},
-			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
-			Code: engine.CardQosPolicyMismatch},
-		{Name: "a used device registered with the pod's policy, whatever its pods", Nodes: []*corev1.Node{sgpuNodeQos("s1", "best-effort")},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
-			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
-		{Name: "a used device registered with no policy takes any", Nodes: []*corev1.Node{sgpuNodeQos("s1", "")},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
-			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
-		{Name: "a device an earlier container of the pod took is the pod's", Nodes: []*corev1.Node{sgpuNodeQos("s1", "burst-share")},
+		{Name: "request exclusive skips the policy", Node: sgpuNode("s1", 1),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,0,0")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "100", "8")), sgpuQos, "best-effort"),
+			Code:    engine.ExclusiveDeviceAllocateConflict},
+		{Name: "a used device registered with another policy, whatever its pods", Node: sgpuNodeQos("s1", "burst-share"),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "best-effort", "s1-sgpu0,8192,50")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
+			Code:    engine.CardQosPolicyMismatch},
+		{Name: "unset policy is the webhook's best-effort", Node: sgpuNode("s1", 1),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50")},
+			Pod:     ft.MkPod("ns", "p", sctr("1", "50", "8")),
+			Code:    engine.CardQosPolicyMismatch},
+		{Name: "a used device registered with the pod's policy, whatever its pods", Node: sgpuNodeQos("s1", "best-effort"),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "best-effort"),
+			Want:    [][]string{{"s1-sgpu0"}}, Annotations: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+		{Name: "a used device registered with no policy takes any", Node: sgpuNodeQos("s1", ""),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "burst-share", "s1-sgpu0,8192,50")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
+			Want:    [][]string{{"s1-sgpu0"}}, Annotations: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+		{Name: "a device an earlier container of the pod took is the pod's", Node: sgpuNodeQos("s1", "burst-share"),
 			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "30", "8"), sctr("1", "30", "8")), sgpuQos, "best-effort"),
-			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,30:;s1-sgpu0,Metax-SGPU,8192,30:;"}},
+			Want: [][]string{{"s1-sgpu0"}, {"s1-sgpu0"}}, Annotations: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,30:;s1-sgpu0,Metax-SGPU,8192,30:;"}},
 		// sdevice.go:347-351: the sGPU Fit names an unhealthy device CardUnhealthy, not CardNotHealth.
-		{Name: "an unhealthy device is CardUnhealthy", Nodes: []*corev1.Node{func() *corev1.Node {
+		{Name: "an unhealthy device is CardUnhealthy", Node: func() *corev1.Node {
 			n := sgpuNode("s1", 1)
 			n.Annotations[sgpuReg] = strings.Replace(n.Annotations[sgpuReg], `"healthy":true`, `"healthy":false`, 1)
 			return n
-		}()},
+		}(),
 			Pod:  ft.MkPod("ns", "p", sctr("1", "50", "8")),
 			Code: engine.CardUnhealthy, Explains: "registered unhealthy"},
-		{Name: "another policy's device is passed over", Nodes: []*corev1.Node{sgpuNodeQos("s1", "fixed-share", "burst-share")},
-			Pods: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50", "s1-sgpu1,8192,50")},
-			Pod:  ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
-			Fits: true, Annos: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
+		{Name: "another policy's device is passed over", Node: sgpuNodeQos("s1", "fixed-share", "burst-share"),
+			Counted: []*corev1.Pod{sgpuPod("a", "s1", "fixed-share", "s1-sgpu0,8192,50", "s1-sgpu1,8192,50")},
+			Pod:     ft.WithAnno(ft.MkPod("ns", "p", sctr("1", "50", "8")), sgpuQos, "fixed-share"),
+			Want:    [][]string{{"s1-sgpu0"}}, Annotations: map[string]string{sgpuAlloc: "s1-sgpu0,Metax-SGPU,8192,50:;"}},
 	})
 }

@@ -119,21 +119,12 @@ func joinInts(v []int64) string {
 // bindExtra is HAMi's PatchAnnotations for Mthreads: the GPU indices of the last container that has GPUs,
 // the node, and the bind time in nanoseconds.
 func bindExtra(_ *device.Kind, containers [][]device.Placed, annos map[string]string, now int64) map[string]string {
-	var idx []string
-	for _, c := range containers {
-		if len(c) == 0 {
-			continue
-		}
-		idx = idx[:0]
-		for _, d := range c {
-			idx = append(idx, strconv.Itoa(d.Index))
-		}
-	}
-	if len(idx) == 0 {
+	idx := device.LastIndices(containers)
+	if idx == "" {
 		return nil
 	}
 	return map[string]string{
-		GPUIndexAnnotation:      strings.Join(idx, ","),
+		GPUIndexAnnotation:      idx,
 		PredicateNodeAnnotation: annos[codec.PodNodeAnnotation],
 		PredicateTimeAnnotation: strconv.FormatInt(now*1e9, 10),
 	}

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ft "github.com/kubectl-hami/kubectl-hami/internal/device/familytest"
-	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/device/vastai"
 )
 
 const vaNum, vaAlloc, vaReg = "vastaitech.com/va", "hami.io/Vastai-devices-allocated", "hami.io/node-va-register"
@@ -38,33 +38,28 @@ func dieNode(name string, cards, dies int, unhealthy ...int) *corev1.Node {
 
 // TestVastaiDieMode are HAMi v2.10.0's die-mode rules (pkg/device/vastai/device.go): every fitting die is
 // collected (250-306); one die is the walk's first (313-314), several the best combination, cards with the
-// most fitting dies first (computeBestCombination, 336-374); the node scores the share of the pod's dies on
-// its most used card (ScoreNode, 181-219).
+// most fitting dies first (computeBestCombination, 336-374).
 func TestVastaiDieMode(t *testing.T) {
 	used := func(name, node, die string) *corev1.Pod {
-		return ft.OnNode(ft.MkPod("ns", name, ft.Ctr("c", vaNum, 1)), node, vaAlloc, die+",Vastai,0,0:;")
+		return ft.Counted(ft.MkPod("ns", name, ft.Ctr("c", vaNum, 1)), node, vaAlloc, die+",Vastai,0,0:;")
 	}
-	ft.RunGateCases(t, []ft.GateCase{
-		{Name: "two dies of one card, not the walk's first two across cards", Nodes: []*corev1.Node{dieNode("v1", 2, 2, 3)},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 2)), Fits: true, Annos: map[string]string{vaAlloc: "v1-d1,Vastai,0,0:v1-d0,Vastai,0,0:;"}},
-		{Name: "three dies: the card with more first", Nodes: []*corev1.Node{dieNode("v1", 2, 4)},
-			Pods: []*corev1.Pod{used("a", "v1", "v1-d1"), used("b", "v1", "v1-d2")},
-			Pod:  ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 3)), Fits: true, Annos: map[string]string{vaAlloc: "v1-d7,Vastai,0,0:v1-d6,Vastai,0,0:v1-d5,Vastai,0,0:;"}},
-		{Name: "one die: the walk's first", Nodes: []*corev1.Node{dieNode("v1", 2, 2)},
-			Pod: ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)), Fits: true, Annos: map[string]string{vaAlloc: "v1-d3,Vastai,0,0:;"}},
+	ft.Run(t, ft.Kinds(t, vastai.Family{}), []ft.Case{
+		{Name: "two dies of one card, not the walk's first two across cards", Node: dieNode("v1", 2, 2, 3),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 2)), Want: [][]string{{"v1-d1", "v1-d0"}},
+			Annotations: map[string]string{vaAlloc: "v1-d1,Vastai,0,0:v1-d0,Vastai,0,0:;"}},
+		{Name: "three dies: the card with more first", Node: dieNode("v1", 2, 4),
+			Counted: []*corev1.Pod{used("a", "v1", "v1-d1"), used("b", "v1", "v1-d2")},
+			Pod:     ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 3)), Want: [][]string{{"v1-d7", "v1-d6", "v1-d5"}}},
+		{Name: "one die: the walk's first", Node: dieNode("v1", 2, 2),
+			Pod: ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)), Want: [][]string{{"v1-d3"}}},
 	})
 }
 
 // TestVastaiDieScore: of two nodes that fit, binpack's higher score is the one whose two dies share a card
-// (ScoreNode adds 1 there, 0.5 where the dies sit on two cards).
+// (ScoreNode, 181-219, adds 1 there, 0.5 where the dies sit on two cards).
 func TestVastaiDieScore(t *testing.T) {
-	c := engine.NewCluster(engine.DefaultConfig())
-	for _, n := range []*corev1.Node{dieNode("a", 2, 2, 1, 3), dieNode("b", 2, 2, 3)} {
-		if probs := c.SetNode(n); len(probs) > 0 {
-			t.Fatal(probs)
-		}
-	}
-	v := c.Evaluate(ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 2)), engine.EvalOptions{Now: ft.TestTime})
+	w := ft.NewWorld(t, ft.Kinds(t, vastai.Family{}), []*corev1.Node{dieNode("a", 2, 2, 1, 3), dieNode("b", 2, 2, 3)})
+	v := w.Evaluate(ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 2)))
 	if !v.Fits || v.Placement.Node != "b" {
 		t.Fatalf("placed on %+v, want b (fits %v: %s)", v.Placement, v.Fits, v.Summary)
 	}

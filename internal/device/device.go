@@ -80,6 +80,11 @@ type Kind struct {
 	// CardNotHealth (MetaX sGPU: CardUnhealthy, pkg/device/metax/sdevice.go:347-351); "" is CardNotHealth.
 	UnhealthyCode string `json:"unhealthyCode,omitempty"`
 
+	// Unslotted means the family's Fit never compares a device's users with its registered count, so the
+	// slots gate (CardTimeSlicingExhausted) passes every device (Kunlun vXPU's FitVXPU checks health, memory
+	// and the equal share only, pkg/device/kunlun/vdevice.go:294-306 at v2.10.0).
+	Unslotted bool `json:"unslotted,omitempty"`
+
 	// ExtraKeys are the annotation keys BindExtra may write, which a rollback takes back.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 
@@ -103,6 +108,13 @@ type Kind struct {
 	// that list, not from indices (pkg/device/kunlun/topo.go:222-268); AWS Neuron's graphSelect takes positions
 	// in it for indices (pkg/device/awsneuron/device.go:406-473). model is as for Select.
 	SelectInOrder func(order []int, fit []bool, count int, model string) []int `json:"-"`
+	// Prioritize, when set, chooses count devices among every device of the Kind that passed its gates, more
+	// than count of them, given in the order HAMi's Fit walks them with each one's registered interconnect
+	// group; cores is the container's cores request and pod the pod's annotations (MetaX sGPU's
+	// prioritizeExclusiveDevices by linkZone, pkg/device/metax/sdevice.go:439-451, 579-645 at v2.10.0). It
+	// returns the chosen Indexes; nil, or fewer than count, keeps the first count of the walk. nil Prioritize
+	// takes the first count of the walk.
+	Prioritize func(walk []Candidate, count int, cores int64, pod map[string]string) []int `json:"-"`
 	// FitFailure, when set, is the node's reason when the Kind's Fit places nothing, in HAMi's words, in place
 	// of the count of each device's first failing gate: it gets each of the Kind's devices' first failing gate
 	// (Gate "" passed) and returns HAMi's code and how many devices it counts (Kunlun: "1/N NumaNotFit").
@@ -149,6 +161,13 @@ type Failure struct {
 	UUIDRefused bool
 }
 
+// Candidate is one device that passed every gate, as Prioritize sees it: its Index and its registered
+// interconnect group (codec.DeviceInfo.NetworkID: Ascend's NetworkID, MetaX sGPU's linkZone), nil when none.
+type Candidate struct {
+	Index int
+	Group *int
+}
+
 // ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
 // and whether any pod uses it.
 type ScoredDevice struct {
@@ -191,6 +210,10 @@ type Placed struct {
 	ByCores bool
 	// DeviceCores are the device's cores as registered.
 	DeviceCores int64
+	// Container is the container's name; Profile the slice its request resolved to on the node (a Kind with
+	// a resolve row: Enflame DRS-GCU), nil otherwise.
+	Container string
+	Profile   *Profile
 }
 
 // Trim rounds a memory request (MiB) up to the Kind's templates: the template's memory and name, or the
@@ -237,11 +260,11 @@ func (k *Kind) Validate() error {
 	for i := range k.Rows {
 		r := &k.Rows[i]
 		switch {
-		case r.Check != nil && r.NodeCheck != nil:
-			return fmt.Errorf("device kind %s: row %q has both a device check and a node check", k.Name, r.Name)
-		case r.Check == nil && r.NodeCheck == nil && !buildingBlock(r.Name):
+		case r.checks() > 1:
+			return fmt.Errorf("device kind %s: row %q has more than one of a device check, a node check and a resolve", k.Name, r.Name)
+		case r.checks() == 0 && !buildingBlock(r.Name):
 			return fmt.Errorf("device kind %s: row %q has no check and is none of the engine's building blocks", k.Name, r.Name)
-		case (r.Check != nil || r.NodeCheck != nil) && (r.Number == "" || r.Name == "" || r.Code == ""):
+		case r.checks() == 1 && (r.Number == "" || r.Name == "" || r.Code == ""):
 			return fmt.Errorf("device kind %s: row %q needs a number, a name and a code", k.Name, r.Name)
 		}
 	}

@@ -136,6 +136,26 @@ type Ask struct {
 	// WebhookCores are cores above 100 the container names, which HAMi's webhook counts against the quota as
 	// written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	WebhookCores int64
+	// Slots are the slots the request charges each of its devices for the pod's later containers; 0 is one
+	// (Enflame DRS-GCU: the profile's size, pkg/device/enflame/device.go:371-380 at v2.10.0).
+	Slots int32
+	// Profile is a request for one of the node's fixed slices, which the Kind's resolve row (Row.Resolve)
+	// matches on each node; nil for most Kinds.
+	Profile *Profile
+}
+
+// Profile is a request for one of a node's fixed slices of a device (Enflame DRS-GCU's profiles), as the
+// family's reader read it and, on a node, as its resolve row resolved it.
+type Profile struct {
+	// Slices > 0 asks for a slice of that many units by number (enflame.com/drs-gcu); otherwise Memory and
+	// Cores (as written, 0 when not named) are what the slice must hold.
+	Slices        int64
+	Memory, Cores int64
+	// Set by the resolve row on a node: the slice's name and ID, its size in units, and the minors of the
+	// node's devices by index, for the bind's annotations.
+	Name, ID string
+	Size     int64
+	Minors   map[int]string
 }
 
 // RequestReader reads one container's request for a Kind; ok is false when the container asks for none.

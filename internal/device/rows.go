@@ -35,6 +35,12 @@ type Row struct {
 	// at v2.10.0). HAMi counts such a failure once over the Kind's devices: "1/4 ModeNotFit". A node row is
 	// numbered after the node gate it follows ("n3a").
 	NodeCheck func(node, pod map[string]string) Outcome
+	// Resolve makes the row a resolve row: for a Kind whose devices are cut into the node's own fixed slices
+	// (Enflame DRS-GCU's profiles), it turns one container's request into what it takes on that node, from
+	// the node's annotations, writing a's MemoryMiB, Cores, Slots and Profile in place. It runs where a node
+	// row does; a failure turns the node away counted once over the Kind's devices ("1/4 ModeNotFit",
+	// pkg/device/enflame/device.go:389-392 at v2.10.0).
+	Resolve func(node map[string]string, a *Ask) Outcome
 }
 
 // Saying is what a family row's sentence draws on.
@@ -109,6 +115,17 @@ var (
 	// a listed device. NVIDIA.
 	CordonRow = Row{Name: "cordon"}
 )
+
+// checks counts the row's checks: a device check, a node check, a resolve.
+func (r *Row) checks() int {
+	n := 0
+	for _, set := range []bool{r.Check != nil, r.NodeCheck != nil, r.Resolve != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
 
 // buildingBlock reports whether name is one of the engine's rows a Kind opts into without a check.
 func buildingBlock(name string) bool {

@@ -4,8 +4,11 @@ package engine
 // (Kunlun's interconnect, AWS Neuron's runs).
 
 import (
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
 // pairChoice is HAMi's 910C module rule (computeBestCombination910C, pkg/device/ascend/device.go): of the
@@ -141,4 +144,30 @@ func pairFailure(n *Node, r *ContainerRequest, pair int, statuses []GPUStatus) (
 	}
 	sort.Strings(parts)
 	return dom, strings.Join(parts, ", ")
+}
+
+// prioritizeChoice is a Kind's Prioritize over the devices that passed, sel, in the walk's order: count of them,
+// the first count of the walk when the family chooses none (or too few, or a device not in sel).
+func (f *fitter) prioritizeChoice(n *Node, sel []int, r *ContainerRequest, prioritize func([]device.Candidate, int, int64, map[string]string) []int) []int {
+	if len(sel) <= r.Count {
+		return sel
+	}
+	walk := make([]device.Candidate, len(sel))
+	for i, gi := range sel {
+		walk[i] = device.Candidate{Index: n.GPUs[gi].Index, Group: n.GPUs[gi].networkID()}
+	}
+	picked := prioritize(walk, r.Count, r.Cores, f.req.annos)
+	out := make([]int, 0, r.Count)
+	for _, idx := range picked {
+		for _, gi := range sel {
+			if n.GPUs[gi].Index == idx && !slices.Contains(out, gi) {
+				out = append(out, gi)
+				break
+			}
+		}
+	}
+	if len(out) != r.Count {
+		return sel[:r.Count]
+	}
+	return out
 }

@@ -40,6 +40,9 @@ type fitter struct {
 	build bool
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
+	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
+	// per node (ownRequest), else orig.
+	orig *PodRequest
 
 	reasonCache map[reasonKey]cachedReason
 	// rule is HAMi's GPU sort for this pod; order is the node's GPU list as HAMi holds it between containers,
@@ -167,6 +170,7 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *fitter {
 	f := &fitter{c: c, req: req, self: self, detail: detail, quota: newQuotaView(c.Quota(req.Namespace), self), cardModels: modelChecks{},
 		rule: newSortRule(req)}
+	f.ownRequest(req)
 	if len(c.kinds) <= len(f.selsArr) {
 		f.sels = f.selsArr[:len(c.kinds)]
 	} else {
@@ -508,7 +512,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			st.instances++
 			selMem += r.MemoryOn(g.TotalMem)
 			selCores += r.CoresOn(g.TotalCores)
-			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
+			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && kind.Prioritize == nil && len(sel) == r.Count {
 				done = true
 				break
 			}
@@ -570,6 +574,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
+	if kind.Prioritize != nil {
+		chosen = f.prioritizeChoice(n, sel, r, kind.Prioritize)
+	}
 	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)
 		var mem, cores int64
@@ -591,7 +598,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	var mem, cores int64
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
-		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores}
+		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores, profile: r.profile}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -603,7 +610,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			d.CoreMask = coreMask(g.coreBits&^e.released|e.taken, g.TotalCores, d.Cores)
 			e.taken |= d.CoreMask
 		}
-		f.extra[gi].slots++
+		f.extra[gi].slots += r.slotCharge()
 		f.extra[gi].mem += d.MemMiB
 		f.extra[gi].cores += d.Cores
 		statuses[gi].Selected = true
@@ -677,7 +684,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := g.Slots <= usedSlots; failed || want {
+	if failed := g.Slots <= usedSlots && !kr.unslotted; failed || want {
 		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
 		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
 			return c

@@ -168,7 +168,7 @@ func registeredFamilyRows() []familyRow {
 	add := func(k *device.Kind) {
 		for i := range k.Rows {
 			r := &k.Rows[i]
-			if (r.Check != nil || r.NodeCheck != nil) && !seen[r.Name] {
+			if (r.Check != nil || r.NodeCheck != nil || r.Resolve != nil) && !seen[r.Name] {
 				seen[r.Name] = true
 				out = append(out, familyRow{family: k.Vendor, row: r})
 			}
@@ -203,7 +203,7 @@ func withFamilyRows(base []Gate, rows []familyRow) []Gate {
 func gateOfRow(family string, r *device.Row) Gate {
 	g := Gate{Number: r.Number, Name: r.Name, Code: Code(r.Code), Level: LevelGPU, Unresolvable: r.Unresolvable,
 		Meaning: r.Meaning, Numbers: r.Numbers, Hint: r.Hint, Family: family}
-	if r.NodeCheck != nil {
+	if r.NodeCheck != nil || r.Resolve != nil {
 		g.Level = LevelNode
 	}
 	if say := r.Say; say != nil {

@@ -59,8 +59,16 @@ type ContainerRequest struct {
 	// webhookCores are the cores above 100 a container of another family names, which HAMi's webhook counts
 	// against the quota as written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	webhookCores int64
-	Kind         int `json:"-"`
+	// slots are the slots the container charges each of its devices for the pod's later containers, 0 for one
+	// (device.Ask.Slots); profile its request for one of a node's fixed slices (device.Ask.Profile), resolved
+	// per node by its type's resolve row. Both are unset for most types.
+	slots   int32
+	profile *device.Profile
+	Kind    int `json:"-"`
 }
+
+// slotCharge is the slots the container takes on each device it is given, for the pod's later containers.
+func (r *ContainerRequest) slotCharge() int32 { return max(r.slots, 1) }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks
 // for the same type other than NVIDIA's, else "GPU".

@@ -16,12 +16,15 @@ type kindRows struct {
 	ready, numa, quota, mig, cordon bool
 	// unhealthy is the health gate's code: CardNotHealth, or the Kind's UnhealthyCode.
 	unhealthy Code
+	// unslotted: the type's Fit never checks a device's free slots (device.Kind.Unslotted).
+	unslotted bool
 	// early run beside the selectors (numbered below 5: MetaX sGPU's qos), late after gate 12 (Mthreads'
 	// one-device, Kunlun vXPU's equal-share).
 	early, late []*device.Row
 	// node are the family's node rows (device.Row.NodeCheck: Ascend's vnpu-core), run once per container of
-	// the type after its device count.
-	node []*device.Row
+	// the type after its device count; resolve its resolve rows (device.Row.Resolve: Enflame DRS-GCU's
+	// profile), run there too.
+	node, resolve []*device.Row
 }
 
 func compileRows(kinds []device.Kind) []kindRows {
@@ -29,6 +32,7 @@ func compileRows(kinds []device.Kind) []kindRows {
 	for k := range kinds {
 		kr := &out[k]
 		kr.unhealthy = CardNotHealth
+		kr.unslotted = kinds[k].Unslotted
 		if c := kinds[k].UnhealthyCode; c != "" {
 			kr.unhealthy = Code(c)
 		}
@@ -37,6 +41,8 @@ func compileRows(kinds []device.Kind) []kindRows {
 			switch {
 			case r.NodeCheck != nil:
 				kr.node = append(kr.node, r)
+			case r.Resolve != nil:
+				kr.resolve = append(kr.resolve, r)
 			case r.Check != nil && device.EarlyRow(r):
 				kr.early = append(kr.early, r)
 			case r.Check != nil:
@@ -128,5 +134,43 @@ func (f *fitter) nodeRowCheck(n *Node, ci int) (*Check, string) {
 		chk := &Check{Gate: row.Name, Code: Code(row.Code), Need: o.Need, Have: o.Have, Unit: o.Unit, Detail: o.Detail}
 		return chk, "1/" + itoa(n.DevicesOf(r.Kind)) + " " + row.Code
 	}
+	for _, row := range f.c.rows[r.Kind].resolve {
+		if o := f.resolve(row, n, ci); o.Fail {
+			chk := &Check{Gate: row.Name, Code: Code(row.Code), Need: o.Need, Have: o.Have, Unit: o.Unit, Detail: o.Detail}
+			return chk, "1/" + itoa(n.DevicesOf(r.Kind)) + " " + row.Code
+		}
+	}
 	return nil, ""
+}
+
+// resolve runs a resolve row (device.Row.Resolve) for container ci on node n: the container's request as its
+// family read it becomes what it takes on n, in the fitter's own copy of the request (ownRequest).
+func (f *fitter) resolve(row *device.Row, n *Node, ci int) device.Outcome {
+	r := &f.req.Containers[ci]
+	orig := &f.orig.Containers[ci]
+	a := device.Ask{Count: orig.Count, MemoryMiB: orig.MemoryMiB, MemoryPercent: orig.MemoryPercent, Cores: orig.Cores, Slots: orig.slots}
+	if orig.profile != nil {
+		p := *orig.profile
+		a.Profile = &p
+	}
+	o := row.Resolve(n.annos, &a)
+	r.MemoryMiB, r.MemoryPercent, r.Cores, r.slots, r.profile = a.MemoryMiB, a.MemoryPercent, a.Cores, a.Slots, a.Profile
+	if a.Profile != nil {
+		r.Template = a.Profile.Name
+	}
+	return o
+}
+
+// ownRequest gives the fitter its own copy of the pod's request when a container's type has a resolve row,
+// which rewrites the copy's containers node by node; the request is shared by the other fitters otherwise.
+func (f *fitter) ownRequest(req *PodRequest) {
+	f.orig = req
+	for i := range req.Containers {
+		if len(f.c.rows[req.Containers[i].Kind].resolve) > 0 {
+			own := *req
+			own.Containers = append([]ContainerRequest(nil), req.Containers...)
+			f.req = &own
+			return
+		}
+	}
 }

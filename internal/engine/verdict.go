@@ -79,8 +79,10 @@ type PlacedDevice struct {
 	// CoreMask is the bit mask of the device's cores given, for a type whose device list records cores as a
 	// mask (device.Kind.CoresMask); 0 otherwise.
 	CoreMask int64 `json:"coreMask,omitempty"`
-	// deviceCores are the device's registered cores, for the bind's own annotations.
+	// deviceCores are the device's registered cores, and profile the slice the container's request resolved
+	// to on the node (device.Row.Resolve), for the bind's own annotations.
 	deviceCores int64
+	profile     *device.Profile
 }
 
 // ContainerPlacement is the GPUs chosen for one container.
@@ -275,7 +277,7 @@ func (p *Placement) Annotations(now time.Time) map[string]string {
 				}
 				for _, d := range c.Devices {
 					if d.Kind == k && i < len(placed) {
-						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores, Mask: d.CoreMask, ByCores: c.byCores, DeviceCores: d.deviceCores})
+						placed[i] = append(placed[i], device.Placed{UUID: d.UUID, Index: d.Index, Mem: d.MemMiB, Cores: d.Cores, Mask: d.CoreMask, ByCores: c.byCores, DeviceCores: d.deviceCores, Container: c.Name, Profile: d.profile})
 					}
 				}
 			}

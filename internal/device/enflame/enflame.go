@@ -1,10 +1,8 @@
-// Package enflame describes Enflame GCUs as HAMi v2.10 schedules them whole (pkg/device/enflame/gcu.go,
-// GCUDevices): no register annotation (status.capacity[enflame.com/gcu] devices named <node>-GCU-<i>, one
-// slot each), every container takes unused GCUs whole.
-//
-// Not modelled: the DRS-GCU hard partitions of device.go (EnflameDevices: enflame.com/drs-gcu slices or
-// enflame.com/gcu-memory and gcu-core matched to a profile of the node's enflame.com/gcu-drs-capacity
-// annotation); such pods are not managed by kubectl-hami.
+// Package enflame describes Enflame GCUs as HAMi v2.10.0 schedules them: whole (pkg/device/enflame/gcu.go,
+// GCUDevices: no register annotation, status.capacity[enflame.com/gcu] devices named <node>-GCU-<i>, one slot
+// each, every container takes unused GCUs whole), and cut into DRS slices (pkg/device/enflame/device.go,
+// EnflameDevices, drs.go: enflame.com/drs-gcu slices, or enflame.com/gcu-memory and gcu-core matched to a
+// profile of the node's enflame.com/gcu-drs-capacity annotation).
 package enflame
 
 import (
@@ -22,10 +20,15 @@ type Family struct{}
 func (Family) Name() string    { return "enflame" }
 func (Family) Section() string { return "enflame" }
 
-// Kinds returns the whole-GCU Kind.
+// Kinds returns the whole-GCU Kind and the DRS-GCU Kind, in HAMi's registration order
+// (pkg/scheduler/config/config.go:153-166).
 func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 	var s struct {
-		ResourceNameGCU string `json:"resourceNameGCU"`
+		ResourceNameGCU    string `json:"resourceNameGCU"`
+		ResourceNameDRSGCU string `json:"resourceNameDRSGCU"`
+		ResourceNameMemory string `json:"resourceNameGCUMemory"`
+		ResourceNameCore   string `json:"resourceNameGCUCore"`
+		ResourceNameVGCU   string `json:"resourceNameVGCU"`
 	}
 	if err := device.Decode("enflame", section, &s); err != nil {
 		return nil, err
@@ -39,7 +42,8 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Count:        count,
 		ReadRequest:  device.WholeRequest,
 		Rows:         []device.Row{UsedRow},
-	}}, nil
+	}, drsKind(device.Or(s.ResourceNameDRSGCU, device.Or(s.ResourceNameVGCU, "enflame.com/drs-gcu")),
+		device.Or(s.ResourceNameMemory, "enflame.com/gcu-memory"), device.Or(s.ResourceNameCore, "enflame.com/gcu-core"))}, nil
 }
 
 // NodeDevices is HAMi's GetNodeDevices for GCUs: capacity[count] devices <node>-GCU-<i>, one slot, memory

@@ -78,6 +78,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		Memory:        device.Or(s.ResourceVMemoryName, "kunlunxin.com/vxpu-memory"),
 		Mutate:        Mutate,
 		Rows:          []device.Row{EqualShareRow},
+		Unslotted:     true,
 		SelectInOrder: graphSelect,
 		SelectRule:    rule,
 		FitFailure:    VFitFailure,

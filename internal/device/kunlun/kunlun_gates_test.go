@@ -153,3 +153,29 @@ func TestKunlunUUIDBeforeHealth(t *testing.T) {
 			Reason: "6/8 CardUuidMismatch"},
 	})
 }
+
+// HAMi v2.10.0's vXPU Fit never compares an XPU's users with its registered count (FitVXPU checks health,
+// memory and the equal share, pkg/device/kunlun/vdevice.go:294-306): an XPU registered with 2 slots and used
+// twice still takes a third request of its slice size. Seeds 22 (devices) and 105 (feasible set) of the
+// oracle's kunlun-vxpu batch.
+func TestVXPUCountsNoSlots(t *testing.T) {
+	devs := []codec.DeviceInfo{
+		{ID: "XPU-0", Index: 0, Count: 2, Devmem: 98304, Devcore: 100, Type: "XPU", Health: true},
+		{ID: "XPU-1", Index: 1, Count: 2, Devmem: 98304, Devcore: 100, Type: "XPU", Numa: 1, Health: true},
+	}
+	node := ft.Node("n1", map[string]string{xpuReg: ft.Register(devs...)}, nil)
+	used := func(name, uuid string) *corev1.Pod {
+		return ft.Counted(ft.Pod(name, nil, map[string]string{xpuNum: "1", xpuMem: "24576"}), "n1", "hami.io/xpu-devices-allocated", uuid+",XPU,24576,0:;")
+	}
+	ft.Run(t, ft.Kinds(t, kunlun.Family{}), []ft.Case{
+		{Name: "both XPUs, one of them used as often as it has slots, in spread order (devicepick)", Node: node,
+			Counted: []*corev1.Pod{used("a", "XPU-1"), used("b", "XPU-0"), used("c", "XPU-1")},
+			Pod:     ft.Pod("p", nil, map[string]string{xpuNum: "2", xpuMem: "24576"}), Want: [][]string{{"XPU-1", "XPU-0"}}},
+		{Name: "the full XPU is the fuller, first in spread's order, where graghSelect's devicepick starts", Node: node,
+			Counted: []*corev1.Pod{used("a", "XPU-1"), used("c", "XPU-1")},
+			Pod:     ft.Pod("p", nil, map[string]string{xpuNum: "1", xpuMem: "24576"}), Want: [][]string{{"XPU-1"}}},
+		{Name: "the full XPU alone still takes its slice size", Node: node,
+			Counted: []*corev1.Pod{used("a", "XPU-1"), used("c", "XPU-1")},
+			Pod:     ft.Pod("p", map[string]string{"hami.io/use-xpu-uuid": "XPU-1"}, map[string]string{xpuNum: "1", xpuMem: "24576"}), Want: [][]string{{"XPU-1"}}},
+	})
+}

@@ -8,8 +8,11 @@
 // The QoS policy rule (checkDeviceQos) is the family's QosRow: a used sGPU takes a pod asking for less
 // than the whole GPU only when the pods sharing it have the pod's metax-tech.com/sgpu-qos-policy.
 //
-// Not modelled: app classes (metax-tech.com/sgpu-app-class online/offline) and the
-// MetaLink topology preference and score.
+// A container asking for every core takes its sGPUs by MetaLink zone (Prioritize, prioritizeExclusiveDevices).
+//
+// Not modelled: app classes (metax-tech.com/sgpu-app-class online/offline) and the MetaLink node score
+// (scoreExclusiveDevices, only with the pod's topology-aware annotation: sgpuTopologyAware is false in the
+// chart).
 package metaxsgpu
 
 import (
@@ -69,6 +72,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		QosAnnotation: QosPolicyAnnotation,
 		QosPolicies:   []string{"best-effort", "fixed-share", "burst-share"},
 		Rows:          []device.Row{QosRow},
+		Prioritize:    Prioritize,
 		UnhealthyCode: CardUnhealthy,
 		BindExtra:     bindExtra,
 		ExtraKeys:     []string{AllocatedAnnotation, PredicateTime},

@@ -60,8 +60,15 @@ func ParseRegister(key, value string) ([]codec.DeviceInfo, error) {
 				return nil, fmt.Errorf("%s: entry %d (%s): %s %d is out of range 0..%d", key, i, d.UUID, f.name, f.v, math.MaxInt32)
 			}
 		}
-		out = append(out, codec.DeviceInfo{ID: d.UUID, Index: i, Count: int32(d.TotalDevCount), Devmem: d.TotalVRam,
-			Devcore: d.TotalCompute, Type: Name, Numa: int(d.Numa), Health: d.Healthy, QosPolicy: d.QosPolicy})
+		dev := codec.DeviceInfo{ID: d.UUID, Index: i, Count: int32(d.TotalDevCount), Devmem: d.TotalVRam,
+			Devcore: d.TotalCompute, Type: Name, Numa: int(d.Numa), Health: d.Healthy, QosPolicy: d.QosPolicy}
+		// The MetaLink zone rides as the device's interconnect group (device.Candidate.Group) for Prioritize;
+		// HAMi reads it as an int32 (protocol.go:63), 0 for none.
+		if z := int32(d.LinkZone); z != 0 && int64(z) == d.LinkZone {
+			zone := int(z)
+			dev.NetworkID = &zone
+		}
+		out = append(out, dev)
 	}
 	return out, nil
 }
@@ -71,6 +78,9 @@ func FormatRegister(devs []codec.DeviceInfo) string {
 	infos := make([]Info, len(devs))
 	for i, d := range devs {
 		infos[i] = Info{UUID: d.ID, TotalDevCount: int64(d.Count), TotalCompute: d.Devcore, TotalVRam: d.Devmem, Numa: int64(d.Numa), Healthy: d.Health, QosPolicy: d.QosPolicy}
+		if d.NetworkID != nil {
+			infos[i].LinkZone = int64(*d.NetworkID)
+		}
 	}
 	b, _ := json.Marshal(infos)
 	return string(b)

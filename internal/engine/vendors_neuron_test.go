@@ -28,7 +28,8 @@ func TestNeuronRequest(t *testing.T) {
 	}
 }
 
-// TestNeuronQuota: limits.aws.amazon.com/neuroncore is accounted in NeuronCores, the bits of the list's masks.
+// TestNeuronQuota: limits.aws.amazon.com/neuroncore is accounted as HAMi's quota does, the list's numbers
+// summed (pkg/device/quota.go:97-117): for Neuron a core mask, so the second core alone counts 2.
 func TestNeuronQuota(t *testing.T) {
 	c := NewCluster(DefaultConfig())
 	c.SetNode(neuronNode("i1", "inf2.xlarge", 2))
@@ -42,8 +43,8 @@ func TestNeuronQuota(t *testing.T) {
 	for _, d := range q.Devices {
 		if d.Resource == "limits."+nrCores {
 			found = true
-			if d.Used != 1 || d.Limit != 4 || d.Unit != "NeuronCores" {
-				t.Errorf("quota line %+v, want 1 of 4 NeuronCores", d)
+			if d.Used != 2 || d.Limit != 4 || d.Unit != "NeuronCores" {
+				t.Errorf("quota line %+v, want 2 of 4 NeuronCores", d)
 			}
 		}
 	}

@@ -133,6 +133,11 @@ type Ask struct {
 	Template string
 	// ByCores is set when the container asked by the Kind's cores resource alone (AWS Neuron's neuroncore).
 	ByCores bool
+	// WebhookMemory is the memory HAMi's webhook counts against the quota per device, in the quota key's
+	// units, when MemoryMiB is not it: a family whose request is resolved per node (Enflame DRS-GCU counts the
+	// slices or the memory as written, and with WebhookCores the cores as written,
+	// pkg/device/enflame/device.go:321-365); 0 otherwise.
+	WebhookMemory int64
 	// WebhookCores are cores above 100 the container names, which HAMi's webhook counts against the quota as
 	// written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	WebhookCores int64

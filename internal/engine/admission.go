@@ -218,7 +218,7 @@ func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, kinds []device.Kind, q Quot
 		if whole := kinds[cr.Kind].WholeCores; whole != nil && cr.CoresOfDevice {
 			perCores = whole(learned(cr.Kind), cr.ByCores)
 		}
-		m, k := cr.MemoryMiB*int64(cr.Count), perCores*int64(cr.Count)
+		m, k := max(cr.MemoryMiB, cr.webhookMemory)*int64(cr.Count), perCores*int64(cr.Count)
 		if cr.Init {
 			s.initMem, s.initCores = max(s.initMem, m), max(s.initCores, k)
 		} else {

@@ -304,7 +304,7 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 		cores = 0
 	case cores > 100:
 		if written > 100 { // not when the family's webhook wrote them (Iluvatar's count x 100)
-			r.Bad.Report(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+			r.Bad.Report(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", written)
 		}
 		a.WebhookCores = cores // the webhook's quota check counts it as written
 		cores = 100

@@ -130,6 +130,11 @@ type Kind struct {
 	CoresMask bool `json:"coresMask,omitempty"`
 	// CoresUnit is the unit of the Cores resource in quota lines; "" is "%".
 	CoresUnit string `json:"coresUnit,omitempty"`
+	// WholeCores, when set, are the cores per device the family's GenerateResourceRequests asks for a
+	// container taking its devices whole (Request.Whole), which HAMi's webhook counts against the quota:
+	// learned are the cores per device of the first node HAMi registered with devices of the Kind, 0 before
+	// any (AWS Neuron's coresPerAWSNeuron); byCores is Ask.ByCores. nil counts every core of each device.
+	WholeCores func(learned int64, byCores bool) int64 `json:"-"`
 
 	// The family's readers, each one of the building blocks of request.go and register.go or its own
 	// composed of them; nil takes the default (Readers).

@@ -133,6 +133,11 @@ type Ask struct {
 	Template string
 	// ByCores is set when the container asked by the Kind's cores resource alone (AWS Neuron's neuroncore).
 	ByCores bool
+	// WebhookMemory is the memory HAMi's webhook counts against the quota per device, in the quota key's
+	// units, when MemoryMiB is not it: a family whose request is resolved per node (Enflame DRS-GCU counts the
+	// slices or the memory as written, and with WebhookCores the cores as written,
+	// pkg/device/enflame/device.go:321-365); 0 otherwise.
+	WebhookMemory int64
 	// WebhookCores are cores above 100 the container names, which HAMi's webhook counts against the quota as
 	// written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	WebhookCores int64
@@ -309,6 +314,7 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 	if !hasCores {
 		cores = k.DefaultCores
 	}
+	written := cores
 	if s.Cores != nil {
 		cores = s.Cores(count, cores)
 	}
@@ -317,7 +323,9 @@ func (s Share) Read(k *Kind, r *Reading) (Ask, bool) {
 		r.Bad.Report(r.Field(k.Cores), "negative cores %d are ignored", cores)
 		cores = 0
 	case cores > 100:
-		r.Bad.Report(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", cores)
+		if written > 100 { // not when the family's webhook wrote them (Iluvatar's count x 100)
+			r.Bad.Report(r.Field(k.Cores), "%d%% is above 100%%: HAMi ignores the container's request", written)
+		}
 		a.WebhookCores = cores // the webhook's quota check counts it as written
 		cores = 100
 	}
@@ -354,11 +362,12 @@ func SplitEvenly(count, mem, cores int64) (int64, int64) {
 	return mem, cores
 }
 
-// ManyTakeWholeCores gives 100 % cores per device to a container asking for more than one (Iluvatar's
-// webhook sets the cores resource to count x 100).
+// ManyTakeWholeCores is Iluvatar's webhook on a container asking for more than one device: it sets the cores
+// resource to count x 100 (pkg/device/iluvatar/device.go:92-98), which its Fit clamps to each device's 100 %
+// and the webhook's quota check counts per device as written (pkg/scheduler/webhook.go:157-165).
 func ManyTakeWholeCores(count, cores int64) int64 {
 	if count > 1 {
-		return 100
+		return min(count, MaxCount) * 100
 	}
 	return cores
 }

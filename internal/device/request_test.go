@@ -71,7 +71,7 @@ func TestRequestBlocks(t *testing.T) {
 		{"split evenly over the devices", device.Share{PerDevice: device.SplitEvenly}.Read, shared, []string{"acme/apu", "2", "acme/mem", "100", "acme/cores", "60"},
 			device.Ask{Count: 2, MemoryMiB: 100, Cores: 30}, true, ""},
 		{"many devices take whole cores", device.Share{Cores: device.ManyTakeWholeCores}.Read, shared, []string{"acme/apu", "2", "acme/cores", "30"},
-			device.Ask{Count: 2, MemoryPercent: 100, MemoryDefaulted: true, Cores: 100}, true, ""},
+			device.Ask{Count: 2, MemoryPercent: 100, MemoryDefaulted: true, Cores: 100, WebhookCores: 200}, true, ""},
 		{"a bare memory is times the factor", device.Share{MiB: device.BareTimesFactor}.Read, shared, []string{"acme/apu", "1", "acme/mem", "8"},
 			device.Ask{Count: 1, MemoryMiB: 16, Cores: 7}, true, ""},
 		{"a memory with a unit is bytes", device.Share{MiB: device.BareTimesFactor}.Read, shared, []string{"acme/apu", "1", "acme/mem", "8Gi"},

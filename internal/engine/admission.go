@@ -179,13 +179,27 @@ func (c *Cluster) WebhookRefusal(pod *corev1.Pod) *WebhookRefusal {
 	if len(q.Devices) == 0 {
 		return nil
 	}
-	return vendorQuotaRefusal(pod, cfg, c.kinds, q)
+	return vendorQuotaRefusal(pod, cfg, c.kinds, q, c.learnedCores)
+}
+
+// learnedCores are the cores per device of kind on the first node, by name, that has devices of it: what a
+// family that learns them from the first node it registers (device.Kind.WholeCores) knows. HAMi registers
+// nodes in its informer's order, so where nodes differ its value may be another node's.
+func (c *Cluster) learnedCores(kind int) int64 {
+	for _, n := range c.nodeList {
+		for i := range n.GPUs {
+			if int(n.GPUs[i].Kind) == kind {
+				return n.GPUs[i].TotalCores
+			}
+		}
+	}
+	return 0
 }
 
 // vendorQuotaRefusal is fitResourceQuota for the families besides NVIDIA: each family's request as its
 // GenerateResourceRequests reads it (ParseRequest: memory times memoryFactor, a percentage or an unnamed
 // memory counting nothing, the family's default cores), against its own limits.<memory> and limits.<cores>.
-func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, kinds []device.Kind, q QuotaStatus) *WebhookRefusal {
+func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, kinds []device.Kind, q QuotaStatus, learned func(kind int) int64) *WebhookRefusal {
 	req, _ := parseRequest(pod, cfg, kinds)
 	type sum struct{ mem, cores, initMem, initCores int64 }
 	sums := map[int]*sum{}
@@ -200,7 +214,11 @@ func vendorQuotaRefusal(pod *corev1.Pod, cfg Config, kinds []device.Kind, q Quot
 			sums[cr.Kind] = s
 			order = append(order, cr.Kind)
 		}
-		m, k := cr.MemoryMiB*int64(cr.Count), max(cr.Cores, cr.webhookCores)*int64(cr.Count)
+		perCores := max(cr.Cores, cr.webhookCores)
+		if whole := kinds[cr.Kind].WholeCores; whole != nil && cr.CoresOfDevice {
+			perCores = whole(learned(cr.Kind), cr.ByCores)
+		}
+		m, k := max(cr.MemoryMiB, cr.webhookMemory)*int64(cr.Count), perCores*int64(cr.Count)
 		if cr.Init {
 			s.initMem, s.initCores = max(s.initMem, m), max(s.initCores, k)
 		} else {

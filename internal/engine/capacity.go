@@ -152,7 +152,7 @@ func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds
 			if !mainKind(&kinds[d.Kind]) {
 				t, ca.Kind, ca.Device = d.Device, d.Kind, d.Device
 			}
-			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores})
+			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores, CoreMask: d.CoreMask})
 		}
 		alloc.Containers = append(alloc.Containers, ca)
 	}

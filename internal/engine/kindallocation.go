@@ -110,7 +110,7 @@ func vendorQuotaUse(containers []ContainerAllocation, kinds []device.Kind) map[s
 		if mainKind(&kinds[k]) {
 			continue
 		}
-		mem, cores, seen := kindQuotaUse(containers, k)
+		mem, cores, seen := kindQuotaUse(containers, k, kinds[k].CoresMask)
 		if !seen {
 			continue
 		}

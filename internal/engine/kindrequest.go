@@ -61,5 +61,6 @@ func containerRequestOf(name string, a device.Ask, k *device.Kind, kind int) Con
 	if !mainKind(k) {
 		cr.Device, cr.Word = k.Name, k.Word
 	}
+	cr.webhookMemory = a.WebhookMemory
 	return cr
 }

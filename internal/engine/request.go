@@ -56,6 +56,9 @@ type ContainerRequest struct {
 	ByCores bool `json:"byCores,omitempty"`
 	// coresUnit is the unit of Cores when it is not a percentage (device.Kind.CoresUnit: "NeuronCores").
 	coresUnit string
+	// webhookMemory is the memory per device HAMi's webhook counts against the quota when MemoryMiB is not it
+	// (device.Ask.WebhookMemory); 0 otherwise.
+	webhookMemory int64
 	// webhookCores are the cores above 100 a container of another family names, which HAMi's webhook counts
 	// against the quota as written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	webhookCores int64

@@ -236,12 +236,14 @@ func findUse(list []GPUUse, uuid string) int {
 // containers, so the pod holds at most the larger of the app containers' sum and its biggest init container:
 // the same rule the quota gate applies when it fits init containers alone and app containers cumulatively.
 func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
-	mem, cores, _ = kindQuotaUse(containers, 0)
+	mem, cores, _ = kindQuotaUse(containers, 0, false)
 	return mem, cores
 }
 
-// kindQuotaUse is quotaUse for the containers of one device type; seen is false when none asks for it.
-func kindQuotaUse(containers []ContainerAllocation, kind int) (mem, cores int64, seen bool) {
+// kindQuotaUse is quotaUse for the containers of one device type; seen is false when none asks for it. For a
+// type whose device list records core masks (device.Kind.CoresMask), HAMi's quota counts the list's number,
+// the mask, as cores (countPodDevices, pkg/device/quota.go:97-117): a device's second core alone is 2.
+func kindQuotaUse(containers []ContainerAllocation, kind int, masks bool) (mem, cores int64, seen bool) {
 	var appMem, appCores, initMem, initCores int64
 	for _, c := range containers {
 		if c.Kind != kind {
@@ -251,7 +253,11 @@ func kindQuotaUse(containers []ContainerAllocation, kind int) (mem, cores int64,
 		var m, k int64
 		for _, d := range c.Devices {
 			m += d.UsedMem
-			k += d.UsedCores
+			if masks {
+				k += d.CoreMask
+			} else {
+				k += d.UsedCores
+			}
 		}
 		if c.Init {
 			initMem, initCores = max(initMem, m), max(initCores, k)

@@ -77,6 +77,7 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ReadAllocation: device.ReadCoreMasks,
 		WriteList:      device.ListCoreMask,
 		CoresMask:      true,
+		WholeCores:     WholeCores,
 		Mutate:         Mutate,
 		SelectInOrder:  Select,
 		SelectRule:     "are a contiguous run (Inferentia: any start; Trainium: 4, 8 or 16 from a multiple of the count)",
@@ -124,6 +125,18 @@ func Mutate(r *device.Request) string {
 		r.Count, r.Whole = c/DefaultCoresPerDevice, true
 	}
 	return ""
+}
+
+// WholeCores are the NeuronCores per device GenerateResourceRequests asks for a request of whole devices,
+// which HAMi's webhook counts against limits.<neuroncore> (pkg/device/awsneuron/device.go:287-332): a count
+// asks coresPerAWSNeuron, learned by GetNodeDevices from the first node it registers (163-166; 0 before any,
+// so the webhook checks nothing, pkg/scheduler/webhook.go:181-183), a neuroncore request DefaultCoresPerDevice
+// on each of its devices (its cores in all).
+func WholeCores(learned int64, byCores bool) int64 {
+	if byCores {
+		return DefaultCoresPerDevice
+	}
+	return learned
 }
 
 // Select is HAMi v2.10.0's choice of Neuron devices (Fit and graphSelect, pkg/device/awsneuron/device.go:

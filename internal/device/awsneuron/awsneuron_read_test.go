@@ -25,14 +25,15 @@ func TestNeuronRequest(t *testing.T) {
 	}
 }
 
-// TestNeuronQuota: limits.aws.amazon.com/neuroncore is accounted in NeuronCores, the bits of the list's masks.
+// TestNeuronQuota: limits.aws.amazon.com/neuroncore is accounted as HAMi's quota does, the list's numbers
+// summed (pkg/device/quota.go:97-117): for Neuron a core mask, so the second core alone counts 2.
 func TestNeuronQuota(t *testing.T) {
 	counted := ft.Counted(ft.MkPod("team", "a", ft.Ctr("c", nrCores, 1)), "i1", nrAlloc, "i1-AWSNeuron-1,AWSNeuron,0,2:;")
 	w := ft.NewWorld(t, ft.Kinds(t, awsneuron.Family{}), []*corev1.Node{neuronNode("i1", "inf2.xlarge", 2)}, counted)
 	w.C.SetQuota(&corev1.ResourceQuota{ObjectMeta: ft.MkPod("team", "q").ObjectMeta,
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"limits." + nrCores: *resource.NewQuantity(4, resource.DecimalSI)}}})
-	if d := w.QuotaLine(t, "team", "limits."+nrCores); d.Used != 1 || d.Limit != 4 || d.Unit != "NeuronCores" {
-		t.Errorf("quota line %+v, want 1 of 4 NeuronCores", d)
+	if d := w.QuotaLine(t, "team", "limits."+nrCores); d.Used != 2 || d.Limit != 4 || d.Unit != "NeuronCores" {
+		t.Errorf("quota line %+v, want 2 of 4 NeuronCores", d)
 	}
 }
 

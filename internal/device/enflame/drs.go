@@ -187,7 +187,7 @@ func drsRequest(k *device.Kind, r *device.Reading) (device.Ask, bool) {
 				r.Bad.Report(r.Field(k.Count), "%d slices is more than HAMi reads; the container asks for nothing", n)
 				return device.Ask{}, false
 			}
-			return device.Ask{Count: 1, Profile: &device.Profile{Slices: n}}, true
+			return device.Ask{Count: 1, Profile: &device.Profile{Slices: n}, WebhookMemory: n}, true
 		}
 	}
 	mem, hasMem := r.Value(k.Memory)
@@ -204,7 +204,7 @@ func drsRequest(k *device.Kind, r *device.Reading) (device.Ask, bool) {
 			return device.Ask{}, false
 		}
 	}
-	return device.Ask{Count: 1, Profile: &device.Profile{Memory: mem, Cores: cores}}, true
+	return device.Ask{Count: 1, Profile: &device.Profile{Memory: mem, Cores: cores}, WebhookMemory: max(mem, 0), WebhookCores: max(cores, 0)}, true
 }
 
 // admitDRS is MutateAdmission (device.go:113-177): a slice count must be positive; without one, memory must

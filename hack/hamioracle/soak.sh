@@ -5,6 +5,8 @@
 # OUT/table.md.
 # QUOTA_N: scenarios of the -quota 0.5 batches (default N); SHRINK shrinks the examples of the batches without.
 #   hack/hamioracle/soak.sh [N] [OUT] [P] [UNIT...]
+# SOAK_PREBUILT=DIR runs binaries packed by carry.sh (DIR/hamioracle, DIR/kubectl-hami, DIR/hami/charts) on a
+# machine without Go or the HAMi mirror, such as the borrowed many-core machine (README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 n=${1:-500}
@@ -18,11 +20,18 @@ if [ ${#units[@]} -eq 0 ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# Build once (run.sh builds HAMi's side and kubectl-hami), then run the binaries directly.
-"$here/run.sh" -n 0 >/dev/null
-cache=${HAMIORACLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-hami/hamioracle}
-hami="$cache/hami-$(git --git-dir="${HAMI_MIRROR:-/work/.mirror/Project-HAMi+HAMi/repo}" rev-parse "${HAMI_TAG:-v2.10.0}^{commit}")"
-kh=${KUBECTL_HAMI:-$cache/kubectl-hami}
+if [ -n "${SOAK_PREBUILT:-}" ]; then
+	# Binaries built elsewhere (carry.sh pack): a machine with neither Go nor the mirror runs the batches.
+	cache=$SOAK_PREBUILT
+	hami=$cache/hami
+	kh=$cache/kubectl-hami
+else
+	# Build once (run.sh builds HAMi's side and kubectl-hami), then run the binaries directly.
+	"$here/run.sh" -n 0 >/dev/null
+	cache=${HAMIORACLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-hami/hamioracle}
+	hami="$cache/hami-$(git --git-dir="${HAMI_MIRROR:-/work/.mirror/Project-HAMi+HAMi/repo}" rev-parse "${HAMI_TAG:-v2.10.0}^{commit}")"
+	kh=${KUBECTL_HAMI:-$cache/kubectl-hami}
+fi
 jobs=()
 for u in "${units[@]}"; do
 	for q in "" "-quota"; do

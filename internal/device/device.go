@@ -112,6 +112,12 @@ type Kind struct {
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
 	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
 	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
+	// Sees, when set, says which of a node's devices a request of the Kind is judged on, by each device's
+	// registered type, whatever Kind registered it: HAMi hands a request's Fit every device of the node whose
+	// type contains the request's type (getNodeResources, pkg/scheduler/score.go:43-52 at v2.10.0), so an
+	// Ascend910B4 request is judged, and placed, on Ascend910B4-1 NPUs. The Kind's own rules decide on them
+	// (its Fit runs), and its device lists record them. nil: the Kind's own devices (TypeContains is HAMi's rule).
+	Sees func(deviceType string) bool `json:"-"`
 	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
 	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
 	// family's readers and writer carry it (ReadCoreMasks, ListCoreMask).

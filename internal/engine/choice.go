@@ -75,7 +75,7 @@ func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, ch
 	byIndex := make(map[int]int, len(sel))
 	for _, gi := range f.order {
 		g := &n.GPUs[gi]
-		if int(g.Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		order = append(order, g.Index)
@@ -110,7 +110,7 @@ func pairFailure(n *Node, r *ContainerRequest, pair int, statuses []GPUStatus) (
 	counts := map[Code]int{}
 	passed := map[int]int{} // devices that passed every gate, by module
 	for gi := range n.GPUs {
-		if int(n.GPUs[gi].Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		res := statuses[gi].Result

@@ -379,7 +379,7 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 // node's reason before a later container's count is looked at.
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
-	if have := n.DevicesOf(r.Kind); r.Count > have && !f.migRequest(n, r) {
+	if have := n.devicesFor(r.Kind); r.Count > have && !f.migRequest(n, r) {
 		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.units[r.Kind],
 			Detail: "container " + r.Name}
 	}
@@ -426,11 +426,12 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		f.pending = pending[:0]
 	}()
+	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
 		g := &n.GPUs[gi]
-		if int(g.Kind) != r.Kind {
+		if judged == nil && int(g.Kind) != r.Kind || judged != nil && !judged[gi] {
 			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
 			statuses[gi].Selected, statuses[gi].other = false, true
 			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
@@ -557,6 +558,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
 		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores}
+		if d.Kind != r.Kind { // another Kind's device the request sees: HAMi records it under the request's type
+			d.Device, d.Kind = deviceName(kind), r.Kind
+		}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
 				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
@@ -607,7 +611,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		return c.Failed()
 	}
 	if failed := !g.Healthy; failed || want {
-		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[g.Kind].unhealthy, "registered unhealthy")) {
+		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[r.Kind].unhealthy, "registered unhealthy")) {
 			return c
 		}
 	}
@@ -616,16 +620,16 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.typeMatches(g); failed || want {
+	if failed := !f.ignoreFilters && !f.sels[r.Kind].typeMatches(g.Type, g.Mode); failed || want {
 		c := Check{Gate: "type"}
 		if failed {
-			c.Code, c.Detail = CardTypeMismatch, f.typeDetail(g)
+			c.Code, c.Detail = CardTypeMismatch, f.sels[r.Kind].typeDetail(g.Mode)
 		}
 		if stop(c) {
 			return c
 		}
 	}
-	kr := &f.c.rows[g.Kind]
+	kr := &f.c.rows[r.Kind] // the request's Kind: its Fit judges another Kind's device it sees (sees.go)
 	usedSlots, usedMem, usedCores := f.used(g, gi)
 	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	for _, row := range kr.early {
@@ -633,10 +637,10 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.sels[g.Kind].uuidMatches(g.UUID); failed || want {
+	if failed := !f.ignoreFilters && !f.sels[r.Kind].uuidMatches(g.UUID); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {
-			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[g.Kind].uuidFilterName(g.UUID)
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[r.Kind].uuidFilterName(g.UUID)
 		}
 		if stop(c) {
 			return c
@@ -657,7 +661,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
 	if kr.quota {
-		if c, ok := f.quotaCheck(int(g.Kind), podMem+memNeed, podCores+coresNeed); !ok || want {
+		if c, ok := f.quotaCheck(r.Kind, podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
 			}
@@ -767,8 +771,6 @@ func (f *fitter) quotaRefsCheck(refs *[2]quotaRef, memRes, coresRes string, memT
 
 func (f *fitter) typeMatches(g *GPU) bool { return f.sels[g.Kind].typeMatches(g.Type, g.Mode) }
 
-func (f *fitter) typeDetail(g *GPU) string { return f.sels[g.Kind].typeDetail(g.Mode) }
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -817,7 +819,7 @@ func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string
 	var first []device.Failure
 	passed := 0
 	for gi := range n.GPUs {
-		if int(n.GPUs[gi].Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		res := statuses[gi].Result

@@ -86,6 +86,7 @@ type Node struct {
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	pos       int               // index in Cluster.nodeList
 	kindCount []int             // devices per Config.Kinds index
+	judged    [][]bool          // per Kind, the GPUs its requests are judged on when not its own (sees.go); nil mostly
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
 }
 
@@ -377,6 +378,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		node.uuidIndex[node.GPUs[i].UUID] = i
 		node.kindCount[node.GPUs[i].Kind]++
 	}
+	node.judged = c.judgedBy(node)
 	for _, id := range codec.ParseCordon(annos[codec.NodeCordonAnnotation]) {
 		if g := node.GPUByUUID(id); g != nil {
 			g.Cordoned = c.rows[g.Kind].cordon // a type whose Fit ignores the annotation places on the device

@@ -112,7 +112,11 @@ func KindOf(c Config) device.Kind {
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
 		ScoreNode:         scoreNode(w),
-		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
+		// HAMi judges a chip's request on every NPU whose type contains the chip's word (getNodeResources,
+		// pkg/scheduler/score.go:43-52; checkType, pkg/device/ascend/device.go:292-297, compares the request's
+		// type with the CommonWord only): Ascend910B4 sees Ascend910B4-1 NPUs, Ascend910B every 910B*.
+		Sees:      device.TypeContains(w),
+		ExtraKeys: []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"
 	read := device.Share{}

@@ -17,13 +17,14 @@ func scoreNode(word string) func(node []device.ScoredDevice, placed []int) float
 	if !strings.HasPrefix(word, "Ascend910") {
 		return nil
 	}
+	sees := device.TypeContains(word)
 	return func(node []device.ScoredDevice, placed []int) float64 {
 		if len(placed) == 0 {
 			return 0
 		}
 		byNetwork := map[int]int{}
 		for _, idx := range placed {
-			d := deviceOf(node, word, idx)
+			d := deviceOf(node, sees, idx)
 			if d == nil || d.NetworkID == nil {
 				return 0
 			}
@@ -38,10 +39,11 @@ func scoreNode(word string) func(node []device.ScoredDevice, placed []int) float
 	}
 }
 
-// deviceOf is the node's device of this chip with Index idx, nil when none.
-func deviceOf(node []device.ScoredDevice, word string, idx int) *device.ScoredDevice {
+// deviceOf is the node's device with Index idx among those a request of the chip sees (its own, and those
+// whose type contains its word: Kind.Sees), nil when none.
+func deviceOf(node []device.ScoredDevice, sees func(string) bool, idx int) *device.ScoredDevice {
 	for i := range node {
-		if node[i].Index == idx && node[i].Type == word {
+		if node[i].Index == idx && sees(node[i].Type) {
 			return &node[i]
 		}
 	}

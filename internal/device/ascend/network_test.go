@@ -32,6 +32,17 @@ func TestScoreNode(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
+	// An Ascend910B4 request placed on Ascend910B4-1 NPUs (Kind.Sees) is scored by their NetworkIDs, which HAMi
+	// reads from the devices it took; a device of a type it does not see is never one of them.
+	b4 := scoreNode("Ascend910B4")
+	seen := []device.ScoredDevice{{Type: "Ascend910B4-1", Index: 0, NetworkID: id(3)}, {Type: "Ascend910B4-1", Index: 1, NetworkID: id(3)},
+		{Type: "Ascend910B3", Index: 2, NetworkID: id(4)}}
+	if got := b4(seen, []int{0, 1}); got != 10 {
+		t.Errorf("Ascend910B4 on Ascend910B4-1 NPUs: %v, want 10", got)
+	}
+	if got := b4(seen, []int{2}); got != 0 {
+		t.Errorf("Ascend910B4 on an Ascend910B3 NPU: %v, want 0 (not its device)", got)
+	}
 	if scoreNode("Ascend310P") != nil {
 		t.Error("Ascend310P has a network score; HAMi scores Ascend910* only")
 	}

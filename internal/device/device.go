@@ -118,6 +118,12 @@ type Kind struct {
 	// Ascend910B4 request is judged, and placed, on Ascend910B4-1 NPUs. The Kind's own rules decide on them
 	// (its Fit runs), and its device lists record them. nil: the Kind's own devices (TypeContains is HAMi's rule).
 	Sees func(deviceType string) bool `json:"-"`
+	// Topology, when set, is the family's device topology on a node (HAMi's needTopology: Ascend's NetworkID
+	// groups): given every device a request of the Kind sees, in HAMi's sorted order, it returns nil when the
+	// node has none (the walk takes the first devices that pass), else choose: the walk then collects every
+	// device that passes, and choose gets them in the order HAMi's Fit found them and returns the positions
+	// (in cands) the container takes, in order (fewer than count: no set).
+	Topology func(devs []ScoredDevice) (choose func(cands []ScoredDevice, count int) []int) `json:"-"`
 	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
 	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
 	// family's readers and writer carry it (ReadCoreMasks, ListCoreMask).

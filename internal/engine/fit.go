@@ -427,6 +427,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		f.pending = pending[:0]
 	}()
 	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	choose := f.familyTopology(n, r, kind)
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
@@ -474,7 +475,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			st.instances++
 			selMem += r.MemoryOn(g.TotalMem)
 			selCores += r.CoresOn(g.TotalCores)
-			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
+			if !topology && choose == nil && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && len(sel) == r.Count {
 				done = true
 				break
 			}
@@ -532,6 +533,15 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				// HAMi's Kunlun Fit says NumaNotFit when its selection finds no set.
 				statuses[s].Result = Check{Gate: "interconnect", Code: NumaNotFit, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind],
 					Detail: itoa(len(sel)) + " fit, but no " + itoa(r.Count) + " of them " + kind.SelectRule}
+			}
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if choose != nil {
+		chosen = familyChoice(n, sel, r.Count, choose)
+		if len(chosen) < r.Count {
+			for _, s := range sel {
+				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind]}
 			}
 			return ContainerPlacement{}, 0, 0, false
 		}

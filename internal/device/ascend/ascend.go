@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
@@ -119,6 +120,9 @@ func KindOf(c Config) device.Kind {
 		ExtraKeys: []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"
+	if strings.HasPrefix(w, "Ascend910") && !superPod {
+		k.Topology = networkTopology // 910C's modules decide first (computeBestCombination910C): Pair
+	}
 	read := device.Share{}
 	if superPod {
 		k.Pair = 2

@@ -49,3 +49,31 @@ func deviceOf(node []device.ScoredDevice, sees func(string) bool, idx int) *devi
 	}
 	return nil
 }
+
+// networkTopology is HAMi v2.10.0's needTopology for an Ascend910* chip (pkg/device/ascend/device.go:476-480,
+// 595-610): when every NPU the request sees registers a NetworkID (hasNetworkID, 619-629), the Fit collects every
+// NPU that passes and then takes them all when they are as many as asked, the first for one NPU, else by
+// NetworkID group, the largest first (computeBestCombination, 631-676; device.GroupsLargestFirst).
+func networkTopology(devs []device.ScoredDevice) func(cands []device.ScoredDevice, count int) []int {
+	for i := range devs {
+		if devs[i].NetworkID == nil {
+			return nil
+		}
+	}
+	return byNetwork
+}
+
+func byNetwork(cands []device.ScoredDevice, count int) []int {
+	if len(cands) <= count || count == 1 {
+		out := make([]int, 0, count)
+		for i := 0; i < len(cands) && i < count; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	keys := make([]int, len(cands))
+	for i := range cands {
+		keys[i] = *cands[i].NetworkID
+	}
+	return device.GroupsLargestFirst(keys, count)
+}

@@ -1,6 +1,7 @@
 package ascend
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
@@ -45,5 +46,34 @@ func TestScoreNode(t *testing.T) {
 	}
 	if scoreNode("Ascend310P") != nil {
 		t.Error("Ascend310P has a network score; HAMi scores Ascend910* only")
+	}
+}
+
+// HAMi v2.10.0's needTopology (pkg/device/ascend/device.go:476-480, 595-610, 619-629): only when every NPU the
+// request sees has a NetworkID; then as many candidates as asked are all taken, one NPU is the first found, and
+// more go by NetworkID group, the largest first.
+func TestNetworkTopology(t *testing.T) {
+	id := func(n int) *int { return &n }
+	with := []device.ScoredDevice{{Index: 0, NetworkID: id(0)}, {Index: 1, NetworkID: id(1)}, {Index: 2, NetworkID: id(1)}}
+	if networkTopology(append(slices.Clone(with), device.ScoredDevice{Index: 3})) != nil {
+		t.Fatal("an NPU without NetworkID: HAMi has no topology on the node")
+	}
+	choose := networkTopology(with)
+	if choose == nil {
+		t.Fatal("every NPU has a NetworkID: HAMi's topology applies")
+	}
+	for _, tc := range []struct {
+		name  string
+		count int
+		want  []int
+	}{
+		{"one: the first found", 1, []int{0}},
+		{"two: the larger network", 2, []int{1, 2}},
+		{"as many as found: all, in the order found", 3, []int{0, 1, 2}},
+		{"more than found: what there is (the walk's own failure)", 4, []int{0, 1, 2}},
+	} {
+		if got := choose(with, tc.count); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -121,8 +121,10 @@ type Kind struct {
 	// Topology, when set, is the family's device topology on a node (HAMi's needTopology: Ascend's NetworkID
 	// groups): given every device a request of the Kind sees, in HAMi's sorted order, it returns nil when the
 	// node has none (the walk takes the first devices that pass), else choose: the walk then collects every
-	// device that passes, and choose gets them in the order HAMi's Fit found them and returns the positions
-	// (in cands) the container takes, in order (fewer than count: no set).
+	// device that passes, and when they are at least count, choose gets them in the order HAMi's Fit found them
+	// and returns the positions (in cands) the container takes, in order. HAMi's Fit takes what its choice
+	// returns, fewer than count included (Ascend's computeBestCombination drops the candidates another Kind
+	// registered), and so does the engine.
 	Topology func(devs []ScoredDevice) (choose func(cands []ScoredDevice, count int) []int) `json:"-"`
 	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
 	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
@@ -161,12 +163,14 @@ type Failure struct {
 	UUIDRefused bool
 }
 
-// ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
-// and whether any pod uses it.
+// ScoredDevice is one device of a node as ScoreNode and Topology see it before the pod: its registered type,
+// its Index, whether any pod uses it, and the Kind that registered it (HAMi's DeviceVendor, filled for
+// Topology).
 type ScoredDevice struct {
-	Type  string
-	Index int
-	Used  bool
+	Type   string
+	Index  int
+	Used   bool
+	Vendor string
 	// NetworkID is the device's registered customInfo.NetworkID (Ascend), nil when none.
 	NetworkID *int
 }

@@ -155,18 +155,19 @@ func (f *fitter) familyTopology(n *Node, r *ContainerRequest, kind *device.Kind)
 	devs := make([]device.ScoredDevice, 0, n.devicesFor(r.Kind))
 	for _, gi := range f.order {
 		if n.judges(r.Kind, gi) {
-			devs = append(devs, scoredDevice(&n.GPUs[gi]))
+			devs = append(devs, f.scoredDevice(&n.GPUs[gi]))
 		}
 	}
 	return kind.Topology(devs)
 }
 
 // familyChoice maps a Kind's topology choice over the devices that passed every gate, in the order the walk
-// found them, back to the node's devices; positions it names twice or outside sel are dropped.
-func familyChoice(n *Node, sel []int, count int, choose func([]device.ScoredDevice, int) []int) []int {
+// found them, back to the node's devices; positions it names twice or outside sel are dropped. The walk has
+// found at least count.
+func (f *fitter) familyChoice(n *Node, sel []int, count int, choose func([]device.ScoredDevice, int) []int) []int {
 	cands := make([]device.ScoredDevice, len(sel))
 	for i, gi := range sel {
-		cands[i] = scoredDevice(&n.GPUs[gi])
+		cands[i] = f.scoredDevice(&n.GPUs[gi])
 	}
 	taken := make([]bool, len(sel))
 	var out []int
@@ -179,7 +180,7 @@ func familyChoice(n *Node, sel []int, count int, choose func([]device.ScoredDevi
 	return out
 }
 
-// scoredDevice is a device as the families' topology and score hooks see it.
-func scoredDevice(g *GPU) device.ScoredDevice {
-	return device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID()}
+// scoredDevice is a device as the families' topology hooks see it.
+func (f *fitter) scoredDevice(g *GPU) device.ScoredDevice {
+	return device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, Vendor: f.c.kinds[g.Kind].Name, NetworkID: g.networkID()}
 }

@@ -538,13 +538,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 	}
 	if choose != nil {
-		chosen = familyChoice(n, sel, r.Count, choose)
-		if len(chosen) < r.Count {
-			for _, s := range sel {
-				statuses[s].Result = Check{Gate: "set", Code: AllocatedCardsInsufficientRequest, Need: int64(r.Count), Have: int64(len(chosen)), Unit: f.c.units[r.Kind]}
-			}
-			return ContainerPlacement{}, 0, 0, false
-		}
+		chosen = f.familyChoice(n, sel, r.Count, choose) // HAMi's Fit takes what the choice gives, even fewer
 	}
 	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)

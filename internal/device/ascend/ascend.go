@@ -121,7 +121,7 @@ func KindOf(c Config) device.Kind {
 	}
 	superPod := c.SuperPod && w == "Ascend910C"
 	if strings.HasPrefix(w, "Ascend910") && !superPod {
-		k.Topology = networkTopology // 910C's modules decide first (computeBestCombination910C): Pair
+		k.Topology = networkTopology(w) // 910C's modules decide first (computeBestCombination910C): Pair
 	}
 	read := device.Share{}
 	if superPod {

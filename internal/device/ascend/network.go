@@ -50,20 +50,25 @@ func deviceOf(node []device.ScoredDevice, sees func(string) bool, idx int) *devi
 	return nil
 }
 
-// networkTopology is HAMi v2.10.0's needTopology for an Ascend910* chip (pkg/device/ascend/device.go:476-480,
-// 595-610): when every NPU the request sees registers a NetworkID (hasNetworkID, 619-629), the Fit collects every
-// NPU that passes and then takes them all when they are as many as asked, the first for one NPU, else by
-// NetworkID group, the largest first (computeBestCombination, 631-676; device.GroupsLargestFirst).
-func networkTopology(devs []device.ScoredDevice) func(cands []device.ScoredDevice, count int) []int {
-	for i := range devs {
-		if devs[i].NetworkID == nil {
-			return nil
+// networkTopology is HAMi v2.10.0's needTopology for the Ascend910* chip word (pkg/device/ascend/device.go:
+// 476-480, 595-610): when every NPU the request sees registers a NetworkID (hasNetworkID, 619-629), the Fit
+// collects every NPU that passes and then takes them all when they are as many as asked, the first for one NPU,
+// else by NetworkID group, the largest first (computeBestCombination, 631-676; device.GroupsLargestFirst).
+// computeBestCombination knows only the NPUs the chip's own plugin registered (nodeInfo.Devices[CommonWord]):
+// another chip's NPU the request sees (Kind.Sees) is dropped, so an Ascend910B4 request on Ascend910B4-1 NPUs
+// gets none of them, and HAMi's Fit still succeeds with what is left (none).
+func networkTopology(word string) func(devs []device.ScoredDevice) func(cands []device.ScoredDevice, count int) []int {
+	return func(devs []device.ScoredDevice) func(cands []device.ScoredDevice, count int) []int {
+		for i := range devs {
+			if devs[i].NetworkID == nil {
+				return nil
+			}
 		}
+		return func(cands []device.ScoredDevice, count int) []int { return byNetwork(word, cands, count) }
 	}
-	return byNetwork
 }
 
-func byNetwork(cands []device.ScoredDevice, count int) []int {
+func byNetwork(word string, cands []device.ScoredDevice, count int) []int {
 	if len(cands) <= count || count == 1 {
 		out := make([]int, 0, count)
 		for i := 0; i < len(cands) && i < count; i++ {
@@ -71,9 +76,15 @@ func byNetwork(cands []device.ScoredDevice, count int) []int {
 		}
 		return out
 	}
-	keys := make([]int, len(cands))
+	var keys, pos []int
 	for i := range cands {
-		keys[i] = *cands[i].NetworkID
+		if cands[i].Vendor == word {
+			keys, pos = append(keys, *cands[i].NetworkID), append(pos, i)
+		}
 	}
-	return device.GroupsLargestFirst(keys, count)
+	out := device.GroupsLargestFirst(keys, count)
+	for i := range out {
+		out[i] = pos[out[i]]
+	}
+	return out
 }

@@ -51,28 +51,41 @@ func TestScoreNode(t *testing.T) {
 
 // HAMi v2.10.0's needTopology (pkg/device/ascend/device.go:476-480, 595-610, 619-629): only when every NPU the
 // request sees has a NetworkID; then as many candidates as asked are all taken, one NPU is the first found, and
-// more go by NetworkID group, the largest first.
+// more go by NetworkID group, the largest first, among the NPUs the chip's own plugin registered (631-676).
 func TestNetworkTopology(t *testing.T) {
 	id := func(n int) *int { return &n }
-	with := []device.ScoredDevice{{Index: 0, NetworkID: id(0)}, {Index: 1, NetworkID: id(1)}, {Index: 2, NetworkID: id(1)}}
-	if networkTopology(append(slices.Clone(with), device.ScoredDevice{Index: 3})) != nil {
+	const w = "Ascend910B4"
+	with := []device.ScoredDevice{{Index: 0, Vendor: w, NetworkID: id(0)}, {Index: 1, Vendor: w, NetworkID: id(1)}, {Index: 2, Vendor: w, NetworkID: id(1)}}
+	topology := networkTopology(w)
+	if topology(append(slices.Clone(with), device.ScoredDevice{Index: 3, Vendor: w})) != nil {
 		t.Fatal("an NPU without NetworkID: HAMi has no topology on the node")
 	}
-	choose := networkTopology(with)
+	choose := topology(with)
 	if choose == nil {
 		t.Fatal("every NPU has a NetworkID: HAMi's topology applies")
 	}
+	other := func(devs []device.ScoredDevice, vendor string, which ...int) []device.ScoredDevice {
+		out := slices.Clone(devs)
+		for _, i := range which {
+			out[i].Vendor = vendor
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name  string
+		cands []device.ScoredDevice
 		count int
 		want  []int
 	}{
-		{"one: the first found", 1, []int{0}},
-		{"two: the larger network", 2, []int{1, 2}},
-		{"as many as found: all, in the order found", 3, []int{0, 1, 2}},
-		{"more than found: what there is (the walk's own failure)", 4, []int{0, 1, 2}},
+		{"one: the first found", with, 1, []int{0}},
+		{"two: the larger network", with, 2, []int{1, 2}},
+		{"as many as found: all, in the order found", with, 3, []int{0, 1, 2}},
+		{"more than found: what there is (the walk's own failure)", with, 4, []int{0, 1, 2}},
+		{"another chip's NPUs are dropped from the groups", other(with, "Ascend910B4-1", 2), 2, []int{0, 1}},
+		{"none of the chip's own: nothing, which HAMi's Fit takes (seed 173)", other(with, "Ascend910B4-1", 0, 1, 2), 2, []int{}},
+		{"one of another chip's: still the first found", other(with, "Ascend910B4-1", 0, 1, 2), 1, []int{0}},
 	} {
-		if got := choose(with, tc.count); !slices.Equal(got, tc.want) {
+		if got := choose(tc.cands, tc.count); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -53,3 +53,19 @@ func TestAscendNetworkIDChoice(t *testing.T) {
 			Pod: ft.Pod("p", nil, ask("5")), Reason: "1/7 CardNotHealth, 2/7 CardTimeSlicingExhausted, 4/7 AllocatedCardsInsufficientRequest"},
 	})
 }
+
+// Where the NPUs a request sees were registered by another chip (Kind.Sees: an Ascend910B4 pod on Ascend910B4-1
+// NPUs), HAMi's computeBestCombination knows none of them (it reads nodeInfo.Devices[CommonWord],
+// pkg/device/ascend/device.go:632-635) and returns none, which its Fit takes as a fit (604-608): the container is
+// placed with no NPU. As many as found, or one, are taken before that choice. The hamioracle's `-family ascend
+// -n 200 -seed 1`, seed 173.
+func TestAscendNetworkIDChoiceOnAnotherChip(t *testing.T) {
+	const b4, b41 = "Ascend910B4", "Ascend910B4-1"
+	node := ft.Node("n1", map[string]string{"hami.io/node-register-" + b41: networkNPUs(b41, []int{0, 1, 1})}, nil)
+	ask := func(n string) map[string]string { return map[string]string{"huawei.com/" + b4: n} }
+	ft.Run(t, ft.Kinds(t, ascend.Family{}), []ft.Case{
+		{Name: "two of three: none (seed 173)", Node: node, Pod: ft.Pod("p", nil, ask("2")), Want: [][]string{nil}},
+		{Name: "one: the first found", Node: node, Pod: ft.Pod("p", nil, ask("1")), Want: [][]string{{"npu-2"}}},
+		{Name: "three of three: all", Node: node, Pod: ft.Pod("p", nil, ask("3")), Want: [][]string{{"npu-2", "npu-1", "npu-0"}}},
+	})
+}

@@ -567,7 +567,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
-				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
+				// HAMi charges the instance's profile, memory and cores, to the GPU and the device list
+				// (AddResourceUsage, pkg/device/nvidia/device.go:651-652 at v2.10.0): later containers see it.
+				d.MigProfile, d.MigPlacement, d.MemMiB, d.Cores = prof.Name, &pl, prof.MemoryMB, prof.Core
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
 			}
 		}

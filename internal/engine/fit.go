@@ -679,20 +679,24 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := g.TotalCores-usedCores < coresNeed; failed || want {
-		c := Check{Gate: "cores", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	totalCores := g.TotalCores
+	if r.deviceCores > 0 { // the request's Kind reads every device's cores so (Ascend hami-core: 100)
+		totalCores = r.deviceCores
+	}
+	if failed := totalCores-usedCores < coresNeed; failed || want {
+		c := Check{Gate: "cores", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardInsufficientCore, "")) {
 			return c
 		}
 	}
-	if failed := g.TotalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
+	if failed := totalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
 		c := Check{Gate: "exclusive", Need: coresNeed, Have: int64(usedSlots), Unit: "slots used"}
 		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU")) {
 			return c
 		}
 	}
-	if failed := coresNeed == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores; failed || want {
-		c := Check{Gate: "compute", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	if failed := coresNeed == 0 && totalCores > 0 && usedCores >= totalCores; failed || want {
+		c := Check{Gate: "compute", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
 			return c
 		}

@@ -59,7 +59,10 @@ type ContainerRequest struct {
 	// webhookCores are the cores above 100 a container of another family names, which HAMi's webhook counts
 	// against the quota as written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	webhookCores int64
-	Kind         int `json:"-"`
+	// deviceCores, when above 0, are every device's total cores for this container's cores gates in place of
+	// the registered ones (device.Ask.DeviceCores: Ascend's hami-core, 100).
+	deviceCores int64
+	Kind        int `json:"-"`
 }
 
 // DeviceWord is what people call the devices the pod asks for: the type's word when every container asks

@@ -131,12 +131,22 @@ func KindOf(c Config) device.Kind {
 	if len(templates) > 0 {
 		read.Unnamed, read.Round = allocatableMemory, roundToTemplate
 	}
-	k.ReadRequest = read.Read
+	k.ReadRequest = func(k *device.Kind, r *device.Reading) (device.Ask, bool) {
+		a, ok := read.Read(k, r)
+		if ok && r.Annos[VNPUModeAnnotation] == VNPUModeHamiCore {
+			a.DeviceCores = hamiCoreTotal
+		}
+		return a, ok
+	}
 	cfg := c
 	cfg.ResourceCoreName, cfg.ResourceMemoryName = k.Cores, k.Memory
 	k.Mutate = func(r *device.Request) string { return mutate(cfg, superPod, r) }
 	return k
 }
+
+// hamiCoreTotal is every NPU's total cores for a hami-core pod's cores gates: HAMi's Fit compares -core with
+// 100, not with the NPU's AI cores (effectiveTotalCore, pkg/device/ascend/device.go:539-560 at v2.10.0).
+const hamiCoreTotal = 100
 
 // moduleCount is the count a 910C SuperPod container asks for: HAMi's webhook rounds one device up to a
 // whole module (Pair); any other count but a multiple of Pair is mutate's refusal.

@@ -246,8 +246,11 @@ func runHAMi(s *scenario, cfgPath string, rescore int) (*hamiResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		// HAMi writes an empty list (";") for each other type the node registers (allocateAppContainers's
+		// baseTypes, pkg/scheduler/score.go:258-276): where a request placed another type's devices (Ascend's
+		// substring rule) both lists are written; the one with devices is Filter's choice.
 		for _, key := range device.SupportDevices {
-			if v := got.Annotations[key]; v != "" {
+			if v := got.Annotations[key]; v != "" && (res.filterDevs == nil || len(trimDevs(parseDeviceList(v))) > 0) {
 				res.filterDevs = parseDeviceList(v)
 			}
 		}

@@ -124,6 +124,20 @@ type Kind struct {
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
 	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
 	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
+	// Sees, when set, says which of a node's devices a request of the Kind is judged on, by each device's
+	// registered type, whatever Kind registered it: HAMi hands a request's Fit every device of the node whose
+	// type contains the request's type (getNodeResources, pkg/scheduler/score.go:43-52 at v2.10.0), so an
+	// Ascend910B4 request is judged, and placed, on Ascend910B4-1 NPUs. The Kind's own rules decide on them
+	// (its Fit runs), and its device lists record them. nil: the Kind's own devices (TypeContains is HAMi's rule).
+	Sees func(deviceType string) bool `json:"-"`
+	// Topology, when set, is the family's device topology on a node (HAMi's needTopology: Ascend's NetworkID
+	// groups): given every device a request of the Kind sees, in HAMi's sorted order, it returns nil when the
+	// node has none (the walk takes the first devices that pass), else choose: the walk then collects every
+	// device that passes, and when they are at least count, choose gets them in the order HAMi's Fit found them
+	// and returns the positions (in cands) the container takes, in order. HAMi's Fit takes what its choice
+	// returns, fewer than count included (Ascend's computeBestCombination drops the candidates another Kind
+	// registered), and so does the engine.
+	Topology func(devs []ScoredDevice) (choose func(cands []ScoredDevice, count int) []int) `json:"-"`
 	// CoresMask means the device's cores are a count of cores of which a placement takes particular ones,
 	// the lowest free (AWS Neuron's NeuronCores): the walk keeps each device's mask of taken cores, and the
 	// family's readers and writer carry it (ReadCoreMasks, ListCoreMask).
@@ -173,12 +187,14 @@ type Candidate struct {
 	Group *int
 }
 
-// ScoredDevice is one device of a node as ScoreNode sees it before the pod: its registered type, its Index
-// and whether any pod uses it.
+// ScoredDevice is one device of a node as ScoreNode and Topology see it before the pod: its registered type,
+// its Index, whether any pod uses it, and the Kind that registered it (HAMi's DeviceVendor, filled for
+// Topology).
 type ScoredDevice struct {
-	Type  string
-	Index int
-	Used  bool
+	Type   string
+	Index  int
+	Used   bool
+	Vendor string
 	// NetworkID is the device's registered customInfo.NetworkID (Ascend), nil when none.
 	NetworkID *int
 }

@@ -141,6 +141,10 @@ type Ask struct {
 	// WebhookCores are cores above 100 the container names, which HAMi's webhook counts against the quota as
 	// written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	WebhookCores int64
+	// DeviceCores, when above 0, are every device's total cores for the container's cores gates (cores,
+	// exclusive, compute) in place of the registered ones: Ascend's Fit reads 100 in hami-core mode
+	// (effectiveTotalCore, pkg/device/ascend/device.go:539-560 at v2.10.0).
+	DeviceCores int64
 	// Slots are the slots the request charges each of its devices for the pod's later containers; 0 is one
 	// (Enflame DRS-GCU: the profile's size, pkg/device/enflame/device.go:371-380 at v2.10.0).
 	Slots int32

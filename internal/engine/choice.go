@@ -1,7 +1,7 @@
 package engine
 
-// Device selection beyond the walk's first fit: the Kind's module pairs (Ascend 910C) and its Select rule
-// (Kunlun's interconnect, AWS Neuron's runs).
+// Device selection beyond the walk's first fit: the Kind's module pairs (Ascend 910C), its Select rule
+// (Kunlun's interconnect, AWS Neuron's runs) and its topology (Ascend's NetworkID groups).
 
 import (
 	"slices"
@@ -78,7 +78,7 @@ func (f *fitter) selectInOrderChoice(n *Node, sel []int, r *ContainerRequest, ch
 	byIndex := make(map[int]int, len(sel))
 	for _, gi := range f.order {
 		g := &n.GPUs[gi]
-		if int(g.Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		order = append(order, g.Index)
@@ -113,7 +113,7 @@ func pairFailure(n *Node, r *ContainerRequest, pair int, statuses []GPUStatus) (
 	counts := map[Code]int{}
 	passed := map[int]int{} // devices that passed every gate, by module
 	for gi := range n.GPUs {
-		if int(n.GPUs[gi].Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		res := statuses[gi].Result
@@ -170,4 +170,44 @@ func (f *fitter) prioritizeChoice(n *Node, sel []int, r *ContainerRequest, prior
 		return sel[:r.Count]
 	}
 	return out
+}
+
+// familyTopology is the Kind's device topology on node n for request r (device.Kind.Topology: Ascend's
+// NetworkID groups), given the devices the request sees in HAMi's sorted order; nil when the Kind has none or
+// the node's devices do not make one.
+func (f *fitter) familyTopology(n *Node, r *ContainerRequest, kind *device.Kind) func([]device.ScoredDevice, int) []int {
+	if kind.Topology == nil {
+		return nil
+	}
+	devs := make([]device.ScoredDevice, 0, n.devicesFor(r.Kind))
+	for _, gi := range f.order {
+		if n.judges(r.Kind, gi) {
+			devs = append(devs, f.scoredDevice(&n.GPUs[gi]))
+		}
+	}
+	return kind.Topology(devs)
+}
+
+// familyChoice maps a Kind's topology choice over the devices that passed every gate, in the order the walk
+// found them, back to the node's devices; positions it names twice or outside sel are dropped. The walk has
+// found at least count.
+func (f *fitter) familyChoice(n *Node, sel []int, count int, choose func([]device.ScoredDevice, int) []int) []int {
+	cands := make([]device.ScoredDevice, len(sel))
+	for i, gi := range sel {
+		cands[i] = f.scoredDevice(&n.GPUs[gi])
+	}
+	taken := make([]bool, len(sel))
+	var out []int
+	for _, pos := range choose(cands, count) {
+		if pos >= 0 && pos < len(sel) && !taken[pos] && len(out) < count {
+			taken[pos] = true
+			out = append(out, sel[pos])
+		}
+	}
+	return out
+}
+
+// scoredDevice is a device as the families' topology hooks see it.
+func (f *fitter) scoredDevice(g *GPU) device.ScoredDevice {
+	return device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, Vendor: f.c.kinds[g.Kind].Name, NetworkID: g.networkID()}
 }

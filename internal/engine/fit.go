@@ -418,7 +418,7 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 // node's reason before a later container's count is looked at.
 func (f *fitter) countGate(n *Node, ci int) *Check {
 	r := &f.req.Containers[ci]
-	if have := n.DevicesOf(r.Kind); r.Count > have && !f.migRequest(n, r) {
+	if have := n.devicesFor(r.Kind); r.Count > have && !f.migRequest(n, r) {
 		return &Check{Gate: "device-count", Code: NodeInsufficientDevice, Need: int64(r.Count), Have: int64(have), Unit: f.c.units[r.Kind],
 			Detail: "container " + r.Name}
 	}
@@ -465,11 +465,13 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		f.pending = pending[:0]
 	}()
+	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	choose := f.familyTopology(n, r, kind)
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {
 		gi := f.order[k]
 		g := &n.GPUs[gi]
-		if int(g.Kind) != r.Kind {
+		if judged == nil && int(g.Kind) != r.Kind || judged != nil && !judged[gi] {
 			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
 			statuses[gi].Selected, statuses[gi].other = false, true
 			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
@@ -512,7 +514,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			st.instances++
 			selMem += r.MemoryOn(g.TotalMem)
 			selCores += r.CoresOn(g.TotalCores)
-			if !topology && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && kind.Prioritize == nil && len(sel) == r.Count {
+			if !topology && choose == nil && kind.Pair == 0 && kind.Select == nil && kind.SelectInOrder == nil && kind.Prioritize == nil && len(sel) == r.Count {
 				done = true
 				break
 			}
@@ -577,6 +579,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	if kind.Prioritize != nil {
 		chosen = f.prioritizeChoice(n, sel, r, kind.Prioritize)
 	}
+	if choose != nil {
+		chosen = f.familyChoice(n, sel, r.Count, choose) // HAMi's Fit takes what the choice gives, even fewer
+	}
 	if topology {
 		chosen = f.topologyChoice(n, sel, r.Count)
 		var mem, cores int64
@@ -599,9 +604,14 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
 		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores, profile: r.profile}
+		if d.Kind != r.Kind { // another Kind's device the request sees: HAMi records it under the request's type
+			d.Device, d.Kind = deviceName(kind), r.Kind
+		}
 		if g.Mode == ModeMIG {
 			if prof, pl, ok := f.migChoice(g, gi, d.MemMiB); ok {
-				d.MigProfile, d.MigPlacement, d.MemMiB = prof.Name, &pl, prof.MemoryMB
+				// HAMi charges the instance's profile, memory and cores, to the GPU and the device list
+				// (AddResourceUsage, pkg/device/nvidia/device.go:651-652 at v2.10.0): later containers see it.
+				d.MigProfile, d.MigPlacement, d.MemMiB, d.Cores = prof.Name, &pl, prof.MemoryMB, prof.Core
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
 			}
 		}
@@ -649,7 +659,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		return c.Failed()
 	}
 	if failed := !g.Healthy; failed || want {
-		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[g.Kind].unhealthy, "registered unhealthy")) {
+		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[r.Kind].unhealthy, "registered unhealthy")) {
 			return c
 		}
 	}
@@ -658,16 +668,16 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.typeMatches(g); failed || want {
+	if failed := !f.ignoreFilters && !f.sels[r.Kind].typeMatches(g.Type, g.Mode); failed || want {
 		c := Check{Gate: "type"}
 		if failed {
-			c.Code, c.Detail = CardTypeMismatch, f.typeDetail(g)
+			c.Code, c.Detail = CardTypeMismatch, f.sels[r.Kind].typeDetail(g.Mode)
 		}
 		if stop(c) {
 			return c
 		}
 	}
-	kr := &f.c.rows[g.Kind]
+	kr := &f.c.rows[r.Kind] // the request's Kind: its Fit judges another Kind's device it sees (sees.go)
 	usedSlots, usedMem, usedCores := f.used(g, gi)
 	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	for _, row := range kr.early {
@@ -675,10 +685,10 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := !f.ignoreFilters && !f.sels[g.Kind].uuidMatches(g.UUID); failed || want {
+	if failed := !f.ignoreFilters && !f.sels[r.Kind].uuidMatches(g.UUID); failed || want {
 		c := Check{Gate: "uuid"}
 		if failed {
-			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[g.Kind].uuidFilterName(g.UUID)
+			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[r.Kind].uuidFilterName(g.UUID)
 		}
 		if stop(c) {
 			return c
@@ -698,8 +708,8 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
-	if kr.quota && (want || f.limitedByQuota(int(g.Kind))) {
-		if c, ok := f.quotaCheck(int(g.Kind), podMem+memNeed, podCores+coresNeed); !ok || want {
+	if kr.quota && (want || f.limitedByQuota(r.Kind)) {
+		if c, ok := f.quotaCheck(r.Kind, podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(c) {
 				return c
 			}
@@ -711,20 +721,24 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			return c
 		}
 	}
-	if failed := g.TotalCores-usedCores < coresNeed; failed || want {
-		c := Check{Gate: "cores", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	totalCores := g.TotalCores
+	if r.deviceCores > 0 { // the request's Kind reads every device's cores so (Ascend hami-core: 100)
+		totalCores = r.deviceCores
+	}
+	if failed := totalCores-usedCores < coresNeed; failed || want {
+		c := Check{Gate: "cores", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardInsufficientCore, "")) {
 			return c
 		}
 	}
-	if failed := g.TotalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
+	if failed := totalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
 		c := Check{Gate: "exclusive", Need: coresNeed, Have: int64(usedSlots), Unit: "slots used"}
 		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU")) {
 			return c
 		}
 	}
-	if failed := coresNeed == 0 && g.TotalCores > 0 && usedCores >= g.TotalCores; failed || want {
-		c := Check{Gate: "compute", Need: coresNeed, Have: g.TotalCores - usedCores, Total: g.TotalCores, Unit: "%"}
+	if failed := coresNeed == 0 && totalCores > 0 && usedCores >= totalCores; failed || want {
+		c := Check{Gate: "compute", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
 			return c
 		}
@@ -815,8 +829,6 @@ func (f *fitter) quotaRefsCheck(refs *[2]quotaRef, memRes, coresRes string, memT
 
 func (f *fitter) typeMatches(g *GPU) bool { return f.sels[g.Kind].typeMatches(g.Type, g.Mode) }
 
-func (f *fitter) typeDetail(g *GPU) string { return f.sels[g.Kind].typeDetail(g.Mode) }
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -865,7 +877,7 @@ func (f *fitter) fitFailure(n *Node, ci int, statuses []GPUStatus) (Code, string
 	var first []device.Failure
 	passed := 0
 	for gi := range n.GPUs {
-		if int(n.GPUs[gi].Kind) != r.Kind {
+		if !n.judges(r.Kind, gi) {
 			continue
 		}
 		res := statuses[gi].Result

@@ -57,7 +57,7 @@ func (p *podReading) anyRequest(c *corev1.Container, kinds []device.Kind, path s
 func containerRequestOf(name string, a device.Ask, k *device.Kind, kind int) ContainerRequest {
 	cr := ContainerRequest{Name: name, Count: a.Count, MemoryMiB: a.MemoryMiB, MemoryPercent: a.MemoryPercent,
 		MemoryDefaulted: a.MemoryDefaulted, Cores: a.Cores, CoresOfDevice: a.CoresOfDevice, Template: a.Template,
-		ByCores: a.ByCores, webhookCores: a.WebhookCores, coresUnit: k.CoresUnit, slots: a.Slots, profile: a.Profile, Kind: kind}
+		ByCores: a.ByCores, webhookCores: a.WebhookCores, deviceCores: a.DeviceCores, coresUnit: k.CoresUnit, slots: a.Slots, profile: a.Profile, Kind: kind}
 	if !mainKind(k) {
 		cr.Device, cr.Word = k.Name, k.Word
 	}

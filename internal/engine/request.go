@@ -62,6 +62,9 @@ type ContainerRequest struct {
 	// webhookCores are the cores above 100 a container of another family names, which HAMi's webhook counts
 	// against the quota as written (GenerateResourceRequests does not clamp them); 0 otherwise.
 	webhookCores int64
+	// deviceCores, when above 0, are every device's total cores for this container's cores gates in place of
+	// the registered ones (device.Ask.DeviceCores: Ascend's hami-core, 100).
+	deviceCores int64
 	// slots are the slots the container charges each of its devices for the pod's later containers, 0 for one
 	// (device.Ask.Slots); profile its request for one of a node's fixed slices (device.Ask.Profile), resolved
 	// per node by its type's resolve row. Both are unset for most types.

@@ -83,9 +83,9 @@ func mainKind(k *device.Kind) bool { return k.Register == codec.NodeRegisterAnno
 // familyCheck runs one of a family's rows on device gi of n for container r.
 func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerRequest, usedSlots int32, usedMem, usedCores, memNeed, coresNeed int64) (Check, bool) {
 	g := &n.GPUs[gi]
-	s := f.sels[g.Kind]
+	s := f.sels[r.Kind]
 	d := &f.dev
-	*d = device.Dev{Kind: &f.c.kinds[g.Kind], UUID: g.UUID, Type: g.Type, Index: g.Index, Slots: g.Slots,
+	*d = device.Dev{Kind: &f.c.kinds[r.Kind], UUID: g.UUID, Type: g.Type, Index: g.Index, Slots: g.Slots,
 		TotalMem: g.TotalMem, TotalCores: g.TotalCores, UsedSlots: usedSlots, UsedMem: usedMem, UsedCores: usedCores,
 		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos, RegQos: g.regQos(),
 		TakenByPod: f.extra[gi].slots > 0}
@@ -132,7 +132,7 @@ func (f *fitter) nodeRowCheck(n *Node, ci int) (*Check, string) {
 			continue
 		}
 		chk := &Check{Gate: row.Name, Code: Code(row.Code), Need: o.Need, Have: o.Have, Unit: o.Unit, Detail: o.Detail}
-		return chk, "1/" + itoa(n.DevicesOf(r.Kind)) + " " + row.Code
+		return chk, "1/" + itoa(n.devicesFor(r.Kind)) + " " + row.Code
 	}
 	for _, row := range f.c.rows[r.Kind].resolve {
 		if o := f.resolve(row, n, ci); o.Fail {

@@ -374,7 +374,7 @@ func (f *fitter) familyScore(n *Node) float64 {
 		}
 		var placed []int
 		for gi := range n.GPUs {
-			if int(n.GPUs[gi].Kind) == k && gi < len(f.extra) && f.extra[gi].slots > 0 {
+			if n.judges(k, gi) && gi < len(f.extra) && f.extra[gi].slots > 0 {
 				placed = append(placed, n.GPUs[gi].Index)
 			}
 		}

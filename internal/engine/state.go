@@ -87,6 +87,7 @@ type Node struct {
 	pos       int               // index in Cluster.nodeList
 	kindCount []int             // devices per Config.Kinds index
 	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
+	judged    [][]bool          // per Kind, the GPUs its requests are judged on when not its own (sees.go); nil mostly
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
 }
 
@@ -409,6 +410,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 		node.uuidIndex[node.GPUs[i].UUID] = i
 		node.kindCount[node.GPUs[i].Kind]++
 	}
+	node.judged = c.judgedBy(node)
 	for _, id := range codec.ParseCordon(annos[codec.NodeCordonAnnotation]) {
 		if g := node.GPUByUUID(id); g != nil {
 			g.Cordoned = c.rows[g.Kind].cordon // a type whose Fit ignores the annotation places on the device

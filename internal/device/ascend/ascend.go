@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
@@ -112,9 +113,16 @@ func KindOf(c Config) device.Kind {
 		MemoryCapacity:    c.MemoryCapacity,
 		BindExtra:         runtimeInfo,
 		ScoreNode:         scoreNode(w),
-		ExtraKeys:         []string{"huawei.com/" + w, "predicate-time"},
+		// HAMi judges a chip's request on every NPU whose type contains the chip's word (getNodeResources,
+		// pkg/scheduler/score.go:43-52; checkType, pkg/device/ascend/device.go:292-297, compares the request's
+		// type with the CommonWord only): Ascend910B4 sees Ascend910B4-1 NPUs, Ascend910B every 910B*.
+		Sees:      device.TypeContains(w),
+		ExtraKeys: []string{"huawei.com/" + w, "predicate-time"},
 	}
 	superPod := c.SuperPod && w == "Ascend910C"
+	if strings.HasPrefix(w, "Ascend910") && !superPod {
+		k.Topology = networkTopology(w) // 910C's modules decide first (computeBestCombination910C): Pair
+	}
 	read := device.Share{}
 	if superPod {
 		k.Pair = 2
@@ -123,12 +131,22 @@ func KindOf(c Config) device.Kind {
 	if len(templates) > 0 {
 		read.Unnamed, read.Round = allocatableMemory, roundToTemplate
 	}
-	k.ReadRequest = read.Read
+	k.ReadRequest = func(k *device.Kind, r *device.Reading) (device.Ask, bool) {
+		a, ok := read.Read(k, r)
+		if ok && r.Annos[VNPUModeAnnotation] == VNPUModeHamiCore {
+			a.DeviceCores = hamiCoreTotal
+		}
+		return a, ok
+	}
 	cfg := c
 	cfg.ResourceCoreName, cfg.ResourceMemoryName = k.Cores, k.Memory
 	k.Mutate = func(r *device.Request) string { return mutate(cfg, superPod, r) }
 	return k
 }
+
+// hamiCoreTotal is every NPU's total cores for a hami-core pod's cores gates: HAMi's Fit compares -core with
+// 100, not with the NPU's AI cores (effectiveTotalCore, pkg/device/ascend/device.go:539-560 at v2.10.0).
+const hamiCoreTotal = 100
 
 // moduleCount is the count a 910C SuperPod container asks for: HAMi's webhook rounds one device up to a
 // whole module (Pair); any other count but a multiple of Pair is mutate's refusal.

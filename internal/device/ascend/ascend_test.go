@@ -156,3 +156,31 @@ func TestAscendVNPUCore(t *testing.T) {
 			Reason: "1/4 ModeNotFit"},
 	})
 }
+
+// In hami-core mode HAMi's Ascend Fit compares the -core request with 100, not with the NPU's AI cores, in its
+// cores, exclusive and compute checks (effectiveTotalCore, pkg/device/ascend/device.go:539-560 at v2.10.0). The
+// hamioracle's `-family ascend910c -n 500 -seed 1`, seed 274: 50 cores on NPUs of 20 AI cores.
+func TestAscendHamiCoreCores(t *testing.T) {
+	const w = "Ascend910B3"
+	hamiCore := map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore}
+	node := ft.Node("n1", map[string]string{"hami.io/node-register-" + w: npus(1, w, -1), ascend.NodeVNPUCoreAnnotation: "true"}, nil)
+	ask := func(cores string) map[string]string {
+		return map[string]string{"huawei.com/" + w: "1", "huawei.com/" + w + "-memory": "1000", "huawei.com/" + w + "-core": cores}
+	}
+	held := func(cores string) *corev1.Pod {
+		annos := map[string]string{ascend.VNPUModeAnnotation: ascend.VNPUModeHamiCore} // Counted writes into it
+		return ft.Counted(ft.Pod("held", annos, ask(cores)), "n1", "hami.io/"+w+"-devices-allocated", "npu-0,"+w+",1000,"+cores+":;")
+	}
+	// Counted pods hold at most the NPU's registered 20 cores here: the engine refuses a counted use above what a
+	// device registers (docs/compatibility.md, "Placement values no GPU has are refused, not added").
+	ft.Run(t, ft.Kinds(t, ascend.Family{}), []ft.Case{
+		{Name: "50 cores of an NPU of 20 AI cores", Node: node, Pod: ft.Pod("p", hamiCore, ask("50")), Want: [][]string{{"npu-0"}},
+			Annotations: map[string]string{"hami.io/" + w + "-devices-allocated": "npu-0," + w + ",1000,50:;"}},
+		{Name: "20 held are not every core: a 0-core pod fits", Node: node, Counted: []*corev1.Pod{held("20")}, Pod: ft.Pod("p", hamiCore, ask("0")),
+			Want: [][]string{{"npu-0"}}},
+		{Name: "100 cores: the NPU must be unused", Node: node, Counted: []*corev1.Pod{held("0")}, Pod: ft.Pod("p", hamiCore, ask("100")),
+			Reason: "1/1 ExclusiveDeviceAllocateConflict"},
+		{Name: "15 of 100 held, 90 more do not fit", Node: node, Counted: []*corev1.Pod{held("15")}, Pod: ft.Pod("p", hamiCore, ask("90")),
+			Reason: "1/1 CardInsufficientCore"},
+	})
+}

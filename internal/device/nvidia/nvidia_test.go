@@ -87,6 +87,35 @@ func TestNVIDIAMIG(t *testing.T) {
 	})
 }
 
+// HAMi charges a MIG instance's profile to the GPU once a container has it (AddResourceUsage,
+// pkg/device/nvidia/device.go:645-663 at v2.10.0): memory and cores are the profile's, not the request's, for
+// the pod's later containers and in the device list. The hamioracle's `-family nvidia-mig -n 200 -seed 1`, seed
+// 163: two instances at 50 cores each left 56 of 100 cores charged (two 2g.10gb), not 100.
+func TestNVIDIAMIGChargesProfileCores(t *testing.T) {
+	node := ft.Node("n1", map[string]string{codec.NodeRegisterAnnotation: ft.Register(a100("gpu-0", 0)), codec.NodeHandshakeAnnotation: "Reported_2023-11-14 22:13:20"},
+		map[string]string{"nvidia.com/gpu": "7"})
+	ask := func(count, mem, cores string) map[string]string {
+		m := map[string]string{"nvidia.com/gpu": count, "nvidia.com/gpumem": mem}
+		if cores != "" {
+			m["nvidia.com/gpucores"] = cores
+		}
+		return m
+	}
+	ft.Run(t, []device.Kind{}, []ft.Case{
+		{Name: "seed 163: two instances at 50 cores charge 2 x 28, a later 0-core container fits", Node: node,
+			Pod:         ft.Pod("p", nil, ask("2", "9000", "50"), ask("1", "3000", "")),
+			Want:        [][]string{{"gpu-0", "gpu-0"}, {"gpu-0"}},
+			Annotations: map[string]string{codec.PodAllocatedAnnotation: "gpu-0,NVIDIA,9856,28:gpu-0,NVIDIA,9856,28:;gpu-0,NVIDIA,4864,14:;"}},
+		{Name: "a whole-GPU request charges the profile's cores", Node: node,
+			Pod:         ft.Pod("p", nil, ask("1", "4000", "100"), ask("1", "4000", "")),
+			Want:        [][]string{{"gpu-0"}, {"gpu-0"}},
+			Annotations: map[string]string{codec.PodAllocatedAnnotation: "gpu-0,NVIDIA,4864,14:;gpu-0,NVIDIA,4864,14:;"}},
+		{Name: "the profiles' cores add up: 98 charged leaves 2 for 50", Node: node,
+			Pod:    ft.Pod("p", nil, ask("1", "40000", ""), ask("1", "500", "50")),
+			Reason: "1/1 CardInsufficientCore"},
+	})
+}
+
 // TestReadRegister: NVIDIA's register reader keeps each GPU's mode and the annotation's layout (which the
 // engine checks against --hami-version), and says why a node without it is unregistered.
 func TestReadRegister(t *testing.T) {

@@ -19,7 +19,6 @@ ROUNDS=${ROUNDS:-6}
 CPU=${CPU:-1}
 source hack/bench-sets.sh
 log() { printf '[bench-carry %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-binname() { local p=${1#./}; echo "${p//\//_}.test"; }
 
 pack() {
 	local archive=$1; shift

@@ -62,8 +62,6 @@ for row in "${SET_TABLE[@]}"; do
 done
 ((${#selected[@]})) || { echo "bench-compare: SETS=$SETS matches no set" >&2; exit 2; }
 
-# test binary name of a package: ./internal/engine -> internal_engine
-binname() { local p=${1#./}; echo "${p//\//_}.test"; }
 
 build_pkg() { # side dir pkg
 	local side=$1 dir=$2 pkg=$3

@@ -38,3 +38,6 @@ overlay_bench_files() {
 		fi
 	done
 }
+
+# binname PKG: the test binary's name for a package, ./internal/engine -> internal_engine.test
+binname() { local p=${1#./}; echo "${p//\//_}.test"; }

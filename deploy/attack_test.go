@@ -179,6 +179,8 @@ func refusesForgery(t *testing.T, env *testenv.Env) {
 	}
 	must("the extender binds with every placement key of every device family", bindPlaced(ext, "team", "every-key", "gpu-00", every))
 	must("the extender takes gpu-00's lock", patchNode(ext, "gpu-00", `{"metadata":{"annotations":{"hami.io/mutex.lock":"2026-11-26T22:00:00Z,team,alice-gpu"}}}`))
+	must("the extender stamps gpu-00's handshake, as HAMi's registration pass does",
+		patchNode(ext, "gpu-00", `{"metadata":{"annotations":{"hami.io/node-handshake":"Requesting_2026-11-26 22:00:00"}}}`))
 	must("gpu-00's agent registers gpu-00", patchNode(agent00, "gpu-00", `{"metadata":{"annotations":{"hami.io/node-nvidia-register":"[]"}}}`))
 	must("gpu-00's agent releases gpu-00's lock", patchNode(agent00, "gpu-00", `{"metadata":{"annotations":{"hami.io/mutex.lock":null}}}`))
 	must("gpu-00's agent consumes alice's allocation and sets the bind phase",

@@ -322,6 +322,19 @@ func deployedSchedulesGPUPod(t *testing.T, pki testPKI) {
 		t.Errorf("node lock = %q, want it held for team-a/fits (nodes patch by the extender)", lock)
 	}
 
+	// HAMi's registration pass stamps every node's handshake (its 60 s device-plugin grace starts there); the
+	// shipped serve-extender does the same every 15 s, through the deployed RBAC and node policies.
+	waitFor(t, 45*time.Second, "gpu-2's hami.io/node-handshake stamped by serve-extender", func() error {
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, "gpu-2", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if hs := n.Annotations["hami.io/node-handshake"]; !strings.HasPrefix(hs, "Requesting_") {
+			return fmt.Errorf("handshake %q", hs)
+		}
+		return nil
+	})
+
 	waitFor(t, 60*time.Second, "FilteringFailed event for team-a/too-big", func() error {
 		evs, err := env.Client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{
 			FieldSelector: fields.Set{"involvedObject.name": tooBig.Name, "reason": "FilteringFailed"}.String()})

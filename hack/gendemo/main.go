@@ -192,7 +192,10 @@ func generate(w io.Writer) error {
 		}
 	}
 	l4Node := node("gpu-l4-01", devices("gpu-l4-01", l4, 2, 10), map[string]string{"gpu.vendor/model": "L4"})
-	l4Node.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("0") // device plugin restarting
+	// The device plugin is not serving, and HAMi's scheduler stamped the node a day ago: past its 60 s
+	// handshake grace in every time zone, so HAMi drops the node (a node never stamped would be judged).
+	l4Node.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("0")
+	l4Node.Annotations[codec.NodeHandshakeAnnotation] = codec.FormatHandshakeRequesting(created.Add(-24 * time.Hour))
 	t4Legacy := node("gpu-t4-03", nil, map[string]string{"gpu.vendor/model": "T4"},
 		codec.NodeRegisterAnnotation, codec.FormatNodeRegisterLegacy(devices("gpu-t4-03", t4, 4, 4)))
 	t4Legacy.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("16")

@@ -169,6 +169,9 @@ func (o *ServeExtenderOptions) Run(ctx context.Context) error {
 	}
 	// Placements and node locks left by a crashed or abandoned bind are taken back within seconds.
 	go srv.RunJanitor(ctx, time.Second)
+	// HAMi's registration pass stamps every node's handshake; the 60 s grace of a node whose device plugin does
+	// not serve starts there.
+	go srv.RunHandshakeStamper(ctx, extender.HandshakeStampInterval)
 	// Pods that fit nowhere only for want of GPUs, which kube-scheduler's own preemption never helps.
 	go srv.RunPreemptor(ctx)
 	dyn, err := dynamic.NewForConfig(rc)

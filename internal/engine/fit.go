@@ -3,7 +3,6 @@ package engine
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
@@ -387,30 +386,40 @@ func (f *fitter) nodeGate(n *Node, now nowFunc) *Check {
 	// The allocatable count is that of the type with the devices-ready gate (NVIDIA's); a pod that asks for
 	// other types only is not held by it.
 	if n.AllocatableGPUs <= 0 && f.wantsReady && (n.DevicesOf(f.c.readyKind) > 0 || len(n.GPUs) == 0) {
-		grace := false
-		if n.Handshake.State == "Requesting" && !n.Handshake.Time.IsZero() && now != nil {
-			if t := now(); t > 0 && t-n.Handshake.Time.Unix() < int64(f.c.cfg.HandshakeGrace.Seconds()) {
-				grace = true
-			}
-		}
-		if !grace {
-			detail := "allocatable " + f.c.cfg.ResourceCountName + " is 0: the device plugin is not serving GPUs"
-			// HAMi does not read the allocatable count: a node with no handshake (or an old Reported one) gets
-			// Requesting_<now> at its next registration pass and keeps its GPUs for the grace after it
-			// (pkg/device/devices.go), so HAMi places pods here for a while yet.
-			if st := n.Handshake.State; (st == "" || st == codec.HandshakeReported) && now != nil {
-				if t := now(); t > 0 {
-					until := time.Unix(t+int64(f.c.cfg.HandshakeGrace.Seconds()), 0).UTC().Format(time.RFC3339)
-					detail += "; HAMi still places pods here until " + until + " (its handshake grace)"
-				}
-			}
-			return &Check{Gate: "devices-ready", Code: NodeDevicesNotReady, Have: max(n.AllocatableGPUs, 0), Unit: "GPUs", Detail: detail}
+		if chk := f.handshakeGate(n, now); chk != nil {
+			return chk
 		}
 	}
 	if chk, _ := f.card.gate(n, f.cardModels); chk != nil {
 		return chk
 	}
 	return nil
+}
+
+// handshakeGate is HAMi v2.10.0's CheckHealth for a node whose allocatable count is 0 (pkg/device/devices.go:
+// 576-613, pkg/device/nvidia/device.go:234-257): its registration pass drops the node only when the
+// handshake holds a Requesting_ stamp older than the grace. Any other handshake (none, Reported, Deleted_, a
+// stamp that does not parse) gets Requesting_<now> at that pass and the node keeps its GPUs for the grace, so
+// HAMi judges them. Without an evaluation time a stamp cannot be judged, and the node is not ready.
+func (f *fitter) handshakeGate(n *Node, now nowFunc) *Check {
+	if n.Handshake.State != codec.HandshakeRequesting {
+		return nil
+	}
+	grace := int64(f.c.cfg.HandshakeGrace.Seconds())
+	stamp := n.Handshake.Time.Unix()
+	detail := "allocatable " + f.c.cfg.ResourceCountName + " is 0: the device plugin is not serving GPUs"
+	if now != nil {
+		t := now()
+		if t > 0 && t-stamp < grace {
+			return nil
+		}
+		if t > 0 {
+			// The stamp is said as written (the scheduler's local time), so the text reads the same in any zone.
+			detail += ", and the scheduler's handshake " + codec.FormatHandshakeRequesting(n.Handshake.Time) +
+				" is " + strconv.FormatInt(grace, 10) + " s old or more (HAMi's grace), so HAMi drops the node"
+		}
+	}
+	return &Check{Gate: "devices-ready", Code: NodeDevicesNotReady, Have: max(n.AllocatableGPUs, 0), Unit: "GPUs", Detail: detail}
 }
 
 // countGate is NodeInsufficientDevice for one container. HAMi checks the count inside its walk over the

@@ -92,7 +92,7 @@ var engineGates = []Gate{
 		Meaning: "the node registers devices: `hami.io/node-nvidia-register`, or another family's register annotation or capacity, is present and readable", Numbers: "the parse error, naming the key and position",
 		Hint: "run HAMi's device plugin (or kubectl hami agent) on the node", say: sayUnregistered},
 	{Number: "n2", Name: "devices-ready", Code: NodeDevicesNotReady, Level: LevelNode, Unresolvable: true,
-		Meaning: "allocatable `nvidia.com/gpu` > 0, or within 60 s of the scheduler's first `Requesting_` handshake; with no handshake yet the detail adds \"HAMi still places pods here until <now + 60 s>\"", Numbers: "allocatable count",
+		Meaning: "allocatable `nvidia.com/gpu` > 0, or a handshake HAMi's registration pass keeps: a `Requesting_` stamp younger than 60 s, or none, `Reported` or `Deleted_` (HAMi stamps `Requesting_<now>` then); only a stamp 60 s old fails", Numbers: "allocatable count, and when HAMi's grace ended",
 		Hint: "check the device plugin pod on the node", say: sayDevicesNotReady},
 	{Number: "n3", Name: "device-count", Code: NodeInsufficientDevice, Level: LevelNode, Unresolvable: true,
 		Meaning: "the node has at least as many GPUs as the container being fitted asks for", Numbers: "GPUs asked, GPUs on the node",

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -38,8 +39,8 @@ func TestGates(t *testing.T) {
 					t.Errorf("detail %q does not name the annotation", ns.Check.Detail)
 				}
 			}},
-		{name: "device plugin not serving", node: func() *corev1.Node {
-			n := mkNode("n1", gpus("n1", 2, 16384))
+		{name: "device plugin not serving past HAMi's handshake grace", node: func() *corev1.Node {
+			n := mkNode("n1", gpus("n1", 2, 16384), codec.NodeHandshakeAnnotation, codec.FormatHandshakeRequesting(time.Unix(1700000000, 0)))
 			n.Status.Allocatable = nil
 			return n
 		}(), pod: mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), wantCode: NodeDevicesNotReady, wantReason: "NodeDevicesNotReady"},

@@ -122,33 +122,57 @@ func TestHAMiOrderExamples(t *testing.T) {
 	})
 }
 
-// TestRegistrationGraceWording checks that a node without a handshake and with no allocatable GPU is not
-// ready for kubectl-hami and says until when HAMi still places pods there.
-func TestRegistrationGraceWording(t *testing.T) {
-	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
-	node := mkNode("n1", gpus("n1", 1, 16384))
-	node.Status.Allocatable["nvidia.com/gpu"] = *resource.NewQuantity(0, resource.DecimalSI)
+// TestHandshakeAsHAMiRegisters checks a node whose allocatable GPU count is 0 against HAMi v2.10.0's
+// registration pass (CheckHealth, pkg/device/devices.go:576-613, pkg/device/nvidia/device.go:234-257): only a
+// Requesting_ stamp at least 60 s old drops the node; any other handshake is stamped Requesting_<now> and the
+// node keeps its GPUs, so HAMi judges them.
+func TestHandshakeAsHAMiRegisters(t *testing.T) {
+	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.Local)
+	stamp := func(d time.Duration) string { return codec.FormatHandshakeRequesting(now.Add(-d)) }
 	cases := []struct {
-		name, handshake, want string
+		name, handshake string
+		alloc           int64
+		clock           bool
+		ready           bool
+		detail          string // part of the NodeDevicesNotReady detail
 	}{
-		{"no handshake", "", "HAMi still places pods here until 2026-11-24T03:01:00Z"},
-		{"old Reported handshake", "Reported 2026-11-24 02:00:00", "HAMi still places pods here until 2026-11-24T03:01:00Z"},
-		{"Deleted handshake", "Deleted_2026-11-24 02:00:00", ""},
+		{name: "no handshake: HAMi stamps it now", clock: true, ready: true},
+		{name: "old Reported handshake", handshake: "Reported 2026-11-24 02:00:00", clock: true, ready: true},
+		{name: "Deleted handshake", handshake: "Deleted_2026-11-24 02:00:00", clock: true, ready: true},
+		{name: "Requesting without a readable time", handshake: "Requesting_yesterday", clock: true, ready: true},
+		{name: "Requesting 30 s ago", handshake: stamp(30 * time.Second), clock: true, ready: true},
+		{name: "Requesting 59 s ago", handshake: stamp(59 * time.Second), clock: true, ready: true},
+		{name: "Requesting 60 s ago", handshake: stamp(60 * time.Second), clock: true,
+			detail: "handshake " + stamp(60*time.Second) + " is 60 s old or more (HAMi's grace)"},
+		{name: "Requesting an hour ago", handshake: stamp(time.Hour), clock: true, detail: "so HAMi drops the node"},
+		{name: "Requesting, no evaluation time", handshake: stamp(30 * time.Second), detail: "the device plugin is not serving GPUs"},
+		{name: "an old stamp with GPUs allocatable", handshake: stamp(time.Hour), alloc: 1, clock: true, ready: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			n := node.DeepCopy()
+			n := mkNode("n1", gpus("n1", 1, 16384))
+			n.Status.Allocatable["nvidia.com/gpu"] = *resource.NewQuantity(tc.alloc, resource.DecimalSI)
 			if tc.handshake != "" {
 				n.Annotations[codec.NodeHandshakeAnnotation] = tc.handshake
 			}
 			c := newTestCluster([]*corev1.Node{n}, nil)
-			v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), EvalOptions{Now: now})
-			ns := v.NodeStatus("n1")
-			if ns.Code != NodeDevicesNotReady || ns.Check == nil {
-				t.Fatalf("code %s, want NodeDevicesNotReady", ns.Code)
+			opts := EvalOptions{}
+			if tc.clock {
+				opts.Now = now
 			}
-			if has := strings.Contains(ns.Check.Detail, "HAMi still places pods here"); has != (tc.want != "") || !strings.Contains(ns.Check.Detail, tc.want) {
-				t.Errorf("detail %q, want %q", ns.Check.Detail, tc.want)
+			v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("a").GPUs(1).GPUMem(1000).GPUCores(0).Obj()), opts)
+			ns := v.NodeStatus("n1")
+			if tc.ready {
+				if !v.Fits || ns.Code != "" {
+					t.Fatalf("fits %v, code %s (%s): HAMi judges this node's GPUs", v.Fits, ns.Code, v.Summary)
+				}
+				return
+			}
+			if v.Fits || ns.Code != NodeDevicesNotReady || ns.Check == nil {
+				t.Fatalf("fits %v, code %s, want NodeDevicesNotReady", v.Fits, ns.Code)
+			}
+			if !strings.Contains(ns.Check.Detail, tc.detail) {
+				t.Errorf("detail %q, want it to say %q", ns.Check.Detail, tc.detail)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/extender"
 )
@@ -28,6 +30,8 @@ func xtFilterCluster() []runtime.Object {
 	mixed[0].Health = false
 	notReady := xtNode("n-notready", xtGPUs("n-notready", 2, 16384, 10))
 	notReady.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("0")
+	// Past HAMi's handshake grace: without a stamp HAMi would stamp the node and still judge its GPUs.
+	notReady.Annotations[codec.NodeHandshakeAnnotation] = codec.FormatHandshakeRequesting(newXTClock().Now().Add(-time.Hour))
 	return []runtime.Object{
 		xtNode("n-fit", xtGPUs("n-fit", 2, 16384, 10)),
 		xtNode("n-fit2", xtGPUs("n-fit2", 1, 16384, 10)),

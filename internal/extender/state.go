@@ -31,7 +31,10 @@ type State struct {
 	// lockFree holds the nodes whose agent serves the device plugin and finds the pod it allocates without
 	// hami.io/mutex.lock (codec.NodeAllocatorAnnotation).
 	lockFree map[string]bool
-	longest  int
+	// unstamped holds the nodes with NVIDIA GPUs registered whose hami.io/node-handshake lacks the scheduler's
+	// Requesting_ stamp (handshake.go).
+	unstamped map[string]bool
+	longest   int
 	// nominated holds, per node, the pending pods nominated to it (preempt_hold.go).
 	nominated map[string]map[string]*corev1.Pod
 	// provisional holds, per pod, the nodes the preempt verb answered, until the informer shows its nomination.
@@ -52,7 +55,7 @@ const assumeTTL = 2 * time.Minute
 // NewState returns an empty state with the engine configuration.
 func NewState(cfg engine.Config) *State {
 	return &State{cluster: engine.NewCluster(cfg), assumed: map[string]assumption{}, objects: map[string]*corev1.Pod{}, locks: map[string]string{},
-		lockFree: map[string]bool{}, classes: map[string]*schedulingv1.PriorityClass{}, pdbs: map[string]*policyv1.PodDisruptionBudget{}}
+		lockFree: map[string]bool{}, unstamped: map[string]bool{}, classes: map[string]*schedulingv1.PriorityClass{}, pdbs: map[string]*policyv1.PodDisruptionBudget{}}
 }
 
 // Read runs f with the cluster under a read lock.
@@ -84,6 +87,11 @@ func (s *State) SetNode(n *corev1.Node) {
 	} else {
 		delete(s.lockFree, n.Name)
 	}
+	if needsStamp(n) {
+		s.unstamped[n.Name] = true
+	} else {
+		delete(s.unstamped, n.Name)
+	}
 	s.longest = max(s.longest, len(n.Name))
 }
 
@@ -94,6 +102,7 @@ func (s *State) RemoveNode(name string) {
 	s.cluster.RemoveNode(name)
 	delete(s.locks, name)
 	delete(s.lockFree, name)
+	delete(s.unstamped, name)
 }
 
 // LockFree reports whether the node's agent registered as the device plugin that needs no node lock

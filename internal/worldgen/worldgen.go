@@ -162,7 +162,10 @@ func (g *gen) node(i int) {
 		n.Annotations[codec.NodeRegisterAnnotation] = reg
 		alloc["nvidia.com/gpu"] = qty(int64(count) * int64(gn.gpus[0].Count))
 		if g.chance(0.1) {
-			alloc["nvidia.com/gpu"] = qty(0) // the device plugin is not serving
+			// The device plugin is not serving, past HAMi's handshake grace (a day-old stamp reads as old in every
+			// time zone); a node never stamped would still be judged by HAMi.
+			alloc["nvidia.com/gpu"] = qty(0)
+			n.Annotations[codec.NodeHandshakeAnnotation] = codec.FormatHandshakeRequesting(Epoch.Add(-24 * time.Hour))
 		}
 		if g.chance(0.15) {
 			n.Annotations[codec.NodeCordonAnnotation] = codec.FormatCordon([]string{gn.gpus[g.r.IntN(count)].ID})

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"testing"
+	"time"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
@@ -26,6 +27,9 @@ func TestNVIDIARows(t *testing.T) {
 		codec.DeviceInfo{ID: "gpu-1", Index: 1, Count: 10, Devmem: 24576, Devcore: 100, Type: "NVIDIA-A10", Numa: 1, Health: true})
 	annos := map[string]string{codec.NodeRegisterAnnotation: reg, codec.NodeHandshakeAnnotation: "Reported_2023-11-14 22:13:20"}
 	node := ft.Node("n1", annos, map[string]string{"nvidia.com/gpu": "20"})
+	stamped := func(at time.Time) map[string]string {
+		return map[string]string{codec.NodeRegisterAnnotation: reg, codec.NodeHandshakeAnnotation: codec.FormatHandshakeRequesting(at)}
+	}
 	ask := func(count, mem string) map[string]string {
 		return map[string]string{"nvidia.com/gpu": count, "nvidia.com/gpumem": mem}
 	}
@@ -37,8 +41,14 @@ func TestNVIDIARows(t *testing.T) {
 			Want: nil, Reason: "2/2 CardTypeMismatch"},
 		{Name: "the quota row", Node: node, Quota: map[string]string{"limits.nvidia.com/gpumem": "1500"}, Pod: ft.Pod("p", nil, ask("2", "1000")),
 			Want: nil, Reason: "1/2 AllocatedCardsInsufficientRequest, 1/2 ResourceQuotaNotFit"},
-		{Name: "devices-ready: allocatable 0", Node: ft.Node("n1", annos, map[string]string{"nvidia.com/gpu": "0"}), Pod: ft.Pod("p", nil, ask("1", "1000")),
-			Want: nil, Reason: "NodeDevicesNotReady"},
+		// HAMi's registration pass keeps a node whose allocatable count is 0 unless its Requesting_ stamp is past
+		// the 60 s grace (pkg/device/devices.go:576-613): a Reported handshake is stamped and judged.
+		{Name: "devices-ready: allocatable 0, Reported handshake", Node: ft.Node("n1", annos, map[string]string{"nvidia.com/gpu": "0"}),
+			Pod: ft.Pod("p", nil, ask("1", "1000")), Want: [][]string{{"gpu-1"}}},
+		{Name: "devices-ready: allocatable 0, stamp past the grace", Node: ft.Node("n1", stamped(ft.TestTime.Add(-time.Minute)), map[string]string{"nvidia.com/gpu": "0"}),
+			Pod: ft.Pod("p", nil, ask("1", "1000")), Want: nil, Reason: "NodeDevicesNotReady"},
+		{Name: "devices-ready: allocatable 0, stamp within the grace", Node: ft.Node("n1", stamped(ft.TestTime.Add(-59*time.Second)), map[string]string{"nvidia.com/gpu": "0"}),
+			Pod: ft.Pod("p", nil, ask("1", "1000")), Want: [][]string{{"gpu-1"}}},
 	})
 }
 

@@ -86,10 +86,12 @@ type kubeWorld struct {
 	where map[string]kubePod        // namespace/name -> where the pod is counted
 }
 
-// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it.
+// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: its node, the node's usage it is
+// counted in (so removing it needs no lookup), and its requests.
 type kubePod struct {
 	node     string
-	requests corev1.ResourceList
+	usage    *kubefit.Usage
+	requests kubefit.Amounts
 }
 
 func (c *Cluster) trackKubeNode(n *corev1.Node) {
@@ -104,9 +106,12 @@ func (c *Cluster) trackKubeNode(n *corev1.Node) {
 }
 
 // requick refreshes the node's Quick after its bound pods changed.
-func (c *Cluster) requick(name string) {
+func (c *Cluster) requick(name string) { c.requickWith(name, c.kube.usage[name]) }
+
+// requickWith is requick with the node's usage known (nil: none).
+func (c *Cluster) requickWith(name string, u *kubefit.Usage) {
 	if node, kn := c.nodes[name], c.kube.nodes[name]; node != nil && kn != nil {
-		node.kq = kn.Quick(c.kube.usage[name])
+		node.kq = kn.Quick(u)
 	}
 }
 
@@ -129,10 +134,10 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod) {
 		u = &kubefit.Usage{}
 		c.kube.usage[pod.Spec.NodeName] = u
 	}
-	kp := kubePod{node: pod.Spec.NodeName, requests: kubefit.Requests(pod)}
+	kp := kubePod{node: pod.Spec.NodeName, usage: u, requests: kubefit.ReadRequests(pod)}
 	u.Add(kp.requests, +1)
 	c.kube.where[key] = kp
-	c.requick(kp.node)
+	c.requickWith(kp.node, u)
 }
 
 func (c *Cluster) untrackKubePod(key string) {
@@ -141,13 +146,14 @@ func (c *Cluster) untrackKubePod(key string) {
 		return
 	}
 	delete(c.kube.where, key)
-	if u := c.kube.usage[kp.node]; u != nil {
-		u.Add(kp.requests, -1)
-		if u.Pods <= 0 {
-			delete(c.kube.usage, kp.node)
-		}
+	// The usage a pod was counted in stays in kube.usage while it counts any pod.
+	u := kp.usage
+	u.Add(kp.requests, -1)
+	if u.Pods <= 0 {
+		delete(c.kube.usage, kp.node)
+		u = nil
 	}
-	c.requick(kp.node)
+	c.requickWith(kp.node, u)
 }
 
 // KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
@@ -207,7 +213,7 @@ func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
 		cp.Add(g.self.requests, -1)
 	}
 	for i := 0; i < g.copies[node]; i++ {
-		cp.Add(g.pod.Requests(), +1)
+		cp.Add(g.pod.Amounts(), +1)
 	}
 	return &cp
 }

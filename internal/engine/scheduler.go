@@ -101,6 +101,7 @@ func (c *Cluster) trackKubeNode(n *corev1.Node) {
 	kn := kubefit.NewNode(n)
 	c.kube.nodes[n.Name] = kn
 	if node := c.nodes[n.Name]; node != nil {
+		node.kn = kn
 		node.kq = kn.Quick(c.kube.usage[n.Name])
 	}
 }
@@ -110,19 +111,19 @@ func (c *Cluster) requick(name string) { c.requickWith(name, c.kube.usage[name])
 
 // requickWith is requick with the node's usage known (nil: none).
 func (c *Cluster) requickWith(name string, u *kubefit.Usage) {
-	if node, kn := c.nodes[name], c.kube.nodes[name]; node != nil && kn != nil {
-		node.kq = kn.Quick(u)
+	if node := c.nodes[name]; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(u)
 	}
 }
 
 func (c *Cluster) untrackKubeNode(name string) { delete(c.kube.nodes, name) }
 
-func (c *Cluster) trackKubePod(pod *corev1.Pod) {
+// trackKubePod counts a bound pod's requests on its node; key is its namespace/name, which counts nothing yet
+// (SetPod removed it first).
+func (c *Cluster) trackKubePod(pod *corev1.Pod, key string) {
 	if c.cfg.SchedulerName == "" {
 		return
 	}
-	key := pod.Namespace + "/" + pod.Name
-	c.untrackKubePod(key)
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return
 	}

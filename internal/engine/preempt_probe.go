@@ -109,7 +109,7 @@ func (p *Probe) apply(n *Node, gone []Held, sign int) {
 		}
 		if h.inKube {
 			if u == nil {
-				u = c.kube.usage[n.Name]
+				u = c.usageOf(n.Name)
 			}
 			if u != nil {
 				u.Add(h.kube, sign)

@@ -82,16 +82,31 @@ func hamiOnlyResources(pod *corev1.Pod, cfg Config) []string {
 // CLI and the terminal UI), what the pods bound to each node request.
 type kubeWorld struct {
 	nodes map[string]*kubefit.Node
-	usage map[string]*kubefit.Usage // node -> its bound pods' count and requests
-	where map[string]kubePod        // namespace/name -> where the pod is counted
+	usage map[string]*kubeUse // node -> its bound pods' count and requests
+	where map[string]kubePod  // namespace/name -> where the pod is counted
+}
+
+// kubeUse is a node's bound pods as kube-scheduler counts them, beside the engine's node (nil while the node
+// is not known), so that a pod's change refreshes the node's Quick with one lookup.
+type kubeUse struct {
+	kubefit.Usage
+	node *Node
 }
 
 // kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: its node, the node's usage it is
 // counted in (so removing it needs no lookup), and its requests.
 type kubePod struct {
 	node     string
-	usage    *kubefit.Usage
+	usage    *kubeUse
 	requests kubefit.Amounts
+}
+
+// usageOf is the node's kube usage, nil when no counted pod is bound to it.
+func (c *Cluster) usageOf(name string) *kubefit.Usage {
+	if ku := c.kube.usage[name]; ku != nil {
+		return &ku.Usage
+	}
+	return nil
 }
 
 func (c *Cluster) trackKubeNode(n *corev1.Node) {
@@ -100,23 +115,38 @@ func (c *Cluster) trackKubeNode(n *corev1.Node) {
 	}
 	kn := kubefit.NewNode(n)
 	c.kube.nodes[n.Name] = kn
-	if node := c.nodes[n.Name]; node != nil {
+	node := c.nodes[n.Name]
+	if ku := c.kube.usage[n.Name]; ku != nil {
+		ku.node = node
+	}
+	if node != nil {
 		node.kn = kn
-		node.kq = kn.Quick(c.kube.usage[n.Name])
+		node.kq = kn.Quick(c.usageOf(n.Name))
 	}
 }
 
 // requick refreshes the node's Quick after its bound pods changed.
-func (c *Cluster) requick(name string) { c.requickWith(name, c.kube.usage[name]) }
-
-// requickWith is requick with the node's usage known (nil: none).
-func (c *Cluster) requickWith(name string, u *kubefit.Usage) {
-	if node := c.nodes[name]; node != nil && node.kn != nil {
-		node.kq = node.kn.Quick(u)
+func (c *Cluster) requick(name string) {
+	if ku := c.kube.usage[name]; ku != nil {
+		ku.requick()
+	} else if node := c.nodes[name]; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(nil)
 	}
 }
 
-func (c *Cluster) untrackKubeNode(name string) { delete(c.kube.nodes, name) }
+// requick refreshes the Quick of the node the usage is counted on.
+func (ku *kubeUse) requick() {
+	if node := ku.node; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(&ku.Usage)
+	}
+}
+
+func (c *Cluster) untrackKubeNode(name string) {
+	delete(c.kube.nodes, name)
+	if ku := c.kube.usage[name]; ku != nil {
+		ku.node = nil
+	}
+}
 
 // trackKubePod counts a bound pod's requests on its node; key is its namespace/name, which counts nothing yet
 // (SetPod removed it first).
@@ -128,17 +158,17 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod, key string) {
 		return
 	}
 	if c.kube.usage == nil {
-		c.kube.usage, c.kube.where = map[string]*kubefit.Usage{}, map[string]kubePod{}
+		c.kube.usage, c.kube.where = map[string]*kubeUse{}, map[string]kubePod{}
 	}
-	u := c.kube.usage[pod.Spec.NodeName]
-	if u == nil {
-		u = &kubefit.Usage{}
-		c.kube.usage[pod.Spec.NodeName] = u
+	ku := c.kube.usage[pod.Spec.NodeName]
+	if ku == nil {
+		ku = &kubeUse{node: c.nodes[pod.Spec.NodeName]}
+		c.kube.usage[pod.Spec.NodeName] = ku
 	}
-	kp := kubePod{node: pod.Spec.NodeName, usage: u, requests: kubefit.ReadRequests(pod)}
-	u.Add(kp.requests, +1)
+	kp := kubePod{node: pod.Spec.NodeName, usage: ku, requests: kubefit.ReadRequests(pod)}
+	ku.Add(kp.requests, +1)
 	c.kube.where[key] = kp
-	c.requickWith(kp.node, u)
+	ku.requick()
 }
 
 func (c *Cluster) untrackKubePod(key string) {
@@ -148,13 +178,16 @@ func (c *Cluster) untrackKubePod(key string) {
 	}
 	delete(c.kube.where, key)
 	// The usage a pod was counted in stays in kube.usage while it counts any pod.
-	u := kp.usage
-	u.Add(kp.requests, -1)
-	if u.Pods <= 0 {
-		delete(c.kube.usage, kp.node)
-		u = nil
+	ku := kp.usage
+	ku.Add(kp.requests, -1)
+	if ku.Pods > 0 {
+		ku.requick()
+		return
 	}
-	c.requickWith(kp.node, u)
+	delete(c.kube.usage, kp.node)
+	if node := ku.node; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(nil)
+	}
 }
 
 // KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
@@ -202,7 +235,7 @@ func (c *Cluster) kubeGateFor(pod *corev1.Pod, scope KubeScope) *kubeGate {
 
 // kubeUsage is the node's bound pods as the evaluated pod sees them.
 func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
-	u := c.kube.usage[node]
+	u := c.usageOf(node)
 	if u == nil {
 		u = &kubefit.Usage{}
 	}

@@ -82,11 +82,12 @@ type Node struct {
 	allocPods          int64
 	hasPods            bool
 	allocCPU, allocMem int64
+	clean              bool // not cordoned, no taints (Quick.Clean), read once so Quick reads no node object
 }
 
 // NewNode reads the node's allocatable once for CheckNode.
 func NewNode(obj *corev1.Node) *Node {
-	n := &Node{Obj: obj}
+	n := &Node{Obj: obj, clean: !obj.Spec.Unschedulable && len(obj.Spec.Taints) == 0}
 	alloc := obj.Status.Allocatable
 	if q, ok := alloc[corev1.ResourcePods]; ok {
 		n.hasPods, n.allocPods = true, q.Value()
@@ -397,7 +398,7 @@ type Quick struct {
 
 // Quick is the node's Quick with its bound pods' usage u (nil: none).
 func (n *Node) Quick(u *Usage) Quick {
-	q := Quick{Clean: !n.Obj.Spec.Unschedulable && len(n.Obj.Spec.Taints) == 0, HasPods: n.hasPods,
+	q := Quick{Clean: n.clean, HasPods: n.hasPods,
 		AllocPods: n.allocPods, AllocCPU: n.allocCPU, AllocMem: n.allocMem}
 	if u != nil {
 		q.Pods, q.CPU, q.Mem = int64(u.Pods), u.cpu, u.mem

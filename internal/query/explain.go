@@ -111,7 +111,7 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 	// UnboundHolders sorts what it finds (equal keys keep the pods' order, as a stable sort of the pods would).
 	a.Unbound = UnboundHolders(in.Pods, in.Now)
 	if in.EventsRead {
-		seen := SeeScheduler(v.Scheduler, in.Leases, in.LeasesRead, sortedPods(in.Pods), in.Now)
+		seen := SeeScheduler(v.Scheduler, in.Leases, in.LeasesRead, in.Pods, in.Now)
 		a.Waiting = WhyWaiting(pod, v, a.Events, seen, in.Now)
 	}
 	return a
@@ -146,24 +146,6 @@ func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
 	for _, f := range all {
 		out = append(out, f.UnboundHolder)
 	}
-	return out
-}
-
-// sortedPods is the pods (nil ones left out) by namespace/name, in a new slice: the surfaces hold them in
-// different orders (a list, a map), and the first running scheduler pod found must be the same on each.
-func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *corev1.Pod) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
 	return out
 }
 

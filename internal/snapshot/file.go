@@ -86,7 +86,7 @@ type typeMeta struct {
 
 // fastJSON decodes with json-iterator, several times faster than encoding/json on large snapshots; on any
 // error the slower standard decoder runs again to produce its precise message and offset.
-var fastJSON = jsoniter.ConfigCompatibleWithStandardLibrary
+var fastJSON = decodeMapsConfig()
 
 func unmarshal(data []byte, into any) error {
 	if err := fastJSON.Unmarshal(data, into); err != nil {

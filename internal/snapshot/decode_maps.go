@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"errors"
+	"io"
 	"unsafe"
 
 	jsoniter "github.com/json-iterator/go"
@@ -56,12 +58,73 @@ func (stringMapDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator) {
 
 type resourceListDecoder struct{}
 
-func (resourceListDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator) {
+// listCache is the resource lists one decoding goroutine has read, by their JSON text: most pods of a
+// snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
+// before is not decoded again. A cached list is read-only, as every snapshot object is.
+type listCache struct {
+	lists map[string]corev1.ResourceList
+	raw   []byte
+}
+
+// maxListText bounds the JSON text of a cached list; longer lists are decoded each time.
+const maxListText = 512
+
+// unmarshalCached is fastJSON.Unmarshal with the goroutine's list cache given to the list decoder.
+func unmarshalCached(js []byte, into any, cache *listCache) error {
+	iter := fastJSON.BorrowIterator(js)
+	defer fastJSON.ReturnIterator(iter)
+	iter.Attachment = cache
+	iter.ReadVal(into)
+	// As Unmarshal: an error stands; else only whitespace may follow the value.
+	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
+		return iter.Error
+	}
+	iter.WhatIsNext()
+	if errors.Is(iter.Error, io.EOF) {
+		return nil
+	}
+	iter.ReportError("Unmarshal", "there are bytes left after unmarshal")
+	return iter.Error
+}
+
+func (d resourceListDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator) {
 	m := (*corev1.ResourceList)(ptr)
 	if iter.ReadNil() {
 		*m = nil
 		return
 	}
+	cache, _ := iter.Attachment.(*listCache)
+	if cache == nil || *m != nil {
+		d.read(m, iter)
+		return
+	}
+	if cache.raw == nil {
+		cache.raw = make([]byte, 0, maxListText) // json-iterator's capture refuses a nil buffer
+	}
+	cache.raw = iter.SkipAndAppendBytes(cache.raw[:0])
+	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
+		return
+	}
+	if l, ok := cache.lists[string(cache.raw)]; ok {
+		*m = l
+		return
+	}
+	var l corev1.ResourceList
+	if err := fastJSON.Unmarshal(cache.raw, &l); err != nil {
+		iter.ReportError("ResourceList", err.Error())
+		return
+	}
+	if len(cache.raw) <= maxListText {
+		if cache.lists == nil {
+			cache.lists = map[string]corev1.ResourceList{}
+		}
+		cache.lists[string(cache.raw)] = l
+	}
+	*m = l
+}
+
+// read decodes the list's entries into *m, made at their number when nil.
+func (resourceListDecoder) read(m *corev1.ResourceList, iter *jsoniter.Iterator) {
 	type entry struct {
 		k corev1.ResourceName
 		v resource.Quantity

@@ -11,7 +11,8 @@ import (
 
 // FuzzMapDecodersAsJSONIterator holds the snapshot's map decoders to json-iterator's own: a Pod or Node read
 // by the one is read by the other into equal objects, and what one refuses the other refuses, but for the
-// documented first key written null (which json-iterator alone takes, as "").
+// documented first key written null (which json-iterator alone takes, as ""); read through a list cache (twice,
+// the second time from the cache) it is read the same.
 func FuzzMapDecodersAsJSONIterator(f *testing.F) {
 	for _, s := range []string{
 		`{"kind":"Pod","metadata":{"name":"p","annotations":{"hami.io/vgpu-node":"n","a":"b"},"labels":{"x":"y"}},` +
@@ -30,9 +31,18 @@ func FuzzMapDecodersAsJSONIterator(f *testing.F) {
 	}
 	general := jsoniter.ConfigCompatibleWithStandardLibrary
 	f.Fuzz(func(t *testing.T, s string) {
+		var cache listCache
 		for _, fresh := range []func() any{func() any { return &corev1.Pod{} }, func() any { return &corev1.Node{} }} {
-			ours, theirs := fresh(), fresh()
+			ours, cached, again, theirs := fresh(), fresh(), fresh(), fresh()
 			errOurs, errTheirs := fastJSON.UnmarshalFromString(s, ours), general.UnmarshalFromString(s, theirs)
+			// Through a goroutine's list cache, read twice: the second read takes its lists from the cache.
+			errCached, errAgain := unmarshalCached([]byte(s), cached, &cache), unmarshalCached([]byte(s), again, &cache)
+			if (errCached == nil) != (errOurs == nil) || (errAgain == nil) != (errOurs == nil) {
+				t.Fatalf("%q: %v without the list cache, %v and %v with it", s, errOurs, errCached, errAgain)
+			}
+			if errOurs == nil && (!reflect.DeepEqual(cached, ours) || !reflect.DeepEqual(again, ours)) {
+				t.Fatalf("%q: %+v without the list cache, %+v and %+v with it", s, ours, cached, again)
+			}
 			switch {
 			case errOurs == nil && errTheirs == nil:
 				if !reflect.DeepEqual(ours, theirs) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,9 +39,12 @@ func ParseDeviceRegister(key, value string) ([]DeviceInfo, error) {
 }
 
 func parseRegisterJSON(key, value string) ([]DeviceInfo, error) {
-	var devs []DeviceInfo
-	if err := decodeJSONArray(key, value, &devs); err != nil {
-		return nil, err
+	devs, ok := fastRegister(strings.TrimFunc(value, unicode.IsSpace))
+	if !ok {
+		devs = nil
+		if err := decodeJSONArray(key, value, &devs); err != nil {
+			return nil, err
+		}
 	}
 	if len(devs) == 0 {
 		return nil, nil

@@ -44,7 +44,7 @@ func (c *Cluster) NewProbe(pod *corev1.Pod, opts EvalOptions) *Probe {
 // victim search's many questions about the same node cost no map lookups.
 type Held struct {
 	alloc  *PodAllocation // its GPU usage; nil when it holds none there
-	kube   corev1.ResourceList
+	kube   kubefit.Amounts
 	inKube bool // kube-scheduler's count of the node includes its requests
 }
 
@@ -109,7 +109,7 @@ func (p *Probe) apply(n *Node, gone []Held, sign int) {
 		}
 		if h.inKube {
 			if u == nil {
-				u = c.kube.usage[n.Name]
+				u = c.usageOf(n.Name)
 			}
 			if u != nil {
 				u.Add(h.kube, sign)

@@ -82,14 +82,31 @@ func hamiOnlyResources(pod *corev1.Pod, cfg Config) []string {
 // CLI and the terminal UI), what the pods bound to each node request.
 type kubeWorld struct {
 	nodes map[string]*kubefit.Node
-	usage map[string]*kubefit.Usage // node -> its bound pods' count and requests
-	where map[string]kubePod        // namespace/name -> where the pod is counted
+	usage map[string]*kubeUse // node -> its bound pods' count and requests
+	where map[string]kubePod  // namespace/name -> where the pod is counted
 }
 
-// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it.
+// kubeUse is a node's bound pods as kube-scheduler counts them, beside the engine's node (nil while the node
+// is not known), so that a pod's change refreshes the node's Quick with one lookup.
+type kubeUse struct {
+	kubefit.Usage
+	node *Node
+}
+
+// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: its node, the node's usage it is
+// counted in (so removing it needs no lookup), and its requests.
 type kubePod struct {
 	node     string
-	requests corev1.ResourceList
+	usage    *kubeUse
+	requests kubefit.Amounts
+}
+
+// usageOf is the node's kube usage, nil when no counted pod is bound to it.
+func (c *Cluster) usageOf(name string) *kubefit.Usage {
+	if ku := c.kube.usage[name]; ku != nil {
+		return &ku.Usage
+	}
+	return nil
 }
 
 func (c *Cluster) trackKubeNode(n *corev1.Node) {
@@ -98,41 +115,60 @@ func (c *Cluster) trackKubeNode(n *corev1.Node) {
 	}
 	kn := kubefit.NewNode(n)
 	c.kube.nodes[n.Name] = kn
-	if node := c.nodes[n.Name]; node != nil {
-		node.kq = kn.Quick(c.kube.usage[n.Name])
+	node := c.nodes[n.Name]
+	if ku := c.kube.usage[n.Name]; ku != nil {
+		ku.node = node
+	}
+	if node != nil {
+		node.kn = kn
+		node.kq = kn.Quick(c.usageOf(n.Name))
 	}
 }
 
 // requick refreshes the node's Quick after its bound pods changed.
 func (c *Cluster) requick(name string) {
-	if node, kn := c.nodes[name], c.kube.nodes[name]; node != nil && kn != nil {
-		node.kq = kn.Quick(c.kube.usage[name])
+	if ku := c.kube.usage[name]; ku != nil {
+		ku.requick()
+	} else if node := c.nodes[name]; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(nil)
 	}
 }
 
-func (c *Cluster) untrackKubeNode(name string) { delete(c.kube.nodes, name) }
+// requick refreshes the Quick of the node the usage is counted on.
+func (ku *kubeUse) requick() {
+	if node := ku.node; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(&ku.Usage)
+	}
+}
 
-func (c *Cluster) trackKubePod(pod *corev1.Pod) {
+func (c *Cluster) untrackKubeNode(name string) {
+	delete(c.kube.nodes, name)
+	if ku := c.kube.usage[name]; ku != nil {
+		ku.node = nil
+	}
+}
+
+// trackKubePod counts a bound pod's requests on its node; key is its namespace/name, which counts nothing yet
+// (SetPod removed it first).
+func (c *Cluster) trackKubePod(pod *corev1.Pod, key string) {
 	if c.cfg.SchedulerName == "" {
 		return
 	}
-	key := pod.Namespace + "/" + pod.Name
-	c.untrackKubePod(key)
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return
 	}
 	if c.kube.usage == nil {
-		c.kube.usage, c.kube.where = map[string]*kubefit.Usage{}, map[string]kubePod{}
+		c.kube.usage, c.kube.where = map[string]*kubeUse{}, map[string]kubePod{}
 	}
-	u := c.kube.usage[pod.Spec.NodeName]
-	if u == nil {
-		u = &kubefit.Usage{}
-		c.kube.usage[pod.Spec.NodeName] = u
+	ku := c.kube.usage[pod.Spec.NodeName]
+	if ku == nil {
+		ku = &kubeUse{node: c.nodes[pod.Spec.NodeName]}
+		c.kube.usage[pod.Spec.NodeName] = ku
 	}
-	kp := kubePod{node: pod.Spec.NodeName, requests: kubefit.Requests(pod)}
-	u.Add(kp.requests, +1)
+	kp := kubePod{node: pod.Spec.NodeName, usage: ku, requests: kubefit.ReadRequests(pod)}
+	ku.Add(kp.requests, +1)
 	c.kube.where[key] = kp
-	c.requick(kp.node)
+	ku.requick()
 }
 
 func (c *Cluster) untrackKubePod(key string) {
@@ -141,13 +177,17 @@ func (c *Cluster) untrackKubePod(key string) {
 		return
 	}
 	delete(c.kube.where, key)
-	if u := c.kube.usage[kp.node]; u != nil {
-		u.Add(kp.requests, -1)
-		if u.Pods <= 0 {
-			delete(c.kube.usage, kp.node)
-		}
+	// The usage a pod was counted in stays in kube.usage while it counts any pod.
+	ku := kp.usage
+	ku.Add(kp.requests, -1)
+	if ku.Pods > 0 {
+		ku.requick()
+		return
 	}
-	c.requick(kp.node)
+	delete(c.kube.usage, kp.node)
+	if node := ku.node; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(nil)
+	}
 }
 
 // KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
@@ -195,7 +235,7 @@ func (c *Cluster) kubeGateFor(pod *corev1.Pod, scope KubeScope) *kubeGate {
 
 // kubeUsage is the node's bound pods as the evaluated pod sees them.
 func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
-	u := c.kube.usage[node]
+	u := c.usageOf(node)
 	if u == nil {
 		u = &kubefit.Usage{}
 	}
@@ -207,7 +247,7 @@ func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
 		cp.Add(g.self.requests, -1)
 	}
 	for i := 0; i < g.copies[node]; i++ {
-		cp.Add(g.pod.Requests(), +1)
+		cp.Add(g.pod.Amounts(), +1)
 	}
 	return &cp
 }

@@ -84,6 +84,7 @@ type Node struct {
 
 	uuidIndex map[string]int
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
+	kn        *kubefit.Node     // the node object as kube-scheduler's checks read it (kq's source)
 	pos       int               // index in Cluster.nodeList
 	kindCount []int             // devices per Config.Kinds index
 	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
@@ -464,9 +465,10 @@ func registerVersionProblem(format string, v HAMiVersion) string {
 func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
 	key := pod.Namespace + "/" + pod.Name
-	c.RemovePod(pod.Namespace, pod.Name)
-	c.trackKubePod(pod)
-	alloc, probs := podAllocation(pod, c.cfg, c.kinds, c.listKeys)
+	probKey := "Pod/" + key
+	c.removePod(key, probKey)
+	c.trackKubePod(pod, key)
+	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys)
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {
@@ -494,15 +496,20 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
 	}
-	c.setProblems("Pod/"+key, probs)
+	c.setProblems(probKey, probs)
 	return probs
 }
 
 // RemovePod forgets a pod's usage.
 func (c *Cluster) RemovePod(namespace, name string) {
-	c.version++
 	key := namespace + "/" + name
-	delete(c.problems, "Pod/"+key)
+	c.removePod(key, "Pod/"+key)
+}
+
+// removePod is RemovePod of the pod namespace/name (key), whose problems are filed under probKey.
+func (c *Cluster) removePod(key, probKey string) {
+	c.version++
+	delete(c.problems, probKey)
 	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)

@@ -58,12 +58,12 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 		codec.PodBindPhaseAnnotation, phase, sched)
 }
 
-// podAllocation reads what a counted pod holds, or nil when it does not count. keys are listKeys(kinds).
-func podAllocation(pod *corev1.Pod, cfg Config, kinds []device.Kind, keys map[string][]listKey) (*PodAllocation, []Problem) {
+// podAllocation reads what a counted pod holds, or nil when it does not count. key is its namespace/name, keys
+// are listKeys(kinds).
+func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind, keys map[string][]listKey) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
 		return nil, nil
 	}
-	key := pod.Namespace + "/" + pod.Name
 	var probs []Problem
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Pod", Object: key, Field: field, Message: fmt.Sprintf(format, args...)})

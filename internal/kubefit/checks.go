@@ -66,9 +66,9 @@ type podState struct {
 // nodeInfo is a node with the requests of the pods already bound to it, and the int64s kube-scheduler
 // compares for the pods count, CPU (milli) and memory.
 type nodeInfo struct {
-	node      *corev1.Node
-	requested corev1.ResourceList
-	pods      int
+	node *corev1.Node
+	used *Usage
+	pods int
 
 	allocPods          int64
 	hasPods            bool // allocatable lists pods
@@ -82,11 +82,12 @@ type Node struct {
 	allocPods          int64
 	hasPods            bool
 	allocCPU, allocMem int64
+	clean              bool // not cordoned, no taints (Quick.Clean), read once so Quick reads no node object
 }
 
 // NewNode reads the node's allocatable once for CheckNode.
 func NewNode(obj *corev1.Node) *Node {
-	n := &Node{Obj: obj}
+	n := &Node{Obj: obj, clean: !obj.Spec.Unschedulable && len(obj.Spec.Taints) == 0}
 	alloc := obj.Status.Allocatable
 	if q, ok := alloc[corev1.ResourcePods]; ok {
 		n.hasPods, n.allocPods = true, q.Value()
@@ -101,7 +102,7 @@ func NewNode(obj *corev1.Node) *Node {
 }
 
 func (n *Node) info(u *Usage) nodeInfo {
-	return nodeInfo{node: n.Obj, requested: u.Requested, pods: u.Pods, allocPods: n.allocPods, hasPods: n.hasPods,
+	return nodeInfo{node: n.Obj, used: u, pods: u.Pods, allocPods: n.allocPods, hasPods: n.hasPods,
 		allocCPU: n.allocCPU, allocMem: n.allocMem, usedCPU: u.cpu, usedMem: u.mem}
 }
 
@@ -125,36 +126,12 @@ var checks = []check{
 // Pod is a pod prepared once for checks node by node (kube-scheduler's PreFilter state).
 type Pod struct {
 	st podState
+	// amounts are st.requests as Usage adds them (a copy of the pod placed on a node).
+	amounts Amounts
 	// simple: no spec.nodeName, no selector or required affinity, no checked resource but CPU and memory;
 	// cpu (milli) and mem are its requests of them (QuickPass).
 	simple   bool
 	cpu, mem int64
-}
-
-// Usage is what the pods bound to a node take from it: their number and the sum of their requests.
-type Usage struct {
-	Pods      int
-	Requested corev1.ResourceList
-	cpu, mem  int64 // Requested's milli-CPU and memory
-}
-
-// Add adds (sign +1) or removes (-1) one pod's requests.
-func (u *Usage) Add(requests corev1.ResourceList, sign int) {
-	u.Pods += sign
-	if u.Requested == nil {
-		u.Requested = corev1.ResourceList{}
-	}
-	for name, q := range requests {
-		sum := u.Requested[name]
-		if sign > 0 {
-			sum.Add(q)
-		} else {
-			sum.Sub(q)
-		}
-		u.Requested[name] = sum
-	}
-	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
-	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
 }
 
 // Requests is a pod's requests as NodeResourcesFit counts them (init containers as their peak, overhead).
@@ -201,6 +178,7 @@ func Prepare(pod *corev1.Pod, ignoredResources []string) *Pod {
 	a := pod.Spec.Affinity
 	p.st.hasAffinity = len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
 	p.st.checked = requestedResources(&p.st)
+	p.amounts = AmountsOf(p.st.requests)
 	p.simple = pod.Spec.NodeName == "" && !p.st.hasAffinity && !p.st.ignored[corev1.ResourcePods]
 	for _, name := range p.st.checked {
 		q := p.st.requests[name]
@@ -300,34 +278,27 @@ func Check(pod *corev1.Pod, nodes []*corev1.Node, podsByNode map[string][]*corev
 }
 
 func newNodeInfo(pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) *nodeInfo {
-	ni := &nodeInfo{node: node, requested: corev1.ResourceList{}}
+	u := &Usage{}
 	for _, p := range bound {
 		if p == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || samePod(p, pod) {
 			continue
 		}
-		ni.pods++
+		u.Pods++
 		if len(p.Spec.InitContainers) == 0 && p.Spec.Overhead == nil && p.Spec.Resources == nil {
 			// The common case, summed in place: PodRequests would build and merge a map per pod, which
 			// dominates on large clusters, to return the same sum of container requests.
 			for i := range p.Spec.Containers {
 				for name, q := range p.Spec.Containers[i].Resources.Requests {
-					sum := ni.requested[name]
-					sum.Add(q)
-					ni.requested[name] = sum
+					u.addQuantity(name, q, +1)
 				}
 			}
 			continue
 		}
 		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
-			sum := ni.requested[name]
-			sum.Add(q)
-			ni.requested[name] = sum
+			u.addQuantity(name, q, +1)
 		}
 	}
-	u := Usage{Pods: ni.pods, Requested: ni.requested}
-	cpu, mem := u.Requested[corev1.ResourceCPU], u.Requested[corev1.ResourceMemory]
-	u.cpu, u.mem = cpu.MilliValue(), mem.Value()
-	info := NewNode(node).info(&u)
+	info := NewNode(node).info(u)
 	return &info
 }
 
@@ -406,20 +377,13 @@ func doNotScheduleTaint(t *corev1.Taint) bool {
 // Requests is the prepared pod's requests (Requests of the pod given to Prepare).
 func (p *Pod) Requests() corev1.ResourceList { return p.st.requests }
 
+// Amounts is the prepared pod's requests as Usage adds them.
+func (p *Pod) Amounts() Amounts { return p.amounts }
+
 // UntoleratedTaint is the first NoSchedule or NoExecute taint of the node the pod does not tolerate.
 func UntoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
 	t, bad := schedcorev1.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
 	return t, bad
-}
-
-// Clone is a copy of the usage that can change on its own.
-func (u *Usage) Clone() Usage {
-	c := *u
-	c.Requested = make(corev1.ResourceList, len(u.Requested))
-	for k, q := range u.Requested {
-		c.Requested[k] = q.DeepCopy()
-	}
-	return c
 }
 
 // Quick is what the common case needs to know of a node, kept beside the caller's own per-node data so a
@@ -434,7 +398,7 @@ type Quick struct {
 
 // Quick is the node's Quick with its bound pods' usage u (nil: none).
 func (n *Node) Quick(u *Usage) Quick {
-	q := Quick{Clean: !n.Obj.Spec.Unschedulable && len(n.Obj.Spec.Taints) == 0, HasPods: n.hasPods,
+	q := Quick{Clean: n.clean, HasPods: n.hasPods,
 		AllocPods: n.allocPods, AllocCPU: n.allocCPU, AllocMem: n.allocMem}
 	if u != nil {
 		q.Pods, q.CPU, q.Mem = int64(u.Pods), u.cpu, u.mem

@@ -38,12 +38,12 @@ func nodeResourcesFitFilter(st *podState, ni *nodeInfo) []Failure {
 				continue
 			}
 		default:
-			capacity, used := alloc[name], ni.requested[name]
-			if st.checkedValues[i] <= capacity.Value()-used.Value() {
+			capacity := alloc[name]
+			if st.checkedValues[i] <= capacity.Value()-ni.used.value(name) {
 				continue
 			}
 		}
-		capacity, used := alloc[name], ni.requested[name]
+		capacity, used := alloc[name], ni.used.Requested(name)
 		req := st.requests[name]
 		free := capacity.DeepCopy()
 		free.Sub(used)

@@ -2,7 +2,9 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -106,10 +108,10 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 		a.Kube = in.KubeChecks(pod)
 	}
 	a.KubeQuotaUsed = KubeQuotaUsed(in.Quotas)[pod.Namespace]
-	pods := sortedPods(in.Pods)
-	a.Unbound = UnboundHolders(pods, in.Now)
+	// UnboundHolders sorts what it finds (equal keys keep the pods' order, as a stable sort of the pods would).
+	a.Unbound = UnboundHolders(in.Pods, in.Now)
 	if in.EventsRead {
-		seen := SeeScheduler(v.Scheduler, in.Leases, in.LeasesRead, pods, in.Now)
+		seen := SeeScheduler(v.Scheduler, in.Leases, in.LeasesRead, in.Pods, in.Now)
 		a.Waiting = WhyWaiting(pod, v, a.Events, seen, in.Now)
 	}
 	return a
@@ -117,34 +119,33 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 
 // UnboundHolders lists, by namespace/name, the pods holding GPUs on a node they are not bound to.
 func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
-	var out []UnboundHolder
+	type found struct {
+		pod *corev1.Pod
+		UnboundHolder
+	}
+	var all []found
 	for _, p := range pods {
 		if p == nil {
 			continue
 		}
 		if why := engine.UnboundHolding(p, now); why != "" {
-			out = append(out, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why})
+			all = append(all, found{p, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why}})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
-	return out
-}
-
-// sortedPods is the pods (nil ones left out) by namespace/name, in a new slice: the surfaces hold them in
-// different orders (a list, a map), and the first running scheduler pod found must be the same on each.
-func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if p != nil {
-			out = append(out, p)
+	// By namespace/name; pods whose keys are equal by namespace, then name, then their order.
+	slices.SortStableFunc(all, func(a, b found) int {
+		if c := strings.Compare(a.Pod, b.Pod); c != 0 {
+			return c
 		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
+		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
+			return c
 		}
-		return out[i].Name < out[j].Name
+		return strings.Compare(a.pod.Name, b.pod.Name)
 	})
+	var out []UnboundHolder
+	for _, f := range all {
+		out = append(out, f.UnboundHolder)
+	}
 	return out
 }
 

@@ -52,13 +52,23 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 	if name == "" || name == corev1.DefaultSchedulerName {
 		prefix = "kube-scheduler"
 	}
+	// The first running pod by namespace/name (the first listed among equal ones), whatever order the surface
+	// holds the pods in; found without sorting every pod of the snapshot.
+	var first *corev1.Pod
 	for _, p := range pods {
+		if p == nil {
+			continue
+		}
 		if p.Namespace == "kube-system" {
 			out.Known = true
 		}
-		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-			return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", p.Namespace, p.Name)}
+		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil &&
+			(first == nil || p.Namespace < first.Namespace || p.Namespace == first.Namespace && p.Name < first.Name) {
+			first = p
 		}
+	}
+	if first != nil {
+		return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", first.Namespace, first.Name)}
 	}
 	return out
 }

@@ -73,3 +73,23 @@ func TestWhyWaiting(t *testing.T) {
 		})
 	}
 }
+
+// TestSeeSchedulerFirstPodByName: the running scheduler pod named is the first by namespace/name, whatever the
+// order the surface lists the pods in (the file's, the informers' map), and a nil pod is passed over.
+func TestSeeSchedulerFirstPodByName(t *testing.T) {
+	running := func(ns, name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	pods := []*corev1.Pod{running("kube-system", "hami-scheduler-b"), nil, running("hami", "hami-scheduler-z"),
+		running("kube-system", "hami-scheduler-a"), running("a", "other")}
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {3, 0, 4, 1, 2}} {
+		var list []*corev1.Pod
+		for _, i := range order {
+			list = append(list, pods[i])
+		}
+		got := SeeScheduler("hami-scheduler", nil, false, list, time.Time{})
+		if want := "pod hami/hami-scheduler-z Running"; !got.Seen || !got.Known || got.How != want {
+			t.Errorf("order %v: %+v, want %q", order, got, want)
+		}
+	}
+}

@@ -77,7 +77,10 @@ func benchRead(b *testing.B, nodes, pods int, format string) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	done, n := cpuMeter(), 0
+	defer func() { done(b, n) }()
 	for b.Loop() {
+		n++
 		s, err := snapshot.Parse(data, "bench")
 		if err != nil {
 			b.Fatal(err)

@@ -86,7 +86,7 @@ type typeMeta struct {
 
 // fastJSON decodes with json-iterator, several times faster than encoding/json on large snapshots; on any
 // error the slower standard decoder runs again to produce its precise message and offset.
-var fastJSON = jsoniter.ConfigCompatibleWithStandardLibrary
+var fastJSON = decodeMapsConfig()
 
 func unmarshal(data []byte, into any) error {
 	if err := fastJSON.Unmarshal(data, into); err != nil {
@@ -145,9 +145,12 @@ type skipped struct{}
 
 // decodeObject decodes one object by its kind. Pods are most of any snapshot, so every object is first
 // decoded as a Pod: that single pass also reads the kind, and only other kinds are decoded a second time.
-func decodeObject(js []byte) (any, error) {
+func decodeObject(js []byte) (any, error) { return decodeObjectCached(js, nil) }
+
+// decodeObjectCached is decodeObject with a decoding goroutine's list cache (nil: none).
+func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
-	if pod := (&corev1.Pod{}); fastJSON.Unmarshal(js, pod) == nil {
+	if pod := (&corev1.Pod{}); unmarshalCached(js, pod, cache) == nil {
 		if pod.Kind == "Pod" {
 			stripNoise(pod)
 			trimPod(pod)

@@ -261,8 +261,9 @@ func (p *pipeline) consume() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				var cache listCache
 				for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
-					objs[i], errs[i] = p.decode(b, &b.items[i])
+					objs[i], errs[i] = p.decode(b, &b.items[i], &cache)
 				}
 			}()
 		}
@@ -285,7 +286,7 @@ func (p *pipeline) consume() {
 }
 
 // decode turns one cut item into the objects it holds (a document may itself be a List).
-func (p *pipeline) decode(b *batch, it *rawItem) ([]any, error) {
+func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) ([]any, error) {
 	js := b.buf[it.start:it.end]
 	if it.yaml {
 		if len(bytes.TrimSpace(stripComments(js))) == 0 {
@@ -297,7 +298,7 @@ func (p *pipeline) decode(b *batch, it *rawItem) ([]any, error) {
 		}
 	}
 	if it.index >= 0 {
-		o, err := decodeObject(js)
+		o, err := decodeObjectCached(js, cache)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: items[%d]: %w", p.name, it.line+errLine(js, err, it.yaml)-1, it.index, err)
 		}

@@ -113,10 +113,13 @@ func BenchmarkFirstFrame(b *testing.B) {
 	}
 	before := heap()
 	var m *Model
+	done, n := cpuMeter(), 0
 	for b.Loop() {
 		m = newBig(b, 160, 48)
 		_ = m.View()
+		n++
 	}
+	done(b, n)
 	b.StopTimer()
 	after := heap()
 	b.ReportMetric(before, "snapshot-MiB")

@@ -1,0 +1,151 @@
+package snapshot
+
+import (
+	"errors"
+	"io"
+	"unsafe"
+
+	jsoniter "github.com/json-iterator/go"
+	"github.com/modern-go/reflect2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// The maps of every pod (annotations, labels, resource limits and requests) were two thirds of decoding a
+// snapshot: json-iterator's general map decoder assigns each entry through reflection into a map made empty
+// and grown entry by entry. These decoders read the same JSON the same way (keys and values by the same
+// iterator calls, a null map as nil, a repeated field merged into the map already there) and make each map
+// once at its size. One input differs: a first key written null, which json-iterator's map decoder reads as
+// "" and every JSON reader refuses, is refused here too (the object then goes to encoding/json, whose error
+// names it).
+
+// decodeMapsConfig is json-iterator configured as encoding/json behaves (ConfigCompatibleWithStandardLibrary)
+// with the two map decoders.
+func decodeMapsConfig() jsoniter.API {
+	api := jsoniter.Config{EscapeHTML: true, SortMapKeys: true, ValidateJsonRawMessage: true}.Froze()
+	api.RegisterExtension(jsoniter.DecoderExtension{
+		reflect2.TypeOf(map[string]string(nil)):   stringMapDecoder{},
+		reflect2.TypeOf(corev1.ResourceList(nil)): resourceListDecoder{},
+	})
+	return api
+}
+
+// mapEntries is the stack room for a map's entries before the map is made; more spill to the heap.
+const mapEntries = 16
+
+type stringMapDecoder struct{}
+
+func (stringMapDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator) {
+	m := (*map[string]string)(ptr)
+	if iter.ReadNil() {
+		*m = nil
+		return
+	}
+	type entry struct{ k, v string }
+	var buf [mapEntries]entry
+	entries := buf[:0]
+	iter.ReadMapCB(func(it *jsoniter.Iterator, key string) bool {
+		entries = append(entries, entry{key, it.ReadString()})
+		return true
+	})
+	if *m == nil {
+		*m = make(map[string]string, len(entries))
+	}
+	for _, e := range entries {
+		(*m)[e.k] = e.v
+	}
+}
+
+type resourceListDecoder struct{}
+
+// listCache is the resource lists one decoding goroutine has read, by their JSON text: most pods of a
+// snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
+// before is not decoded again. A cached list is read-only, as every snapshot object is.
+type listCache struct {
+	lists map[string]corev1.ResourceList
+	raw   []byte
+}
+
+// maxListText bounds the JSON text of a cached list; longer lists are decoded each time.
+const maxListText = 512
+
+// unmarshalCached is fastJSON.Unmarshal with the goroutine's list cache given to the list decoder.
+func unmarshalCached(js []byte, into any, cache *listCache) error {
+	iter := fastJSON.BorrowIterator(js)
+	defer fastJSON.ReturnIterator(iter)
+	iter.Attachment = cache
+	iter.ReadVal(into)
+	// As Unmarshal: an error stands; else only whitespace may follow the value.
+	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
+		return iter.Error
+	}
+	iter.WhatIsNext()
+	if errors.Is(iter.Error, io.EOF) {
+		return nil
+	}
+	iter.ReportError("Unmarshal", "there are bytes left after unmarshal")
+	return iter.Error
+}
+
+func (d resourceListDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator) {
+	m := (*corev1.ResourceList)(ptr)
+	if iter.ReadNil() {
+		*m = nil
+		return
+	}
+	cache, _ := iter.Attachment.(*listCache)
+	if cache == nil || *m != nil {
+		d.read(m, iter)
+		return
+	}
+	if cache.raw == nil {
+		cache.raw = make([]byte, 0, maxListText) // json-iterator's capture refuses a nil buffer
+	}
+	cache.raw = iter.SkipAndAppendBytes(cache.raw[:0])
+	if iter.Error != nil && !errors.Is(iter.Error, io.EOF) {
+		return
+	}
+	if l, ok := cache.lists[string(cache.raw)]; ok {
+		*m = l
+		return
+	}
+	var l corev1.ResourceList
+	if err := fastJSON.Unmarshal(cache.raw, &l); err != nil {
+		iter.ReportError("ResourceList", err.Error())
+		return
+	}
+	if len(cache.raw) <= maxListText {
+		if cache.lists == nil {
+			cache.lists = map[string]corev1.ResourceList{}
+		}
+		cache.lists[string(cache.raw)] = l
+	}
+	*m = l
+}
+
+// read decodes the list's entries into *m, made at their number when nil.
+func (resourceListDecoder) read(m *corev1.ResourceList, iter *jsoniter.Iterator) {
+	type entry struct {
+		k corev1.ResourceName
+		v resource.Quantity
+	}
+	var buf [mapEntries]entry
+	entries := buf[:0]
+	iter.ReadMapCB(func(it *jsoniter.Iterator, key string) bool {
+		var q resource.Quantity
+		// As json-iterator decodes a json.Unmarshaler: the value's bytes, whitespace skipped, to UnmarshalJSON.
+		it.WhatIsNext()
+		if err := q.UnmarshalJSON(it.SkipAndReturnBytes()); err != nil {
+			it.ReportError("unmarshalerDecoder", err.Error())
+			return false
+		}
+		entries = append(entries, entry{corev1.ResourceName(key), q})
+		return true
+	})
+	if *m == nil {
+		*m = make(corev1.ResourceList, len(entries))
+	}
+	for _, e := range entries {
+		(*m)[e.k] = e.v
+	}
+}

@@ -33,7 +33,11 @@ type EvalOptions struct {
 
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
 // cluster. A pod that is already counted is evaluated as if its own usage were released.
-func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
+func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict { return c.evaluate(pod, opts, nil) }
+
+// evaluate is Evaluate; with sum set, a HAMi pod's nodes are answered in sum's rows instead of v.Nodes and
+// v.Feasible (Summarize), every other path fills v.Nodes as Evaluate does.
+func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Verdict {
 	req, probs := parseRequest(pod, c.cfg, c.kinds)
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
@@ -69,14 +73,23 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		now = func() int64 { return unix }
 	}
 	nodes, names := c.nodeList, c.nodeNames
-	if opts.Nodes != nil {
+	var rows []NodeBrief
+	switch {
+	case sum != nil && opts.Nodes != nil:
+		nodes, names, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
+	case opts.Nodes != nil:
 		nodes, names = c.subset(opts.Nodes)
 	}
-	v.Nodes = make([]NodeStatus, len(nodes))
+	if sum != nil {
+		rows = make([]NodeBrief, len(nodes))
+		sum.names, sum.rows = names, rows
+	} else {
+		v.Nodes = make([]NodeStatus, len(nodes))
+	}
 	var r rangeResult
 	workers := runtime.GOMAXPROCS(0)
 	if len(nodes) < parallelMinNodes || workers < 2 {
-		r = c.evalRange(f, nodes, names, 0, len(nodes), v, opts, now, self)
+		r = c.evalRange(f, nodes, names, 0, len(nodes), v, rows, opts, now, self)
 	} else {
 		// Nodes are independent: split them into contiguous ranges, one per core, and merge the ranges in
 		// order, which gives exactly the sequential answer (every tie keeps the earlier node).
@@ -92,13 +105,13 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, opts, now, self)
+				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, rows, opts, now, self)
 			}()
 		}
 		wg.Wait()
 		r = parts[0]
 		for _, p := range parts[1:] {
-			r.merge(p, v, req.NodePolicy)
+			r.merge(p, req.NodePolicy)
 		}
 	}
 	best, feasible, agg := r.best, r.feasible, r.agg
@@ -111,32 +124,44 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	v.Reasons = agg.counts()
 	if best >= 0 {
 		v.Fits = true
-		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
+		v.Placement = &Placement{Node: names[best], Score: r.bestRank.score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
 			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
 			// several times more).
+			rank := func(i int) nodeRank { return rankOf(&v.Nodes[i]) }
+			if sum != nil {
+				rank = func(i int) nodeRank { return rows[i].rank() }
+			}
 			slices.SortFunc(feasible, func(a, b int) int {
-				na, nb := &v.Nodes[a], &v.Nodes[b]
+				ra, rb := rank(a), rank(b)
 				switch {
-				case na.CardRank == nb.CardRank && na.Score == nb.Score:
+				case ra == rb:
 					return a - b
-				case betterNode(req.NodePolicy, na, nb):
+				case ra.beats(req.NodePolicy, rb):
 					return -1
 				}
 				return 1
 			})
 		}
-		v.Feasible = make([]string, len(feasible))
-		for k, i := range feasible {
-			v.Feasible[k] = names[i]
+		if sum != nil {
+			sum.feasible = feasible
+		} else {
+			v.Feasible = make([]string, len(feasible))
+			for k, i := range feasible {
+				v.Feasible[k] = names[i]
+			}
 		}
 		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
-			len(feasible), len(nodes), names[best], req.NodePolicy, v.Nodes[best].Score, placementGPUs(v.Placement))
+			len(feasible), len(nodes), names[best], req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
 		return v
 	}
-	v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+	if sum != nil {
+		v.Summary = summaryLine(len(nodes), v.Reasons, sum.statusesForSummaryLine(v.Reasons))
+	} else {
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+	}
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	if agg.quota != nil {
@@ -156,21 +181,23 @@ var parallelMinNodes = 512
 // rangeResult is what evaluating a contiguous range of nodes found.
 type rangeResult struct {
 	best     int // index of the best feasible node, -1 for none
+	bestRank nodeRank
 	feasible []int
 	agg      aggregate
 }
 
 // merge adds the result of the range that follows r.
-func (r *rangeResult) merge(next rangeResult, v *Verdict, policy string) {
-	if next.best >= 0 && (r.best < 0 || betterNode(policy, &v.Nodes[next.best], &v.Nodes[r.best])) {
-		r.best = next.best
+func (r *rangeResult) merge(next rangeResult, policy string) {
+	if next.best >= 0 && (r.best < 0 || next.bestRank.beats(policy, r.bestRank)) {
+		r.best, r.bestRank = next.best, next.bestRank
 	}
 	r.feasible = append(r.feasible, next.feasible...)
 	r.agg.merge(&next.agg)
 }
 
-// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi].
-func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
+// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi], or rows[lo:hi] when rows is set (a summary:
+// each node's status is built in one reused NodeStatus, without an example GPU, and kept as its row).
+func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, rows []NodeBrief, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
 	req := f.req
 	maxGPUs := 0
 	for _, n := range nodes[lo:hi] {
@@ -180,13 +207,19 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 	scratch := make([]GPUStatus, maxGPUs)
 	r := rangeResult{best: -1}
 	var examples []GPUStatus
+	var brief NodeStatus
 	for i := lo; i < hi; i++ {
 		n := nodes[i]
-		detail := opts.DetailAll || containsName(opts.DetailNodes, n.Name)
+		detail := rows == nil && (opts.DetailAll || containsName(opts.DetailNodes, n.Name))
 		f.detail = detail
 		st := scratch[:len(n.GPUs)]
 		res := f.fitNode(n, st, now)
-		ns := &v.Nodes[i]
+		ns := &brief
+		if rows == nil {
+			ns = &v.Nodes[i]
+		} else {
+			brief = NodeStatus{}
+		}
 		ns.Node = names[i]
 		if detail && res.nodeCheck == nil {
 			ns.GPUs = append([]GPUStatus(nil), st...)
@@ -201,8 +234,11 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 				r.feasible = make([]int, 0, hi-i) // at most the rest of the range: one allocation
 			}
 			r.feasible = append(r.feasible, i)
-			if r.best < 0 || betterNode(req.NodePolicy, ns, &v.Nodes[r.best]) {
-				r.best = i
+			if rank := rankOf(ns); r.best < 0 || rank.beats(req.NodePolicy, r.bestRank) {
+				r.best, r.bestRank = i, rank
+			}
+			if rows != nil {
+				rows[i] = briefOf(ns)
 			}
 			continue
 		}
@@ -217,7 +253,11 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			if res.fitReason != "" {
 				ns.Code, ns.Reason = res.fitCode, res.fitReason
 			}
-			if ex := exampleGPU(st, ns.Code); ex >= 0 {
+			ex := -1 // a summary keeps no example
+			if rows == nil {
+				ex = exampleGPU(st, ns.Code)
+			}
+			if ex >= 0 {
 				if examples == nil {
 					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
 				}
@@ -229,6 +269,9 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			}
 		}
 		r.agg.add(f, n, ns, st, res)
+		if rows != nil {
+			rows[i] = briefOf(ns)
+		}
 	}
 	return r
 }
@@ -251,13 +294,20 @@ func withoutSelf(q QuotaStatus, self *PodAllocation) QuotaStatus {
 	return q
 }
 
-// betterNode orders feasible nodes: the card alternative preferred by volcano.sh/card.name first, then the
-// node policy's score.
-func betterNode(policy string, a, b *NodeStatus) bool {
-	if a.CardRank != b.CardRank {
-		return a.CardRank < b.CardRank
+// nodeRank orders feasible nodes (beats): the card alternative preferred by volcano.sh/card.name first, then
+// the node policy's score.
+type nodeRank struct {
+	card  int
+	score float64
+}
+
+func rankOf(ns *NodeStatus) nodeRank { return nodeRank{ns.CardRank, ns.Score} }
+
+func (a nodeRank) beats(policy string, b nodeRank) bool {
+	if a.card != b.card {
+		return a.card < b.card
 	}
-	return better(policy, a.Score, b.Score)
+	return better(policy, a.score, b.score)
 }
 
 // better reports whether score a beats score b under the node policy; equal scores keep the earlier

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Summary is a verdict for callers that answer per node in HAMi's words and show nothing else (the extender's
+// filter and prioritize): the verdict's answer (Fits, Summary, Reasons, Explanation, Hints, Placement, Quota,
+// Card) and one row per evaluated node instead of a NodeStatus with its example GPU. Its rows are exactly
+// the verdict's (TestSummaryMatchesVerdict); evaluating a pod of HAMi's profile allocates them as one array
+// and nothing per node.
+type Summary struct {
+	// Verdict is Evaluate's verdict without Nodes and Feasible: Rows and Feasible stand for them.
+	Verdict *Verdict
+
+	names    []string    // the evaluated nodes, in name order
+	rows     []NodeBrief // parallel to names
+	feasible []int       // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
+	// request is, for each name of EvalOptions.Nodes, its row (-1: the cluster has no such node); nil when
+	// every node was evaluated (then a node's row is its place in the cluster's names).
+	request []int32
+	// pos is, for each node of the cluster at version, its row plus one (0: not evaluated); nil when every
+	// node was evaluated.
+	pos     []int32
+	cluster *Cluster
+	version uint64
+}
+
+// NodeBrief is one node's answer in a Summary: NodeStatus without its container, numbers and GPUs.
+type NodeBrief struct {
+	Score    float64
+	CardRank int32
+	Fits     bool
+	// Kindless marks a node without any device of the pod's kind (MainReason leaves it out of scope).
+	Kindless bool
+	Code     Code
+	// Reason is HAMi's FailedNodes text (NodeStatus.Reason).
+	Reason string
+}
+
+func briefOf(ns *NodeStatus) NodeBrief {
+	return NodeBrief{Score: ns.Score, CardRank: int32(ns.CardRank), Fits: ns.Fits, Kindless: kindless(ns), Code: ns.Code, Reason: ns.Reason}
+}
+
+func (b *NodeBrief) rank() nodeRank { return nodeRank{int(b.CardRank), b.Score} }
+
+// Summarize is Evaluate answering in a Summary. EvalOptions.DetailNodes and DetailAll do not apply.
+func (c *Cluster) Summarize(pod *corev1.Pod, opts EvalOptions) *Summary {
+	opts.DetailNodes, opts.DetailAll = nil, false
+	s := &Summary{cluster: c, version: c.version}
+	s.Verdict = c.evaluate(pod, opts, s)
+	if s.rows == nil && s.Verdict.Nodes != nil {
+		s.fromNodes(opts.Nodes)
+	}
+	return s
+}
+
+// fromNodes turns the NodeStatus rows of the paths that fill them (another scheduler's pod, a card-only pod,
+// kube-scheduler's checks alone) into the summary's.
+func (s *Summary) fromNodes(requested []string) {
+	v := s.Verdict
+	s.names = make([]string, len(v.Nodes))
+	s.rows = make([]NodeBrief, len(v.Nodes))
+	for i := range v.Nodes {
+		s.names[i], s.rows[i] = v.Nodes[i].Node, briefOf(&v.Nodes[i])
+	}
+	s.feasible = make([]int, 0, len(v.Feasible))
+	for _, name := range v.Feasible {
+		s.feasible = append(s.feasible, s.search(name))
+	}
+	if requested != nil || len(s.names) != len(s.cluster.nodeNames) {
+		// rows by name search: these paths are rare, and the names of a subset are sorted like the cluster's
+		s.request = make([]int32, len(requested))
+		for i, name := range requested {
+			s.request[i] = int32(s.search(name))
+		}
+		s.pos = make([]int32, len(s.cluster.nodeList))
+		for i, name := range s.names {
+			if n := s.cluster.nodes[name]; n != nil {
+				s.pos[n.pos] = int32(i + 1)
+			}
+		}
+	}
+	v.Nodes, v.Feasible = nil, nil
+}
+
+// Len is the number of evaluated nodes.
+func (s *Summary) Len() int { return len(s.rows) }
+
+// Name is the name of row i; rows are in name order.
+func (s *Summary) Name(i int) string { return s.names[i] }
+
+// Row is row i.
+func (s *Summary) Row(i int) *NodeBrief { return &s.rows[i] }
+
+// Requested is the row of EvalOptions.Nodes[i], or -1 when the cluster has no such node.
+func (s *Summary) Requested(i int) int {
+	if s.request == nil { // every node evaluated, or none (a pod asking for no device)
+		if i < len(s.rows) {
+			return i
+		}
+		return -1
+	}
+	return int(s.request[i])
+}
+
+// Find is the row of the named node, or -1 when it was not evaluated. With the cluster the summary was made
+// of, unchanged since (the caller holds its read lock), it costs a map lookup; otherwise a search by name.
+func (s *Summary) Find(c *Cluster, name string) int {
+	if c != s.cluster || c.version != s.version {
+		return s.search(name)
+	}
+	n := c.nodes[name]
+	switch {
+	case n == nil:
+		return -1
+	case s.pos != nil:
+		return int(s.pos[n.pos]) - 1
+	case len(s.rows) == len(c.nodeList):
+		return n.pos // every node was evaluated, in the cluster's order
+	}
+	return s.search(name) // no node was (a pod asking for no device)
+}
+
+func (s *Summary) search(name string) int {
+	if i := sort.SearchStrings(s.names, name); i < len(s.names) && s.names[i] == name {
+		return i
+	}
+	return -1
+}
+
+// Feasible is Verdict.Feasible: the fitting nodes, best first (in name order for EvalOptions.Unranked).
+func (s *Summary) Feasible() []string {
+	out := make([]string, len(s.feasible))
+	for k, i := range s.feasible {
+		out[k] = s.names[i]
+	}
+	return out
+}
+
+// MainReason is MainReason of the summary's verdict.
+func (s *Summary) MainReason() ReasonCount {
+	none := 0
+	for i := range s.rows {
+		if s.rows[i].Kindless {
+			none++
+		}
+	}
+	return mainReason(s.Verdict.Reasons, none)
+}
+
+// statusesForSummaryLine gives summaryLine the node statuses it reads: only when a reason is one of
+// kube-scheduler's checks (it counts their words per node), which the extender never runs.
+func (s *Summary) statusesForSummaryLine(reasons []ReasonCount) []NodeStatus {
+	kube := false
+	for _, r := range reasons {
+		kube = kube || IsKubeCheck(r.Code)
+	}
+	if !kube {
+		return nil
+	}
+	out := make([]NodeStatus, len(s.rows))
+	for i := range s.rows {
+		out[i] = NodeStatus{Node: s.names[i], Fits: s.rows[i].Fits, Code: s.rows[i].Code, Reason: s.rows[i].Reason}
+	}
+	return out
+}
+
+// subsetIndexed is subset, with each name's row (request) and each cluster node's row plus one (pos).
+func (c *Cluster) subsetIndexed(names []string) (nodes []*Node, out []string, request, pos []int32) {
+	pos = make([]int32, len(c.nodeList))
+	request = make([]int32, len(names))
+	count := 0
+	for i, name := range names {
+		n := c.nodes[name]
+		if n == nil {
+			request[i] = -1
+			continue
+		}
+		request[i] = int32(n.pos)
+		if pos[n.pos] == 0 {
+			pos[n.pos] = 1
+			count++
+		}
+	}
+	nodes = make([]*Node, 0, count)
+	out = make([]string, 0, count)
+	for p, m := range pos {
+		if m != 0 {
+			nodes = append(nodes, c.nodeList[p])
+			out = append(out, c.nodeNames[p])
+			pos[p] = int32(len(nodes))
+		}
+	}
+	for i, p := range request {
+		if p >= 0 {
+			request[i] = pos[p] - 1
+		}
+	}
+	return nodes, out, request, pos
+}

@@ -1,0 +1,198 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
+)
+
+// TestSummaryMatchesVerdict: a Summary says what the verdict says, node by node (fits, score, card rank, code,
+// HAMi's reason, the kind scope of MainReason), and its verdict is Evaluate's without Nodes and Feasible: over
+// generated worlds (NVIDIA, the vendor families worldgen draws, Volcano cards, kube-scheduler's constraints)
+// with and without their quotas, over a world of every configured device type, for every candidate list
+// shape the extender sends (all nodes, a shuffled subset with duplicates and unknown names), ranked and not,
+// on the sequential and the parallel walk.
+func TestSummaryMatchesVerdict(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	first, n := worldgen.Seeds(25)
+	evaluations := 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		for _, kube := range []bool{false, true} {
+			w := worldgen.World(seed, worldgen.Options{Kube: kube})
+			for _, quotas := range []bool{true, false} {
+				c := engine.NewCluster(engine.DefaultConfig())
+				for _, node := range w.Nodes {
+					c.SetNode(node)
+				}
+				for _, p := range w.Pods {
+					c.SetPod(p)
+				}
+				if quotas {
+					for _, q := range w.Quotas {
+						c.SetQuota(q)
+					}
+				}
+				for _, p := range w.Pods {
+					if p.Spec.NodeName == "" {
+						evaluations += checkSummaries(t, fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), c, p, seed)
+					}
+				}
+			}
+		}
+	}
+	c, pods := everyKindWorld(t)
+	for i, p := range pods {
+		evaluations += checkSummaries(t, "every kind", c, p, uint64(i))
+	}
+	if evaluations == 0 {
+		t.Fatal("no pending pod evaluated: the generators are broken")
+	}
+	t.Logf("%d worlds from seed %d, %d evaluations compared", n, first, evaluations)
+}
+
+// checkSummaries compares Summarize with Evaluate for one pod under each option set; it returns how many.
+func checkSummaries(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod, seed uint64) int {
+	t.Helper()
+	names := c.NodeNames()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	subset := []string{"no-such-node"}
+	for _, name := range names {
+		if rng.IntN(3) > 0 {
+			subset = append(subset, name)
+		}
+		if rng.IntN(5) == 0 {
+			subset = append(subset, name) // kube-scheduler never repeats a name; a forged request may
+		}
+	}
+	rng.Shuffle(len(subset), func(i, j int) { subset[i], subset[j] = subset[j], subset[i] })
+	now := worldgen.Epoch.Add(time.Hour)
+	n := 0
+	for _, nodes := range [][]string{nil, subset, {}} {
+		for _, opts := range []engine.EvalOptions{
+			{Now: now, Nodes: nodes, Kube: engine.KubeOff, Unranked: true},
+			{Now: now, Nodes: nodes, Kube: engine.KubeOff},
+			{Now: now, Nodes: nodes},
+		} {
+			for _, parallel := range []int{1 << 30, 1} {
+				restore := engine.SetParallelMinNodes(parallel)
+				full := c.Evaluate(p, opts)
+				sum := c.Summarize(p, opts)
+				restore()
+				compareSummary(t, fmt.Sprintf("%s pod %s/%s nodes=%d unranked=%v kube=%v parallel=%v", what, p.Namespace, p.Name, len(nodes), opts.Unranked, opts.Kube, parallel == 1), c, full, sum, nodes)
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.Verdict, sum *engine.Summary, requested []string) {
+	t.Helper()
+	if sum.Len() != len(full.Nodes) {
+		t.Fatalf("%s: %d rows, the verdict has %d nodes", what, sum.Len(), len(full.Nodes))
+	}
+	for i := range full.Nodes {
+		ns, row := &full.Nodes[i], sum.Row(i)
+		want := engine.NodeBrief{Score: ns.Score, CardRank: int32(ns.CardRank), Fits: ns.Fits, Code: ns.Code, Reason: ns.Reason,
+			Kindless: ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0}
+		if sum.Name(i) != ns.Node || *row != want {
+			t.Fatalf("%s: row %d is %s %+v, the verdict's %s %+v", what, i, sum.Name(i), *row, ns.Node, want)
+		}
+	}
+	if got := sum.Feasible(); !slices.Equal(got, full.Feasible) && (len(got) > 0 || len(full.Feasible) > 0) {
+		t.Fatalf("%s: feasible %v, the verdict's %v", what, got, full.Feasible)
+	}
+	if !full.Fits && len(full.Reasons) > 0 && sum.MainReason() != engine.MainReason(full) {
+		t.Fatalf("%s: main reason %v, the verdict's %v", what, sum.MainReason(), engine.MainReason(full))
+	}
+	rest := *full
+	rest.Nodes, rest.Feasible = nil, nil
+	a, _ := json.Marshal(&rest)
+	b, _ := json.Marshal(sum.Verdict)
+	if string(a) != string(b) {
+		t.Fatalf("%s: summary verdict\n%s\nis not the verdict\n%s", what, b, a)
+	}
+	// Rows by request index, and by name through the cluster (same version) or by search (another cluster).
+	index := map[string]int{}
+	for i := range full.Nodes {
+		index[full.Nodes[i].Node] = i
+	}
+	for i, name := range requested {
+		want, ok := index[name]
+		if !ok {
+			want = -1
+		}
+		if got := sum.Requested(i); got != want {
+			t.Fatalf("%s: requested %d (%s) is row %d, want %d", what, i, name, got, want)
+		}
+	}
+	other := engine.NewCluster(engine.DefaultConfig())
+	for _, name := range append(c.NodeNames(), "no-such-node") {
+		want, ok := index[name]
+		if !ok {
+			want = -1
+		}
+		if got, slow := sum.Find(c, name), sum.Find(other, name); got != want || slow != want {
+			t.Fatalf("%s: Find(%s) = %d (by search %d), want %d", what, name, got, slow, want)
+		}
+	}
+	if !reflect.DeepEqual(sum.Verdict.Request, full.Request) {
+		t.Fatalf("%s: requests differ", what)
+	}
+}
+
+// everyKindWorld is a cluster with nodes of every configured device type (registered by annotation or by
+// capacity), some busy, and pods asking for each type: every family's rows run through both paths.
+func everyKindWorld(t *testing.T) (*engine.Cluster, []*corev1.Pod) {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	c := engine.NewCluster(cfg)
+	var pods []*corev1.Pod
+	for k, kind := range cfg.Kinds() {
+		for j := range 3 {
+			name := fmt.Sprintf("kind%02d-%d", k, j)
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{}}}
+			n.Status.Capacity, n.Status.Allocatable = corev1.ResourceList{}, corev1.ResourceList{}
+			devs := make([]codec.DeviceInfo, 2+j)
+			for i := range devs {
+				devs[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-d%d", name, i), Index: i, Count: 4, Devmem: int64(16384 * (1 + j)), Devcore: 100, Type: kind.Name, Health: j != 1 || i != 0}
+			}
+			if kind.Register != "" {
+				n.Annotations[kind.Register] = codec.FormatNodeRegister(devs)
+			}
+			if kind.Count != "" {
+				q := *resource.NewQuantity(int64(len(devs)), resource.DecimalSI)
+				n.Status.Capacity[corev1.ResourceName(kind.Count)], n.Status.Allocatable[corev1.ResourceName(kind.Count)] = q, q
+			}
+			c.SetNode(n)
+		}
+		if kind.Count == "" {
+			continue
+		}
+		for _, ask := range []int64{1, 2, 5} {
+			l := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(ask, resource.DecimalSI)}
+			if kind.Memory != "" {
+				l[corev1.ResourceName(kind.Memory)] = *resource.NewQuantity(12000*ask, resource.DecimalSI)
+			}
+			pods = append(pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("ask-%02d-%d", k, ask)},
+				Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}})
+		}
+	}
+	if len(pods) < 10 {
+		t.Fatalf("only %d pods for %d kinds", len(pods), len(cfg.Kinds()))
+	}
+	return c, pods
+}

@@ -33,7 +33,9 @@ type EvalOptions struct {
 
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
 // cluster. A pod that is already counted is evaluated as if its own usage were released.
-func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict { return c.evaluate(pod, opts, nil) }
+func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
+	return c.evaluate(pod, opts, nil)
+}
 
 // evaluate is Evaluate; with sum set, a HAMi pod's nodes are answered in sum's rows instead of v.Nodes and
 // v.Feasible (Summarize), every other path fills v.Nodes as Evaluate does.

@@ -11,10 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
 )
@@ -154,45 +151,17 @@ func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.V
 	}
 }
 
-// everyKindWorld is a cluster with nodes of every configured device type (registered by annotation or by
-// capacity), some busy, and pods asking for each type: every family's rows run through both paths.
+// everyKindWorld is worldgen's EveryKind world of the default configuration's device types.
 func everyKindWorld(t *testing.T) (*engine.Cluster, []*corev1.Pod) {
 	t.Helper()
 	cfg := engine.DefaultConfig()
+	w := worldgen.EveryKind(cfg.Kinds())
 	c := engine.NewCluster(cfg)
-	var pods []*corev1.Pod
-	for k, kind := range cfg.Kinds() {
-		for j := range 3 {
-			name := fmt.Sprintf("kind%02d-%d", k, j)
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{}}}
-			n.Status.Capacity, n.Status.Allocatable = corev1.ResourceList{}, corev1.ResourceList{}
-			devs := make([]codec.DeviceInfo, 2+j)
-			for i := range devs {
-				devs[i] = codec.DeviceInfo{ID: fmt.Sprintf("%s-d%d", name, i), Index: i, Count: 4, Devmem: int64(16384 * (1 + j)), Devcore: 100, Type: kind.Name, Health: j != 1 || i != 0}
-			}
-			if kind.Register != "" {
-				n.Annotations[kind.Register] = codec.FormatNodeRegister(devs)
-			}
-			if kind.Count != "" {
-				q := *resource.NewQuantity(int64(len(devs)), resource.DecimalSI)
-				n.Status.Capacity[corev1.ResourceName(kind.Count)], n.Status.Allocatable[corev1.ResourceName(kind.Count)] = q, q
-			}
-			c.SetNode(n)
-		}
-		if kind.Count == "" {
-			continue
-		}
-		for _, ask := range []int64{1, 2, 5} {
-			l := corev1.ResourceList{corev1.ResourceName(kind.Count): *resource.NewQuantity(ask, resource.DecimalSI)}
-			if kind.Memory != "" {
-				l[corev1.ResourceName(kind.Memory)] = *resource.NewQuantity(12000*ask, resource.DecimalSI)
-			}
-			pods = append(pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("ask-%02d-%d", k, ask)},
-				Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}}})
-		}
+	for _, n := range w.Nodes {
+		c.SetNode(n)
 	}
-	if len(pods) < 10 {
-		t.Fatalf("only %d pods for %d kinds", len(pods), len(cfg.Kinds()))
+	if len(w.Pods) < 10 {
+		t.Fatalf("only %d pods for %d kinds", len(w.Pods), len(cfg.Kinds()))
 	}
-	return c, pods
+	return c, w.Pods
 }

@@ -187,3 +187,33 @@ func FuzzParseArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodedPodOwnsItsStrings: the request body is a pooled buffer, reused once the handler returns; the
+// decoded pod (which the recent verdict, the events and the preemptor keep) must hold no view of it.
+func TestDecodedPodOwnsItsStrings(t *testing.T) {
+	first, n := worldgen.Seeds(20)
+	pods := 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		for _, p := range worldgen.World(seed, worldgen.Options{Kube: true}).Pods {
+			body, err := json.Marshal(extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"a", "b"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args extenderv1.ExtenderArgs
+			if err := parseArgs(body, &args); err != nil {
+				t.Fatal(err)
+			}
+			before := args.Pod.DeepCopy()
+			for i := range body {
+				body[i] = 'x'
+			}
+			if !reflect.DeepEqual(args.Pod, before) {
+				t.Fatalf("seed %d pod %s: the decoded pod changed with the body it was read from", seed, p.Name)
+			}
+			pods++
+		}
+	}
+	if pods == 0 {
+		t.Fatal("no pod in any world")
+	}
+}

@@ -78,13 +78,17 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	var rows []NodeBrief
 	switch {
 	case sum != nil && opts.Nodes != nil:
-		nodes, names, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
+		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
+		names = nil // a summary names its rows by their nodes
 	case opts.Nodes != nil:
 		nodes, names = c.subset(opts.Nodes)
 	}
 	if sum != nil {
+		if opts.Nodes == nil {
+			nodes = slices.Clone(nodes) // the summary outlives the read lock; the cluster's list changes in place
+		}
 		rows = make([]NodeBrief, len(nodes))
-		sum.names, sum.rows = names, rows
+		sum.nodes, sum.rows = nodes, rows
 	} else {
 		v.Nodes = make([]NodeStatus, len(nodes))
 	}
@@ -126,7 +130,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	v.Reasons = agg.counts()
 	if best >= 0 {
 		v.Fits = true
-		v.Placement = &Placement{Node: names[best], Score: r.bestRank.score, Containers: bestPlacement,
+		v.Placement = &Placement{Node: nodes[best].Name, Score: r.bestRank.score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
@@ -156,7 +160,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			}
 		}
 		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
-			len(feasible), len(nodes), names[best], req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
+			len(feasible), len(nodes), nodes[best].Name, req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
 		return v
 	}
 	if sum != nil {
@@ -222,7 +226,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		} else {
 			brief = NodeStatus{}
 		}
-		ns.Node = names[i]
+		ns.Node = n.Name
 		if detail && res.nodeCheck == nil {
 			ns.GPUs = append([]GPUStatus(nil), st...)
 			identify(n, ns.GPUs)

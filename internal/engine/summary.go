@@ -15,8 +15,8 @@ type Summary struct {
 	// Verdict is Evaluate's verdict without Nodes and Feasible: Rows and Feasible stand for them.
 	Verdict *Verdict
 
-	names    []string    // the evaluated nodes, in name order
-	rows     []NodeBrief // parallel to names
+	nodes    []*Node     // the evaluated nodes, in name order
+	rows     []NodeBrief // parallel to nodes
 	feasible []int       // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
 	// request is, for each name of EvalOptions.Nodes, its row (-1: the cluster has no such node); nil when
 	// every node was evaluated (then a node's row is its place in the cluster's names).
@@ -61,26 +61,24 @@ func (c *Cluster) Summarize(pod *corev1.Pod, opts EvalOptions) *Summary {
 // kube-scheduler's checks alone) into the summary's.
 func (s *Summary) fromNodes(requested []string) {
 	v := s.Verdict
-	s.names = make([]string, len(v.Nodes))
+	s.nodes = make([]*Node, len(v.Nodes))
 	s.rows = make([]NodeBrief, len(v.Nodes))
 	for i := range v.Nodes {
-		s.names[i], s.rows[i] = v.Nodes[i].Node, briefOf(&v.Nodes[i])
+		s.nodes[i], s.rows[i] = s.cluster.nodes[v.Nodes[i].Node], briefOf(&v.Nodes[i])
 	}
 	s.feasible = make([]int, 0, len(v.Feasible))
 	for _, name := range v.Feasible {
 		s.feasible = append(s.feasible, s.search(name))
 	}
-	if requested != nil || len(s.names) != len(s.cluster.nodeNames) {
+	if requested != nil || len(s.nodes) != len(s.cluster.nodeNames) {
 		// rows by name search: these paths are rare, and the names of a subset are sorted like the cluster's
 		s.request = make([]int32, len(requested))
 		for i, name := range requested {
 			s.request[i] = int32(s.search(name))
 		}
 		s.pos = make([]int32, len(s.cluster.nodeList))
-		for i, name := range s.names {
-			if n := s.cluster.nodes[name]; n != nil {
-				s.pos[n.pos] = int32(i + 1)
-			}
+		for i, n := range s.nodes {
+			s.pos[n.pos] = int32(i + 1)
 		}
 	}
 	v.Nodes, v.Feasible = nil, nil
@@ -90,7 +88,7 @@ func (s *Summary) fromNodes(requested []string) {
 func (s *Summary) Len() int { return len(s.rows) }
 
 // Name is the name of row i; rows are in name order.
-func (s *Summary) Name(i int) string { return s.names[i] }
+func (s *Summary) Name(i int) string { return s.nodes[i].Name }
 
 // Row is row i.
 func (s *Summary) Row(i int) *NodeBrief { return &s.rows[i] }
@@ -105,6 +103,9 @@ func (s *Summary) Requested(i int) int {
 	}
 	return int(s.request[i])
 }
+
+// Requests is the number of names EvalOptions.Nodes had (0 when it was nil).
+func (s *Summary) Requests() int { return len(s.request) }
 
 // Find is the row of the named node, or -1 when it was not evaluated. With the cluster the summary was made
 // of, unchanged since (the caller holds its read lock), it costs a map lookup; otherwise a search by name.
@@ -125,7 +126,7 @@ func (s *Summary) Find(c *Cluster, name string) int {
 }
 
 func (s *Summary) search(name string) int {
-	if i := sort.SearchStrings(s.names, name); i < len(s.names) && s.names[i] == name {
+	if i := sort.Search(len(s.nodes), func(i int) bool { return s.nodes[i].Name >= name }); i < len(s.nodes) && s.nodes[i].Name == name {
 		return i
 	}
 	return -1
@@ -135,7 +136,7 @@ func (s *Summary) search(name string) int {
 func (s *Summary) Feasible() []string {
 	out := make([]string, len(s.feasible))
 	for k, i := range s.feasible {
-		out[k] = s.names[i]
+		out[k] = s.nodes[i].Name
 	}
 	return out
 }
@@ -163,13 +164,14 @@ func (s *Summary) statusesForSummaryLine(reasons []ReasonCount) []NodeStatus {
 	}
 	out := make([]NodeStatus, len(s.rows))
 	for i := range s.rows {
-		out[i] = NodeStatus{Node: s.names[i], Fits: s.rows[i].Fits, Code: s.rows[i].Code, Reason: s.rows[i].Reason}
+		out[i] = NodeStatus{Node: s.nodes[i].Name, Fits: s.rows[i].Fits, Code: s.rows[i].Code, Reason: s.rows[i].Reason}
 	}
 	return out
 }
 
-// subsetIndexed is subset, with each name's row (request) and each cluster node's row plus one (pos).
-func (c *Cluster) subsetIndexed(names []string) (nodes []*Node, out []string, request, pos []int32) {
+// subsetIndexed is subset without the names, with each name's row (request) and each cluster node's row
+// plus one (pos).
+func (c *Cluster) subsetIndexed(names []string) (nodes []*Node, request, pos []int32) {
 	pos = make([]int32, len(c.nodeList))
 	request = make([]int32, len(names))
 	count := 0
@@ -186,11 +188,9 @@ func (c *Cluster) subsetIndexed(names []string) (nodes []*Node, out []string, re
 		}
 	}
 	nodes = make([]*Node, 0, count)
-	out = make([]string, 0, count)
 	for p, m := range pos {
 		if m != 0 {
 			nodes = append(nodes, c.nodeList[p])
-			out = append(out, c.nodeNames[p])
 			pos[p] = int32(len(nodes))
 		}
 	}
@@ -199,5 +199,5 @@ func (c *Cluster) subsetIndexed(names []string) (nodes []*Node, out []string, re
 			request[i] = pos[p] - 1
 		}
 	}
-	return nodes, out, request, pos
+	return nodes, request, pos
 }

@@ -187,11 +187,29 @@ var rowBuffers = sync.Pool{New: func() any { b := make([]int32, 0, 1024); return
 
 // rowsOf appends each candidate's row in the summary (-1 when not evaluated); false when a candidate the
 // cluster knows was not evaluated (the summary does not cover it). Callers hold the cluster's read lock.
+//
+// kube-scheduler sends prioritize the nodes filter kept, in filter's order: each is looked for first among
+// the next few fitting candidates of filter's request (a string compare; at most 64 candidates looked at),
+// then by name (a map lookup).
 func rowsOf(c *engine.Cluster, sum *engine.Summary, names []string, rows []int32) ([]int32, bool) {
+	next := 0 // filter's candidate after the last one found
 	for _, name := range names {
-		row := sum.Find(c, name)
-		if row < 0 && c.Node(name) != nil {
-			return rows, false
+		row := -1
+		for k, tried := next, 0; k < min(sum.Requests(), next+64) && tried < 4; k++ {
+			r := sum.Requested(k)
+			if r < 0 || !sum.Row(r).Fits {
+				continue // filter did not keep it: prioritize does not get it
+			}
+			if sum.Name(r) == name {
+				row, next = r, k+1
+				break
+			}
+			tried++
+		}
+		if row < 0 {
+			if row = sum.Find(c, name); row < 0 && c.Node(name) != nil {
+				return rows, false
+			}
 		}
 		rows = append(rows, int32(row))
 	}

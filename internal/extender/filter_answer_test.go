@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,15 +103,18 @@ func compareAnswers(t *testing.T, what string, w *snapshot.Snapshot, quotas bool
 					*kept.NodeNames = append(*kept.NodeNames, n.Name)
 				}
 			}
-			// From filter's verdict (same pod, cluster unchanged), then anew (another pod object: no verdict).
+			// From filter's verdict (same pod, cluster unchanged) with its nodes in filter's order and reversed,
+			// then anew (another pod object: no verdict).
+			reversed := slices.Clone(*kept.NodeNames)
+			slices.Reverse(reversed)
 			fresh := p.DeepCopy()
 			fresh.UID += "-fresh"
-			for _, pa := range []extenderv1.ExtenderArgs{kept, {Pod: fresh, NodeNames: args.NodeNames, Nodes: args.Nodes}} {
+			for _, pa := range []extenderv1.ExtenderArgs{kept, {Pod: p, NodeNames: &reversed}, {Pod: fresh, NodeNames: args.NodeNames, Nodes: args.Nodes}} {
 				if got, want := answerOf(t, h, "/prioritize", pa), referencePrioritize(srv, &pa, now); !bytes.Equal(got, want) {
 					t.Fatalf("%s: prioritize answers\n%s\nthe handler before\n%s", label, got, want)
 				}
 			}
-			calls += 3
+			calls += 4
 		}
 	}
 	return calls

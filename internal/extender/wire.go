@@ -88,7 +88,9 @@ func decodeFailed(w http.ResponseWriter, err error) bool {
 
 // parseArgs decodes an ExtenderArgs as encoding/json does (field names in any case, the last of a repeated
 // field winning, null leaving a field nil). The node names are views of body, which must not change after.
-func parseArgs(body []byte, args *extenderv1.ExtenderArgs) error { return parseArgsInto(body, args, nil) }
+func parseArgs(body []byte, args *extenderv1.ExtenderArgs) error {
+	return parseArgsInto(body, args, nil)
+}
 
 // parseArgsInto is parseArgs reading NodeNames into room's array when it is large enough.
 func parseArgsInto(body []byte, args *extenderv1.ExtenderArgs, room []string) error {

@@ -116,11 +116,22 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		}
 		wg.Wait()
 		r = parts[0]
-		for _, p := range parts[1:] {
+		for w, p := range parts[1:] {
+			if rows != nil { // the range's rows index its own outcomes, now after those of the ranges before
+				lo, hi, off := len(nodes)*(w+1)/workers, len(nodes)*(w+2)/workers, uint32(len(r.outcomes))
+				for i := lo; i < hi; i++ {
+					if rows[i].outcome > 0 {
+						rows[i].outcome += off
+					}
+				}
+			}
 			r.merge(p, req.NodePolicy)
 		}
 	}
 	best, feasible, agg := r.best, r.feasible, r.agg
+	if sum != nil {
+		sum.outcomes = r.outcomes
+	}
 	var bestPlacement []ContainerPlacement
 	if best >= 0 {
 		// Re-fit the chosen node alone to build its placement: the other nodes never pay for one.
@@ -190,6 +201,7 @@ type rangeResult struct {
 	bestRank nodeRank
 	feasible []int
 	agg      aggregate
+	outcomes outcomeTable // a summary's rows' codes and texts
 }
 
 // merge adds the result of the range that follows r.
@@ -198,6 +210,7 @@ func (r *rangeResult) merge(next rangeResult, policy string) {
 		r.best, r.bestRank = next.best, next.bestRank
 	}
 	r.feasible = append(r.feasible, next.feasible...)
+	r.outcomes = append(r.outcomes, next.outcomes...)
 	r.agg.merge(&next.agg)
 }
 
@@ -244,7 +257,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 				r.best, r.bestRank = i, rank
 			}
 			if rows != nil {
-				rows[i] = briefOf(ns)
+				rows[i] = r.outcomes.brief(ns)
 			}
 			continue
 		}
@@ -276,7 +289,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		}
 		r.agg.add(f, n, ns, st, res)
 		if rows != nil {
-			rows[i] = briefOf(ns)
+			rows[i] = r.outcomes.brief(ns)
 		}
 	}
 	return r

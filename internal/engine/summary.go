@@ -8,16 +8,18 @@ import (
 
 // Summary is a verdict for callers that answer per node in HAMi's words and show nothing else (the extender's
 // filter and prioritize): the verdict's answer (Fits, Summary, Reasons, Explanation, Hints, Placement, Quota,
-// Card) and one row per evaluated node instead of a NodeStatus with its example GPU. Its rows are exactly
-// the verdict's (TestSummaryMatchesVerdict); evaluating a pod of HAMi's profile allocates them as one array
-// and nothing per node.
+// Card) and one row per evaluated node instead of a NodeStatus with its example GPU. Its rows say exactly
+// what the verdict's nodes say (TestSummaryMatchesVerdict); evaluating a pod of HAMi's profile allocates them
+// as one array without pointers (24 bytes a node, which the collector does not scan) and nothing per node:
+// a node's code and reason text are an index into the summary's few distinct outcomes.
 type Summary struct {
 	// Verdict is Evaluate's verdict without Nodes and Feasible: Rows and Feasible stand for them.
 	Verdict *Verdict
 
-	nodes    []*Node     // the evaluated nodes, in name order
-	rows     []NodeBrief // parallel to nodes
-	feasible []int       // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
+	nodes    []*Node       // the evaluated nodes, in name order
+	rows     []NodeBrief   // parallel to nodes
+	outcomes []nodeOutcome // NodeBrief.outcome-1 indexes it
+	feasible []int         // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
 	// request is, for each name of EvalOptions.Nodes, its row (-1: the cluster has no such node); nil when
 	// every node was evaluated (then a node's row is its place in the cluster's names).
 	request []int32
@@ -28,20 +30,42 @@ type Summary struct {
 	version uint64
 }
 
-// NodeBrief is one node's answer in a Summary: NodeStatus without its container, numbers and GPUs.
+// NodeBrief is one node's answer in a Summary: NodeStatus without its container, numbers and GPUs; its code
+// and reason text are Summary.Outcome's.
 type NodeBrief struct {
 	Score    float64
 	CardRank int32
+	outcome  uint32 // 1 + the index of the node's code and reason in Summary.outcomes; 0 for none
 	Fits     bool
 	// Kindless marks a node without any device of the pod's kind (MainReason leaves it out of scope).
 	Kindless bool
-	Code     Code
-	// Reason is HAMi's FailedNodes text (NodeStatus.Reason).
-	Reason string
 }
 
-func briefOf(ns *NodeStatus) NodeBrief {
-	return NodeBrief{Score: ns.Score, CardRank: int32(ns.CardRank), Fits: ns.Fits, Kindless: kindless(ns), Code: ns.Code, Reason: ns.Reason}
+// nodeOutcome is a node's deciding code and HAMi's FailedNodes text (NodeStatus.Code and Reason).
+type nodeOutcome struct {
+	code   Code
+	reason string
+}
+
+// outcomeTable collects the distinct outcomes of a range of nodes. Neighbouring nodes mostly share one (the
+// reason texts of GPU failures are built once per fitter and shared), so the last few are compared.
+type outcomeTable []nodeOutcome
+
+func (t *outcomeTable) brief(ns *NodeStatus) NodeBrief {
+	b := NodeBrief{Score: ns.Score, CardRank: int32(ns.CardRank), Fits: ns.Fits, Kindless: kindless(ns)}
+	if ns.Code == "" && ns.Reason == "" {
+		return b
+	}
+	o := nodeOutcome{ns.Code, ns.Reason}
+	for k := len(*t) - 1; k >= max(0, len(*t)-4); k-- {
+		if (*t)[k] == o {
+			b.outcome = uint32(k + 1)
+			return b
+		}
+	}
+	*t = append(*t, o)
+	b.outcome = uint32(len(*t))
+	return b
 }
 
 func (b *NodeBrief) rank() nodeRank { return nodeRank{int(b.CardRank), b.Score} }
@@ -63,9 +87,11 @@ func (s *Summary) fromNodes(requested []string) {
 	v := s.Verdict
 	s.nodes = make([]*Node, len(v.Nodes))
 	s.rows = make([]NodeBrief, len(v.Nodes))
+	var table outcomeTable
 	for i := range v.Nodes {
-		s.nodes[i], s.rows[i] = s.cluster.nodes[v.Nodes[i].Node], briefOf(&v.Nodes[i])
+		s.nodes[i], s.rows[i] = s.cluster.nodes[v.Nodes[i].Node], table.brief(&v.Nodes[i])
 	}
+	s.outcomes = table
 	s.feasible = make([]int, 0, len(v.Feasible))
 	for _, name := range v.Feasible {
 		s.feasible = append(s.feasible, s.search(name))
@@ -92,6 +118,16 @@ func (s *Summary) Name(i int) string { return s.nodes[i].Name }
 
 // Row is row i.
 func (s *Summary) Row(i int) *NodeBrief { return &s.rows[i] }
+
+// Outcome is row i's deciding code and HAMi's FailedNodes text (NodeStatus.Code and Reason); empty for a
+// node that fits.
+func (s *Summary) Outcome(i int) (Code, string) {
+	if k := s.rows[i].outcome; k > 0 {
+		o := &s.outcomes[k-1]
+		return o.code, o.reason
+	}
+	return "", ""
+}
 
 // Requested is the row of EvalOptions.Nodes[i], or -1 when the cluster has no such node.
 func (s *Summary) Requested(i int) int {
@@ -164,7 +200,8 @@ func (s *Summary) statusesForSummaryLine(reasons []ReasonCount) []NodeStatus {
 	}
 	out := make([]NodeStatus, len(s.rows))
 	for i := range s.rows {
-		out[i] = NodeStatus{Node: s.nodes[i].Name, Fits: s.rows[i].Fits, Code: s.rows[i].Code, Reason: s.rows[i].Reason}
+		code, reason := s.Outcome(i)
+		out[i] = NodeStatus{Node: s.nodes[i].Name, Fits: s.rows[i].Fits, Code: code, Reason: reason}
 	}
 	return out
 }

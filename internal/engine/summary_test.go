@@ -103,10 +103,11 @@ func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.V
 	}
 	for i := range full.Nodes {
 		ns, row := &full.Nodes[i], sum.Row(i)
-		want := engine.NodeBrief{Score: ns.Score, CardRank: int32(ns.CardRank), Fits: ns.Fits, Code: ns.Code, Reason: ns.Reason,
-			Kindless: ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0}
-		if sum.Name(i) != ns.Node || *row != want {
-			t.Fatalf("%s: row %d is %s %+v, the verdict's %s %+v", what, i, sum.Name(i), *row, ns.Node, want)
+		code, reason := sum.Outcome(i)
+		kindless := ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0
+		if sum.Name(i) != ns.Node || row.Score != ns.Score || int(row.CardRank) != ns.CardRank || row.Fits != ns.Fits || row.Kindless != kindless ||
+			code != ns.Code || reason != ns.Reason {
+			t.Fatalf("%s: row %d is %s %+v %s %q, the verdict's %+v", what, i, sum.Name(i), *row, code, reason, *ns)
 		}
 	}
 	if got := sum.Feasible(); !slices.Equal(got, full.Feasible) && (len(got) > 0 || len(full.Feasible) > 0) {

@@ -49,6 +49,7 @@ func (a *filterAnswer) sort(s *Server, sum *engine.Summary, names []string, pod 
 	a.rowFits = grown(a.rowFits, sum.Len())
 	for i := 0; i < sum.Len(); i++ {
 		row, node := sum.Row(i), sum.Name(i)
+		code, reason := sum.Outcome(i)
 		switch {
 		case row.Fits:
 			if len(locks) > 0 {
@@ -59,13 +60,13 @@ func (a *filterAnswer) sort(s *Server, sum *engine.Summary, names []string, pod 
 			}
 			a.rowFits[i] = true
 			a.fitting++
-		case row.Code == engine.NodeUnregistered:
+		case code == engine.NodeUnregistered:
 			a.unres = append(a.unres, failedNode{node, hamiUnregistered})
-		case engine.Unresolvable(row.Code):
-			a.unres = append(a.unres, failedNode{node, cmpOr(row.Reason, hamiUnregistered)})
+		case engine.Unresolvable(code):
+			a.unres = append(a.unres, failedNode{node, cmpOr(reason, hamiUnregistered)})
 		default:
-			a.failed = append(a.failed, failedNode{node, row.Reason})
-			if row.Reason == "" {
+			a.failed = append(a.failed, failedNode{node, reason})
+			if reason == "" {
 				a.unres = append(a.unres, failedNode{node, hamiUnregistered})
 			}
 		}

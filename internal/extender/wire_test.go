@@ -185,6 +185,11 @@ func FuzzParseArgs(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: decoded %+v, json-iterator %+v", body, got, want)
 		}
+		// The same into a kept array (the pooled one of the handlers), with room for two names.
+		var again extenderv1.ExtenderArgs
+		if err2 := parseArgsInto(body, &again, make([]string, 1, 2)); (err2 == nil) != (err == nil) || err == nil && !reflect.DeepEqual(again, got) {
+			t.Fatalf("%q: into a kept array %+v (%v), without %+v (%v)", body, again, err2, got, err)
+		}
 	})
 }
 

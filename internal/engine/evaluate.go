@@ -75,7 +75,6 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		now = func() int64 { return unix }
 	}
 	nodes, names := c.nodeList, c.nodeNames
-	var rows []NodeBrief
 	switch {
 	case sum != nil && opts.Nodes != nil:
 		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
@@ -87,11 +86,11 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		if opts.Nodes == nil {
 			nodes = slices.Clone(nodes) // the summary outlives the read lock; the cluster's list changes in place
 		}
-		rows = make([]NodeBrief, len(nodes))
-		sum.nodes, sum.rows = nodes, rows
+		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
 	} else {
 		v.Nodes = make([]NodeStatus, len(nodes))
 	}
+	rows := sum.rowsOrNil() // assigned once: the workers' closures copy it instead of sharing it on the heap
 	var r rangeResult
 	workers := runtime.GOMAXPROCS(0)
 	if len(nodes) < parallelMinNodes || workers < 2 {

@@ -62,7 +62,8 @@ func xtMillis(d time.Duration) float64 { return float64(d) / float64(time.Millis
 // Two clients on one server: client=lean sends bodies built once or spliced from the last answer and reads
 // only what the next call needs (the extender's own round trip: HTTP, decoding, evaluation, encoding);
 // client=encoding-json encodes and decodes every body with encoding/json as kube-scheduler does (its cost is
-// kube-scheduler's CPU, measured in the same process here).
+// kube-scheduler's CPU, measured in the same process here). pending/client=lean is the filter alone (what
+// kube-scheduler calls) for a pod that fits nowhere: every node's reason text in the answer.
 func BenchmarkFilterPrioritizeHTTP5000Nodes(b *testing.B) {
 	const nodes, podsPerNode = 5000, 20
 	began := time.Now()
@@ -116,6 +117,26 @@ func BenchmarkFilterPrioritizeHTTP5000Nodes(b *testing.B) {
 				b.Fatalf("prioritize answered %d hosts for %d", got, n)
 			}
 			return n, filtered
+		})
+	})
+	// A pod that fits nowhere: kube-scheduler calls filter alone, and every node's reason is in the answer.
+	b.Run("pending/client=lean", func(b *testing.B) {
+		big := xtPod("bench", "too-big").GPUs(2).GPUMem(82000).GPUCores(10).Obj()
+		body, _ := json.Marshal(extenderv1.ExtenderArgs{Pod: big, NodeNames: &names})
+		var answer bytes.Buffer
+		post("/filter", body, &answer)
+		var fr extenderv1.ExtenderFilterResult
+		if err := json.Unmarshal(answer.Bytes(), &fr); err != nil || fr.NodeNames == nil || len(*fr.NodeNames) != 0 || len(fr.FailedNodes) != nodes {
+			b.Fatalf("filter answer for a pod that fits nowhere: %.300s (%v)", answer.Bytes(), err)
+		}
+		failed := []byte(`"node-`)
+		xtMeasurePairs(b, nodes, func() (int, time.Duration) {
+			t0 := time.Now()
+			post("/filter", body, &answer)
+			if got := bytes.Count(answer.Bytes(), failed); got != nodes {
+				b.Fatalf("filter answered %d failed nodes for %d", got, nodes)
+			}
+			return 0, time.Since(t0)
 		})
 	})
 	b.Run("client=encoding-json", func(b *testing.B) {

@@ -146,20 +146,12 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
 			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
 			// several times more).
-			rank := func(i int) nodeRank { return rankOf(&v.Nodes[i]) }
+			policy := req.NodePolicy
 			if sum != nil {
-				rank = func(i int) nodeRank { return rows[i].rank() }
+				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rows[a].rank(), rows[b].rank(), a, b) })
+			} else {
+				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
 			}
-			slices.SortFunc(feasible, func(a, b int) int {
-				ra, rb := rank(a), rank(b)
-				switch {
-				case ra == rb:
-					return a - b
-				case ra.beats(req.NodePolicy, rb):
-					return -1
-				}
-				return 1
-			})
 		}
 		if sum != nil {
 			sum.feasible = feasible
@@ -320,6 +312,17 @@ type nodeRank struct {
 }
 
 func rankOf(ns *NodeStatus) nodeRank { return nodeRank{ns.CardRank, ns.Score} }
+
+// rankOrder is the feasible list's order: better nodes first, equal ones by their index a and b (name order).
+func rankOrder(policy string, ra, rb nodeRank, a, b int) int {
+	switch {
+	case ra == rb:
+		return a - b
+	case ra.beats(policy, rb):
+		return -1
+	}
+	return 1
+}
 
 func (a nodeRank) beats(policy string, b nodeRank) bool {
 	if a.card != b.card {

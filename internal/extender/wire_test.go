@@ -185,6 +185,11 @@ func FuzzParseArgs(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: decoded %+v, json-iterator %+v", body, got, want)
 		}
+		// The names, which the hand scanner reads (the pod and Nodes go to json-iterator), are encoding/json's.
+		var std extenderv1.ExtenderArgs
+		if err == nil && json.Unmarshal(body, &std) == nil && !reflect.DeepEqual(got.NodeNames, std.NodeNames) {
+			t.Fatalf("%q: NodeNames %v, encoding/json %v", body, got.NodeNames, std.NodeNames)
+		}
 		// The same into a kept array (the pooled one of the handlers), with room for two names.
 		var again extenderv1.ExtenderArgs
 		if err2 := parseArgsInto(body, &again, make([]string, 1, 2)); (err2 == nil) != (err == nil) || err == nil && !reflect.DeepEqual(again, got) {

@@ -10,6 +10,7 @@ SET_TABLE=(
 	"read-file     ./internal/snapshot  ^BenchmarkRead(JSON500Nodes5k|YAML200Nodes2k)Pods$          5x"
 	"read-kept     ./internal/snapshot  ^BenchmarkReadKept(JSON500Nodes5k|RichJSON200Nodes2k)Pods$  3x"
 	"extender      ./internal/extender  ^BenchmarkFilterPrioritizeHTTP5000Nodes$                   200x"
+	"engine-summary ./internal/engine   ^BenchmarkExtender5000Nodes100kPods$                      200x"
 	"tui           ./internal/tui       ^BenchmarkFirstFrame$                                      5x"
 )
 

@@ -34,6 +34,12 @@ type EvalOptions struct {
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
 // cluster. A pod that is already counted is evaluated as if its own usage were released.
 func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
+	return c.evaluate(pod, opts, nil)
+}
+
+// evaluate is Evaluate; with sum set, a HAMi pod's nodes are answered in sum's rows instead of v.Nodes and
+// v.Feasible (Summarize), every other path fills v.Nodes as Evaluate does.
+func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Verdict {
 	req, probs := parseRequest(pod, c.cfg, c.kinds)
 	key := pod.Namespace + "/" + pod.Name
 	v := &Verdict{Pod: key, Request: req, Quota: c.Quota(pod.Namespace)}
@@ -69,14 +75,26 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 		now = func() int64 { return unix }
 	}
 	nodes, names := c.nodeList, c.nodeNames
-	if opts.Nodes != nil {
+	switch {
+	case sum != nil && opts.Nodes != nil:
+		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
+		names = nil // a summary names its rows by their nodes
+	case opts.Nodes != nil:
 		nodes, names = c.subset(opts.Nodes)
 	}
-	v.Nodes = make([]NodeStatus, len(nodes))
+	if sum != nil {
+		if opts.Nodes == nil {
+			nodes = slices.Clone(nodes) // the summary outlives the read lock; the cluster's list changes in place
+		}
+		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
+	} else {
+		v.Nodes = make([]NodeStatus, len(nodes))
+	}
+	rows := sum.rowsOrNil() // assigned once: the workers' closures copy it instead of sharing it on the heap
 	var r rangeResult
 	workers := runtime.GOMAXPROCS(0)
 	if len(nodes) < parallelMinNodes || workers < 2 {
-		r = c.evalRange(f, nodes, names, 0, len(nodes), v, opts, now, self)
+		r = c.evalRange(f, nodes, names, 0, len(nodes), v, rows, opts, now, self)
 	} else {
 		// Nodes are independent: split them into contiguous ranges, one per core, and merge the ranges in
 		// order, which gives exactly the sequential answer (every tie keeps the earlier node).
@@ -92,16 +110,27 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, opts, now, self)
+				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, rows, opts, now, self)
 			}()
 		}
 		wg.Wait()
 		r = parts[0]
-		for _, p := range parts[1:] {
-			r.merge(p, v, req.NodePolicy)
+		for w, p := range parts[1:] {
+			if rows != nil { // the range's rows index its own outcomes, now after those of the ranges before
+				lo, hi, off := len(nodes)*(w+1)/workers, len(nodes)*(w+2)/workers, uint32(len(r.outcomes))
+				for i := lo; i < hi; i++ {
+					if rows[i].outcome > 0 {
+						rows[i].outcome += off
+					}
+				}
+			}
+			r.merge(p, req.NodePolicy)
 		}
 	}
 	best, feasible, agg := r.best, r.feasible, r.agg
+	if sum != nil {
+		sum.outcomes = r.outcomes
+	}
 	var bestPlacement []ContainerPlacement
 	if best >= 0 {
 		// Re-fit the chosen node alone to build its placement: the other nodes never pay for one.
@@ -111,32 +140,36 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	v.Reasons = agg.counts()
 	if best >= 0 {
 		v.Fits = true
-		v.Placement = &Placement{Node: names[best], Score: v.Nodes[best].Score, Containers: bestPlacement,
+		v.Placement = &Placement{Node: nodes[best].Name, Score: r.bestRank.score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
 		if !opts.Unranked {
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
 			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
 			// several times more).
-			slices.SortFunc(feasible, func(a, b int) int {
-				na, nb := &v.Nodes[a], &v.Nodes[b]
-				switch {
-				case na.CardRank == nb.CardRank && na.Score == nb.Score:
-					return a - b
-				case betterNode(req.NodePolicy, na, nb):
-					return -1
-				}
-				return 1
-			})
+			policy := req.NodePolicy
+			if sum != nil {
+				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rows[a].rank(), rows[b].rank(), a, b) })
+			} else {
+				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
+			}
 		}
-		v.Feasible = make([]string, len(feasible))
-		for k, i := range feasible {
-			v.Feasible[k] = names[i]
+		if sum != nil {
+			sum.feasible = feasible
+		} else {
+			v.Feasible = make([]string, len(feasible))
+			for k, i := range feasible {
+				v.Feasible[k] = names[i]
+			}
 		}
 		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
-			len(feasible), len(nodes), names[best], req.NodePolicy, v.Nodes[best].Score, placementGPUs(v.Placement))
+			len(feasible), len(nodes), nodes[best].Name, req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
 		return v
 	}
-	v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+	if sum != nil {
+		v.Summary = summaryLine(len(nodes), v.Reasons, sum.statusesForSummaryLine(v.Reasons))
+	} else {
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+	}
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	if agg.quota != nil {
@@ -156,21 +189,25 @@ var parallelMinNodes = 512
 // rangeResult is what evaluating a contiguous range of nodes found.
 type rangeResult struct {
 	best     int // index of the best feasible node, -1 for none
+	bestRank nodeRank
 	feasible []int
 	agg      aggregate
+	outcomes outcomeTable // a summary's rows' codes and texts
 }
 
 // merge adds the result of the range that follows r.
-func (r *rangeResult) merge(next rangeResult, v *Verdict, policy string) {
-	if next.best >= 0 && (r.best < 0 || betterNode(policy, &v.Nodes[next.best], &v.Nodes[r.best])) {
-		r.best = next.best
+func (r *rangeResult) merge(next rangeResult, policy string) {
+	if next.best >= 0 && (r.best < 0 || next.bestRank.beats(policy, r.bestRank)) {
+		r.best, r.bestRank = next.best, next.bestRank
 	}
 	r.feasible = append(r.feasible, next.feasible...)
+	r.outcomes = append(r.outcomes, next.outcomes...)
 	r.agg.merge(&next.agg)
 }
 
-// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi].
-func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
+// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi], or rows[lo:hi] when rows is set (a summary:
+// each node's status is built in one reused NodeStatus, without an example GPU, and kept as its row).
+func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, rows []NodeBrief, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
 	req := f.req
 	maxGPUs := 0
 	for _, n := range nodes[lo:hi] {
@@ -180,14 +217,20 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 	scratch := make([]GPUStatus, maxGPUs)
 	r := rangeResult{best: -1}
 	var examples []GPUStatus
+	var brief NodeStatus
 	for i := lo; i < hi; i++ {
 		n := nodes[i]
-		detail := opts.DetailAll || containsName(opts.DetailNodes, n.Name)
+		detail := rows == nil && (opts.DetailAll || containsName(opts.DetailNodes, n.Name))
 		f.detail = detail
 		st := scratch[:len(n.GPUs)]
 		res := f.fitNode(n, st, now)
-		ns := &v.Nodes[i]
-		ns.Node = names[i]
+		ns := &brief
+		if rows == nil {
+			ns = &v.Nodes[i]
+		} else {
+			brief = NodeStatus{}
+		}
+		ns.Node = n.Name
 		if detail && res.nodeCheck == nil {
 			ns.GPUs = append([]GPUStatus(nil), st...)
 			identify(n, ns.GPUs)
@@ -201,8 +244,11 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 				r.feasible = make([]int, 0, hi-i) // at most the rest of the range: one allocation
 			}
 			r.feasible = append(r.feasible, i)
-			if r.best < 0 || betterNode(req.NodePolicy, ns, &v.Nodes[r.best]) {
-				r.best = i
+			if rank := rankOf(ns); r.best < 0 || rank.beats(req.NodePolicy, r.bestRank) {
+				r.best, r.bestRank = i, rank
+			}
+			if rows != nil {
+				rows[i] = r.outcomes.brief(ns)
 			}
 			continue
 		}
@@ -217,7 +263,11 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			if res.fitReason != "" {
 				ns.Code, ns.Reason = res.fitCode, res.fitReason
 			}
-			if ex := exampleGPU(st, ns.Code); ex >= 0 {
+			ex := -1 // a summary keeps no example
+			if rows == nil {
+				ex = exampleGPU(st, ns.Code)
+			}
+			if ex >= 0 {
 				if examples == nil {
 					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
 				}
@@ -229,6 +279,9 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			}
 		}
 		r.agg.add(f, n, ns, st, res)
+		if rows != nil {
+			rows[i] = r.outcomes.brief(ns)
+		}
 	}
 	return r
 }
@@ -251,13 +304,31 @@ func withoutSelf(q QuotaStatus, self *PodAllocation) QuotaStatus {
 	return q
 }
 
-// betterNode orders feasible nodes: the card alternative preferred by volcano.sh/card.name first, then the
-// node policy's score.
-func betterNode(policy string, a, b *NodeStatus) bool {
-	if a.CardRank != b.CardRank {
-		return a.CardRank < b.CardRank
+// nodeRank orders feasible nodes (beats): the card alternative preferred by volcano.sh/card.name first, then
+// the node policy's score.
+type nodeRank struct {
+	card  int
+	score float64
+}
+
+func rankOf(ns *NodeStatus) nodeRank { return nodeRank{ns.CardRank, ns.Score} }
+
+// rankOrder is the feasible list's order: better nodes first, equal ones by their index a and b (name order).
+func rankOrder(policy string, ra, rb nodeRank, a, b int) int {
+	switch {
+	case ra == rb:
+		return a - b
+	case ra.beats(policy, rb):
+		return -1
 	}
-	return better(policy, a.Score, b.Score)
+	return 1
+}
+
+func (a nodeRank) beats(policy string, b nodeRank) bool {
+	if a.card != b.card {
+		return a.card < b.card
+	}
+	return better(policy, a.score, b.score)
 }
 
 // better reports whether score a beats score b under the node policy; equal scores keep the earlier

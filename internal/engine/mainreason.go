@@ -14,11 +14,16 @@ func MainReason(v *Verdict) ReasonCount {
 			none++
 		}
 	}
+	return mainReason(v.Reasons, none)
+}
+
+// mainReason is MainReason of a verdict's reasons where none nodes have none of the pod's device kind.
+func mainReason(reasons []ReasonCount, none int) ReasonCount {
 	if none == 0 {
-		return MainReasonAmong(v.Reasons)
+		return MainReasonAmong(reasons)
 	}
-	scoped := make([]ReasonCount, 0, len(v.Reasons))
-	for _, r := range v.Reasons {
+	scoped := make([]ReasonCount, 0, len(reasons))
+	for _, r := range reasons {
 		if r.Code == NodeInsufficientDevice {
 			if r.Nodes -= none; r.Nodes <= 0 {
 				continue
@@ -28,9 +33,9 @@ func MainReason(v *Verdict) ReasonCount {
 	}
 	main := MainReasonAmong(scoped)
 	if main.Code == "" || outOfScope[main.Code] {
-		main = MainReasonAmong(v.Reasons) // nothing in scope: the most common reason, as before
+		main = MainReasonAmong(reasons) // nothing in scope: the most common reason, as before
 	}
-	for _, r := range v.Reasons {
+	for _, r := range reasons {
 		if r.Code == main.Code {
 			return r
 		}

@@ -61,14 +61,14 @@ func (m *Metrics) observe(verb string, d time.Duration) {
 	m.latency.WithLabelValues(verb).Observe(d.Seconds())
 }
 
-func (m *Metrics) decision(v *engine.Verdict) {
-	switch {
+func (m *Metrics) decision(sum *engine.Summary) {
+	switch v := sum.Verdict; {
 	case v.NoGPURequest:
 		m.decisions.WithLabelValues("no-gpu", "").Inc()
 	case v.Fits:
 		m.decisions.WithLabelValues("fits", "").Inc()
 	case len(v.Reasons) > 0:
-		m.decisions.WithLabelValues("pending", string(engine.MainReason(v).Code)).Inc() // the one rule of every surface
+		m.decisions.WithLabelValues("pending", string(sum.MainReason().Code)).Inc() // the one rule of every surface
 	default:
 		m.decisions.WithLabelValues("pending", "NoNodes").Inc()
 	}

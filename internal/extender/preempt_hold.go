@@ -102,6 +102,13 @@ func podPriority(p *corev1.Pod) int32 {
 	return 0
 }
 
+// holdsAny reports whether any pod is nominated (or provisionally answered) to a node: heldNodes has work.
+func (st *State) holdsAny() bool {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return len(st.nominated) > 0 || len(st.provisional) > 0
+}
+
 // heldNodes says, for each node in fits, whether the pod still fits there beside the pods nominated to it
 // of equal or higher priority (placed there first, as kube-scheduler does for its own filters): the nodes
 // where it does not, with the reason. The nominees are placed for the length of the check, under the writer

@@ -1,7 +1,6 @@
 package extender
 
 import (
-	"sort"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,10 +17,10 @@ type recentVerdict struct {
 	uid     types.UID
 	rv      string
 	version uint64
-	v       *engine.Verdict
+	v       *engine.Summary
 }
 
-func (r *recentVerdict) store(pod *corev1.Pod, version uint64, v *engine.Verdict) {
+func (r *recentVerdict) store(pod *corev1.Pod, version uint64, v *engine.Summary) {
 	if pod.UID == "" {
 		return // a pod without identity (a hand-made request) is never matched again
 	}
@@ -31,23 +30,11 @@ func (r *recentVerdict) store(pod *corev1.Pod, version uint64, v *engine.Verdict
 }
 
 // get returns the stored verdict for this pod at this cluster version, or nil.
-func (r *recentVerdict) get(pod *corev1.Pod, version uint64) *engine.Verdict {
+func (r *recentVerdict) get(pod *corev1.Pod, version uint64) *engine.Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.v == nil || pod.UID == "" || pod.UID != r.uid || pod.ResourceVersion != r.rv || version != r.version {
 		return nil
 	}
 	return r.v
-}
-
-// covers reports whether the verdict has a status for every candidate the cluster knows (its Nodes are
-// sorted by name); unknown names get no score either way.
-func covers(c *engine.Cluster, v *engine.Verdict, names []string) bool {
-	for _, name := range names {
-		i := sort.Search(len(v.Nodes), func(i int) bool { return v.Nodes[i].Node >= name })
-		if (i == len(v.Nodes) || v.Nodes[i].Node != name) && c.Node(name) != nil {
-			return false
-		}
-	}
-	return true
 }

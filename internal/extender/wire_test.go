@@ -185,5 +185,45 @@ func FuzzParseArgs(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: decoded %+v, json-iterator %+v", body, got, want)
 		}
+		// The names, which the hand scanner reads (the pod and Nodes go to json-iterator), are encoding/json's.
+		var std extenderv1.ExtenderArgs
+		if err == nil && json.Unmarshal(body, &std) == nil && !reflect.DeepEqual(got.NodeNames, std.NodeNames) {
+			t.Fatalf("%q: NodeNames %v, encoding/json %v", body, got.NodeNames, std.NodeNames)
+		}
+		// The same into a kept array (the pooled one of the handlers), with room for two names.
+		var again extenderv1.ExtenderArgs
+		if err2 := parseArgsInto(body, &again, make([]string, 1, 2)); (err2 == nil) != (err == nil) || err == nil && !reflect.DeepEqual(again, got) {
+			t.Fatalf("%q: into a kept array %+v (%v), without %+v (%v)", body, again, err2, got, err)
+		}
 	})
+}
+
+// TestDecodedPodOwnsItsStrings: the request body is a pooled buffer, reused once the handler returns; the
+// decoded pod (which the recent verdict, the events and the preemptor keep) must hold no view of it.
+func TestDecodedPodOwnsItsStrings(t *testing.T) {
+	first, n := worldgen.Seeds(20)
+	pods := 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		for _, p := range worldgen.World(seed, worldgen.Options{Kube: true}).Pods {
+			body, err := json.Marshal(extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"a", "b"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args extenderv1.ExtenderArgs
+			if err := parseArgs(body, &args); err != nil {
+				t.Fatal(err)
+			}
+			before := args.Pod.DeepCopy()
+			for i := range body {
+				body[i] = 'x'
+			}
+			if !reflect.DeepEqual(args.Pod, before) {
+				t.Fatalf("seed %d pod %s: the decoded pod changed with the body it was read from", seed, p.Name)
+			}
+			pods++
+		}
+	}
+	if pods == 0 {
+		t.Fatal("no pod in any world")
+	}
 }

@@ -56,6 +56,13 @@ type fitter struct {
 	chosen []int
 	// pending are the MIG GPUs whose placement a container's walk holds in extra[].mig, one entry each.
 	pending []int
+	// scored are the devices the pod's containers of a Kind with a node score (device.Kind.ScoreNode) took on
+	// the node being fitted, as positions in n.GPUs, in the order fitNode placed them (init containers first,
+	// HAMi's order); scoredBy says where each container's devices end and its Kind; placed is familyScore's
+	// scratch. A Kind without a node score records nothing.
+	scored   []int
+	scoredBy []scoredRun
+	placed   [][]int
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
 	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
 	// for a cluster of the default types and a pod asking for one or two.
@@ -267,6 +274,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		return res
 	}
 	f.resetExtra(n)
+	f.scored, f.scoredBy = f.scored[:0], f.scoredBy[:0]
 	var podMem, podCores int64
 	// Init containers run one at a time: each is tried against the node alone and leaves nothing behind.
 	for ci := range f.req.Containers {
@@ -629,6 +637,10 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if f.build {
 			cp.Devices = append(cp.Devices, d)
 		}
+	}
+	if kind.ScoreNode != nil {
+		f.scored = append(f.scored, chosen...)
+		f.scoredBy = append(f.scoredBy, scoredRun{kind: r.Kind, end: len(f.scored)})
 	}
 	return cp, mem, cores, true
 }

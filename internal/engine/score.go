@@ -356,7 +356,7 @@ func overlaps(p codec.MigPlacement, used []codec.MigPlacement) bool {
 }
 
 // familyScore is what the Kinds the pod asks for add to a fitting node's score (device.Kind.ScoreNode), from
-// the node's devices before the pod and the devices the pod takes (f.extra after fitNode).
+// the node's devices before the pod and the devices each of the pod's containers took (f.scored after fitNode).
 func (f *fitter) familyScore(n *Node) float64 {
 	var total float64
 	var node []device.ScoredDevice
@@ -372,15 +372,28 @@ func (f *fitter) familyScore(n *Node) float64 {
 				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID()}
 			}
 		}
-		var placed []int
-		for gi := range n.GPUs {
-			if n.judges(k, gi) && gi < len(f.extra) && f.extra[gi].slots > 0 {
-				placed = append(placed, n.GPUs[gi].Index)
-			}
-		}
-		total += kind.ScoreNode(node, placed)
+		total += kind.ScoreNode(node, f.placedBy(k))
 	}
 	return total
+}
+
+// scoredRun is where one container's devices end in fitter.scored, and the container's Kind.
+type scoredRun struct{ kind, end int }
+
+// placedBy is what each container of Kind k took on the node fitNode last fitted, positions in its GPUs, in
+// fitNode's order (HAMi's: init containers first); a container that took nothing is left out, as HAMi's
+// ScoreNode skips an empty entry.
+func (f *fitter) placedBy(k int) [][]int {
+	placed := f.placed[:0]
+	start := 0
+	for _, run := range f.scoredBy {
+		if run.kind == k && run.end > start {
+			placed = append(placed, f.scored[start:run.end])
+		}
+		start = run.end
+	}
+	f.placed = placed
+	return placed
 }
 
 // kindsAsked lists the Kinds the pod's containers ask for, each once, in container order.

@@ -377,20 +377,17 @@ func (f *fitter) familyScore(n *Node) float64 {
 	return total
 }
 
-// scoredRun is where one container's devices end in fitter.scored, and the container's Kind.
-type scoredRun struct{ kind, end int }
-
 // placedBy is what each container of Kind k took on the node fitNode last fitted, positions in its GPUs, in
 // fitNode's order (HAMi's: init containers first); a container that took nothing is left out, as HAMi's
 // ScoreNode skips an empty entry.
 func (f *fitter) placedBy(k int) [][]int {
 	placed := f.placed[:0]
-	start := 0
-	for _, run := range f.scoredBy {
-		if run.kind == k && run.end > start {
-			placed = append(placed, f.scored[start:run.end])
+	for i := 0; i < len(f.scored); {
+		kind, n := f.scored[i], f.scored[i+1]
+		if kind == k && n > 0 {
+			placed = append(placed, f.scored[i+2:i+2+n])
 		}
-		start = run.end
+		i += 2 + n
 	}
 	f.placed = placed
 	return placed

@@ -56,12 +56,9 @@ type fitter struct {
 	chosen []int
 	// pending are the MIG GPUs whose placement a container's walk holds in extra[].mig, one entry each.
 	pending []int
-	// scored are the devices the pod's containers of a Kind with a node score (device.Kind.ScoreNode) took on
-	// the node being fitted, in the order fitNode placed them (init containers first, HAMi's order): for each
-	// container its Kind, its count, then the positions in n.GPUs. placed is familyScore's scratch. A Kind
-	// without a node score records nothing.
-	scored []int
-	placed [][]int
+	// scored are the devices the pod's containers of a Kind with a node score took on the node being fitted;
+	// nil until such a container is placed (one pointer keeps the fitter in its allocation size class).
+	scored *scoredDevices
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
 	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
 	// for a cluster of the default types and a pod asking for one or two.
@@ -273,7 +270,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		return res
 	}
 	f.resetExtra(n)
-	f.scored = f.scored[:0]
+	if f.scored != nil {
+		f.scored.runs = f.scored.runs[:0]
+	}
 	var podMem, podCores int64
 	// Init containers run one at a time: each is tried against the node alone and leaves nothing behind.
 	for ci := range f.req.Containers {
@@ -638,7 +637,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 	}
 	if kind.ScoreNode != nil {
-		f.scored = append(append(f.scored, r.Kind, len(chosen)), chosen...)
+		f.noteScored(r.Kind, chosen)
 	}
 	return cp, mem, cores, true
 }

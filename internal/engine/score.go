@@ -377,19 +377,39 @@ func (f *fitter) familyScore(n *Node) float64 {
 	return total
 }
 
+// scoredDevices are the devices the pod's containers of a Kind with a node score (device.Kind.ScoreNode) took
+// on the node being fitted, in the order fitNode placed them (init containers first, HAMi's order).
+type scoredDevices struct {
+	// runs holds, for each container, its Kind, its count, then the positions in n.GPUs it took.
+	runs []int
+	// placed is placedBy's scratch.
+	placed [][]int
+}
+
+// noteScored records what a container of Kind k took, for the Kind's node score.
+func (f *fitter) noteScored(k int, chosen []int) {
+	if f.scored == nil {
+		f.scored = &scoredDevices{}
+	}
+	f.scored.runs = append(append(f.scored.runs, k, len(chosen)), chosen...)
+}
+
 // placedBy is what each container of Kind k took on the node fitNode last fitted, positions in its GPUs, in
 // fitNode's order (HAMi's: init containers first); a container that took nothing is left out, as HAMi's
 // ScoreNode skips an empty entry.
 func (f *fitter) placedBy(k int) [][]int {
-	placed := f.placed[:0]
-	for i := 0; i < len(f.scored); {
-		kind, n := f.scored[i], f.scored[i+1]
+	if f.scored == nil {
+		return nil
+	}
+	placed, runs := f.scored.placed[:0], f.scored.runs
+	for i := 0; i < len(runs); {
+		kind, n := runs[i], runs[i+1]
 		if kind == k && n > 0 {
-			placed = append(placed, f.scored[i+2:i+2+n])
+			placed = append(placed, runs[i+2:i+2+n])
 		}
 		i += 2 + n
 	}
-	f.placed = placed
+	f.scored.placed = placed
 	return placed
 }
 

@@ -69,11 +69,13 @@ type fitter struct {
 	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
 	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
 	wantsReady, wantsMain bool
-	// dev, takenNode, takenGPU and otherTakenF are familyCheck's scratch: a family row's view of one device.
+	// dev, takenNode, takenGPU, otherTakenF and groupUsedF are familyCheck's scratch: a family row's view of one
+	// device.
 	dev         device.Dev
 	takenNode   *Node
 	takenGPU    int
 	otherTakenF func() string
+	groupUsedF  func() string
 }
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.

@@ -65,6 +65,28 @@ func TestVastaiDieMode(t *testing.T) {
 	})
 }
 
+// TestVastaiDieMutex: under the mutex policy a card is taken whole (device.go:236-287): an idle die on a card
+// another of whose dies is in use conflicts (ExclusiveDeviceAllocateConflict), a die in use fails its slots
+// first (count 1); card mode and pods without the policy are not concerned.
+func TestVastaiDieMutex(t *testing.T) {
+	used := func(name, node, die string) *corev1.Pod {
+		return ft.Counted(ft.MkPod("ns", name, ft.Ctr("c", vaNum, 1)), node, vaAlloc, die+",Vastai,0,0:;")
+	}
+	mutex := func(p *corev1.Pod) *corev1.Pod { return ft.WithAnno(p, "hami.io/gpu-scheduler-policy", "mutex") }
+	one := func() *corev1.Pod { return ft.MkPod("ns", "p", ft.Ctr("c", vaNum, 1)) }
+	ft.Run(t, ft.Kinds(t, vastai.Family{}), []ft.Case{
+		{Name: "without mutex: the used card's idle die", Node: dieNode("v1", 2, 2), Counted: []*corev1.Pod{used("a", "v1", "v1-d3")},
+			Pod: one(), Want: [][]string{{"v1-d2"}}},
+		{Name: "mutex: the idle card's die", Node: dieNode("v1", 2, 2), Counted: []*corev1.Pod{used("a", "v1", "v1-d3")},
+			Pod: mutex(one()), Want: [][]string{{"v1-d1"}}},
+		{Name: "mutex: a die used on every card", Node: dieNode("v1", 2, 2), Counted: []*corev1.Pod{used("a", "v1", "v1-d3"), used("b", "v1", "v1-d1")},
+			Pod: mutex(one()), Reason: "2/4 CardTimeSlicingExhausted, 2/4 ExclusiveDeviceAllocateConflict",
+			Detail: "die v1-d3 of its card is in use; the mutex policy takes a card whole"},
+		{Name: "mutex: an earlier container's die holds its card", Node: dieNode("v1", 2, 2),
+			Pod: mutex(ft.MkPod("ns", "p", ft.Ctr("c1", vaNum, 1), ft.Ctr("c2", vaNum, 1))), Want: [][]string{{"v1-d3"}, {"v1-d1"}}},
+	})
+}
+
 // TestVastaiDieScore: of two nodes that fit, binpack's higher score is the one whose two dies share a card
 // (ScoreNode, 181-219, adds 1 there, 0.5 where the dies sit on two cards).
 func TestVastaiDieScore(t *testing.T) {

@@ -96,13 +96,10 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 	if f.otherTakenF == nil {
 		f.otherTakenF = f.otherTaken // bound once per evaluation, and only for a type with family rows
 	}
-	d.OtherTakenF = f.otherTakenF
-	if d.Mutex = f.req.Mutex; d.Mutex {
-		if f.groupUsedF == nil {
-			f.groupUsedF = f.groupUsed
-		}
-		d.GroupUsedF = f.groupUsedF
+	if f.groupUsedF == nil {
+		f.groupUsedF = f.groupUsed
 	}
+	d.OtherTakenF, d.GroupUsedF, d.Mutex = f.otherTakenF, f.groupUsedF, f.req.Mutex
 	o := row.Check(d)
 	if o.Skip {
 		return Check{}, false

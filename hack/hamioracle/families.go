@@ -588,6 +588,10 @@ func vastai(name string, die bool) *spec {
 	s.devices = func(n *corev1.Node) []regDev { return jsonDevices(n, reg) }
 	s.annotate = func(r *rand.Rand, p *corev1.Pod, uuids []string) {
 		uuidSelectors(r, p, uuids, "vastaitech.com/use-gpuuuid", "vastaitech.com/nouse-gpuuuid")
+		// Die mode's mutex policy takes a card whole (device.go:236-287); card mode's draws stay as they were.
+		if die && r.Intn(4) == 0 {
+			p.Annotations["hami.io/gpu-scheduler-policy"] = "mutex"
+		}
 	}
 	return s
 }

@@ -122,8 +122,12 @@ type Kind struct {
 	FitFailure func(first []Failure, asked int) (code string, count int) `json:"-"`
 	// ScoreNode is the family's addition to a fitting node's score (HAMi's ScoreNode, which OverrideScore adds
 	// to the node's default score, pkg/scheduler/policy/node_policy.go:67-95): node is every device of the node
-	// before the pod, placed the Indexes of the Kind's devices the pod takes. nil adds nothing.
-	ScoreNode func(node []ScoredDevice, placed []int) float64 `json:"-"`
+	// before the pod; placed holds, for each of the pod's containers asking for the Kind that took devices,
+	// the positions in node of those it took, as HAMi hands its ScoreNode the pod's device list of the type
+	// (init containers first, then the app containers, each in container order: pkg/scheduler/score.go:
+	// 226-342 at v2.10.0). A family that scores container by container (Vastai's dies, Ascend's NetworkIDs)
+	// reads each entry apart. nil adds nothing.
+	ScoreNode func(node []ScoredDevice, placed [][]int) float64 `json:"-"`
 	// Sees, when set, says which of a node's devices a request of the Kind is judged on, by each device's
 	// registered type, whatever Kind registered it: HAMi hands a request's Fit every device of the node whose
 	// type contains the request's type (getNodeResources, pkg/scheduler/score.go:43-52 at v2.10.0), so an

@@ -82,6 +82,18 @@ type Dev struct {
 	RegQos      string        // the QoS policy the device registers (MetaX sGPU's qosPolicy); "" when none
 	TakenByPod  bool          // an earlier container of the pod took this device
 	OtherTakenF func() string // see OtherTaken
+	Mutex       bool          // the pod's GPU scheduler policy has mutex
+	GroupUsedF  func() string // see GroupUsed
+}
+
+// GroupUsed is the UUID of another device of the same type on the node, in the device's interconnect group
+// (its registered NetworkID: Vastai's card), that is in use (by counted pods or an earlier container of the
+// pod); "" when none is, or the device has no group.
+func (d *Dev) GroupUsed() string {
+	if d.GroupUsedF == nil {
+		return ""
+	}
+	return d.GroupUsedF()
 }
 
 // OtherTaken is the UUID of another device of the same type on the node that an earlier container of the pod

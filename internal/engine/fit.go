@@ -55,6 +55,9 @@ type fitter struct {
 	chosen []int
 	// pending are the MIG GPUs whose placement a container's walk holds in extra[].mig, one entry each.
 	pending []int
+	// scored are the devices the pod's containers of a Kind with a node score took on the node being fitted;
+	// nil until such a container is placed (one pointer keeps the fitter in its allocation size class).
+	scored *scoredDevices
 	// sels are the pod's type, mode, UUID and QoS selectors of each device type it asks for, by Kind index
 	// (nil for the others); selsArr, selBuf and quotaKindArr back them and quota.kind without an allocation
 	// for a cluster of the default types and a pod asking for one or two.
@@ -65,11 +68,13 @@ type fitter struct {
 	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
 	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
 	wantsReady, wantsMain bool
-	// dev, takenNode, takenGPU and otherTakenF are familyCheck's scratch: a family row's view of one device.
+	// dev, takenNode, takenGPU, otherTakenF and groupUsedF are familyCheck's scratch: a family row's view of one
+	// device.
 	dev         device.Dev
 	takenNode   *Node
 	takenGPU    int
 	otherTakenF func() string
+	groupUsedF  func() string
 }
 
 // quotaView is the namespace's managed quota with the pod's own old usage left out.
@@ -266,6 +271,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		return res
 	}
 	f.resetExtra(n)
+	if f.scored != nil {
+		f.scored.runs = f.scored.runs[:0]
+	}
 	var podMem, podCores int64
 	// Init containers run one at a time: each is tried against the node alone and leaves nothing behind.
 	for ci := range f.req.Containers {
@@ -638,6 +646,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if f.build {
 			cp.Devices = append(cp.Devices, d)
 		}
+	}
+	if kind.ScoreNode != nil {
+		f.noteScored(r.Kind, chosen)
 	}
 	return cp, mem, cores, true
 }

@@ -96,7 +96,10 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 	if f.otherTakenF == nil {
 		f.otherTakenF = f.otherTaken // bound once per evaluation, and only for a type with family rows
 	}
-	d.OtherTakenF = f.otherTakenF
+	if f.groupUsedF == nil {
+		f.groupUsedF = f.groupUsed
+	}
+	d.OtherTakenF, d.GroupUsedF, d.Mutex = f.otherTakenF, f.groupUsedF, f.req.Mutex
 	o := row.Check(d)
 	if o.Skip {
 		return Check{}, false
@@ -116,6 +119,29 @@ func (f *fitter) otherTaken() string {
 	for j := range n.GPUs {
 		if j != gi && n.GPUs[j].Kind == g.Kind && f.extra[j].slots > 0 {
 			return n.GPUs[j].UUID
+		}
+	}
+	return ""
+}
+
+// groupUsed is device.Dev.GroupUsed for the device familyCheck runs on: another device of its type in its
+// interconnect group that is in use on the node.
+func (f *fitter) groupUsed() string {
+	n, gi := f.takenNode, f.takenGPU
+	g := &n.GPUs[gi]
+	group := g.networkID()
+	if group == nil {
+		return ""
+	}
+	for j := range n.GPUs {
+		o := &n.GPUs[j]
+		if j == gi || o.Kind != g.Kind {
+			continue
+		}
+		if id := o.networkID(); id != nil && *id == *group {
+			if used, _, _ := f.used(o, j); used > 0 {
+				return o.UUID
+			}
 		}
 	}
 	return ""

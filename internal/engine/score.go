@@ -356,7 +356,7 @@ func overlaps(p codec.MigPlacement, used []codec.MigPlacement) bool {
 }
 
 // familyScore is what the Kinds the pod asks for add to a fitting node's score (device.Kind.ScoreNode), from
-// the node's devices before the pod and the devices the pod takes (f.extra after fitNode).
+// the node's devices before the pod and the devices each of the pod's containers took (f.scored after fitNode).
 func (f *fitter) familyScore(n *Node) float64 {
 	var total float64
 	var node []device.ScoredDevice
@@ -372,15 +372,45 @@ func (f *fitter) familyScore(n *Node) float64 {
 				node[gi] = device.ScoredDevice{Type: g.Type, Index: g.Index, Used: g.UsedSlots > 0, NetworkID: g.networkID()}
 			}
 		}
-		var placed []int
-		for gi := range n.GPUs {
-			if n.judges(k, gi) && gi < len(f.extra) && f.extra[gi].slots > 0 {
-				placed = append(placed, n.GPUs[gi].Index)
-			}
-		}
-		total += kind.ScoreNode(node, placed)
+		total += kind.ScoreNode(node, f.placedBy(k))
 	}
 	return total
+}
+
+// scoredDevices are the devices the pod's containers of a Kind with a node score (device.Kind.ScoreNode) took
+// on the node being fitted, in the order fitNode placed them (init containers first, HAMi's order).
+type scoredDevices struct {
+	// runs holds, for each container, its Kind, its count, then the positions in n.GPUs it took.
+	runs []int
+	// placed is placedBy's scratch.
+	placed [][]int
+}
+
+// noteScored records what a container of Kind k took, for the Kind's node score.
+func (f *fitter) noteScored(k int, chosen []int) {
+	if f.scored == nil {
+		f.scored = &scoredDevices{}
+	}
+	f.scored.runs = append(append(f.scored.runs, k, len(chosen)), chosen...)
+}
+
+// placedBy is what each container of Kind k took on the node fitNode last fitted, positions in its GPUs, in
+// fitNode's order (HAMi's: init containers first); a container that took nothing is left out, as HAMi's
+// ScoreNode skips an empty entry.
+func (f *fitter) placedBy(k int) [][]int {
+	if f.scored == nil {
+		return nil
+	}
+	placed, runs := f.scored.placed[:0], f.scored.runs
+	for i := 0; i < len(runs); {
+		kind, n := runs[i], runs[i+1]
+		if kind == k && n > 0 {
+			placed = append(placed, runs[i+2:i+2+n])
+		}
+		i += 2 + n
+	}
+	f.scored.placed = placed
+	return placed
 }
 
 // kindsAsked lists the Kinds the pod's containers ask for, each once, in container order.

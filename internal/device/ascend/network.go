@@ -10,44 +10,41 @@ import (
 const networkWeight = 10
 
 // scoreNode is HAMi v2.10.0's Ascend ScoreNode (pkg/device/ascend/device.go:388-424) for the chip word: on an
-// Ascend910* chip, the share of the pod's NPUs in its largest NetworkID group, times 10; 0 when an NPU the pod
-// takes registers no NetworkID. HAMi sums the share per container; kubectl-hami takes the pod's NPUs as one
-// group (the same for a pod of one NPU container).
-func scoreNode(word string) func(node []device.ScoredDevice, placed []int) float64 {
+// Ascend910* chip, for each container the share of its NPUs in their largest NetworkID group, summed over the
+// pod's containers (init containers' included) and times 10, in float32 as HAMi computes it; 0 when any NPU the
+// pod takes registers no NetworkID. An NPU of another chip the request sees (Kind.Sees) is scored by its own
+// NetworkID, as HAMi reads it from the device it took.
+func scoreNode(word string) func(node []device.ScoredDevice, placed [][]int) float64 {
 	if !strings.HasPrefix(word, "Ascend910") {
 		return nil
 	}
-	sees := device.TypeContains(word)
-	return func(node []device.ScoredDevice, placed []int) float64 {
-		if len(placed) == 0 {
-			return 0
-		}
-		byNetwork := map[int]int{}
-		for _, idx := range placed {
-			d := deviceOf(node, sees, idx)
-			if d == nil || d.NetworkID == nil {
-				return 0
+	return func(node []device.ScoredDevice, placed [][]int) float64 {
+		var score float32
+		for _, ctr := range placed {
+			for _, p := range ctr {
+				if node[p].NetworkID == nil {
+					return 0
+				}
 			}
-			byNetwork[*d.NetworkID]++
+			most := 0
+			for _, p := range ctr {
+				most = max(most, inNetwork(node, ctr, *node[p].NetworkID))
+			}
+			score += float32(most) / float32(len(ctr))
 		}
-		most := 0
-		for _, n := range byNetwork {
-			most = max(most, n)
-		}
-		// HAMi computes in float32.
-		return float64(float32(most) / float32(len(placed)) * networkWeight)
+		return float64(score * networkWeight)
 	}
 }
 
-// deviceOf is the node's device with Index idx among those a request of the chip sees (its own, and those
-// whose type contains its word: Kind.Sees), nil when none.
-func deviceOf(node []device.ScoredDevice, sees func(string) bool, idx int) *device.ScoredDevice {
-	for i := range node {
-		if node[i].Index == idx && sees(node[i].Type) {
-			return &node[i]
+// inNetwork counts the NPUs of one container (positions in node) in the NetworkID group.
+func inNetwork(node []device.ScoredDevice, ctr []int, id int) int {
+	n := 0
+	for _, p := range ctr {
+		if *node[p].NetworkID == id {
+			n++
 		}
 	}
-	return nil
+	return n
 }
 
 // networkTopology is HAMi v2.10.0's needTopology for the Ascend910* chip word (pkg/device/ascend/device.go:

@@ -7,26 +7,28 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
 )
 
-// HAMi v2.10.0's Ascend ScoreNode (pkg/device/ascend/device.go:388-424): 10 x the share of the pod's NPUs in
-// their largest NetworkID group, on Ascend910* chips only, 0 when a taken NPU has no NetworkID.
+// HAMi v2.10.0's Ascend ScoreNode (pkg/device/ascend/device.go:388-424): 10 x each container's share of its
+// NPUs in their largest NetworkID group, summed, on Ascend910* chips only, 0 when a taken NPU has no NetworkID.
 func TestScoreNode(t *testing.T) {
 	id := func(n int) *int { return &n }
 	node := []device.ScoredDevice{
 		{Type: "Ascend910B3", Index: 0, NetworkID: id(0)}, {Type: "Ascend910B3", Index: 1, NetworkID: id(0)},
 		{Type: "Ascend910B3", Index: 2, NetworkID: id(1)}, {Type: "Ascend910B3", Index: 3},
-		{Type: "NVIDIA-A100", Index: 2, NetworkID: id(7)},
 	}
 	score := scoreNode("Ascend910B3")
 	for _, tc := range []struct {
 		name   string
-		placed []int
+		placed [][]int
 		want   float64
 	}{
-		{"one NPU", []int{2}, 10},
-		{"one network", []int{0, 1}, 10},
-		{"split two ways", []int{1, 2}, 5},
-		{"two of three", []int{0, 1, 2}, float64(float32(2) / float32(3) * 10)},
-		{"an NPU without NetworkID", []int{0, 3}, 0},
+		{"one NPU", [][]int{{2}}, 10},
+		{"one network", [][]int{{0, 1}}, 10},
+		{"split two ways", [][]int{{1, 2}}, 5},
+		{"two of three", [][]int{{0, 1, 2}}, float64(float32(2) / float32(3) * 10)},
+		{"two containers, each on one network", [][]int{{0, 1}, {2}}, 20},
+		{"two containers, one split", [][]int{{1, 2}, {0}}, 15},
+		{"an NPU without NetworkID", [][]int{{0, 3}}, 0},
+		{"an NPU without NetworkID in a later container", [][]int{{0, 1}, {3}}, 0},
 		{"nothing placed", nil, 0},
 	} {
 		if got := score(node, tc.placed); got != tc.want {
@@ -34,15 +36,10 @@ func TestScoreNode(t *testing.T) {
 		}
 	}
 	// An Ascend910B4 request placed on Ascend910B4-1 NPUs (Kind.Sees) is scored by their NetworkIDs, which HAMi
-	// reads from the devices it took; a device of a type it does not see is never one of them.
-	b4 := scoreNode("Ascend910B4")
-	seen := []device.ScoredDevice{{Type: "Ascend910B4-1", Index: 0, NetworkID: id(3)}, {Type: "Ascend910B4-1", Index: 1, NetworkID: id(3)},
-		{Type: "Ascend910B3", Index: 2, NetworkID: id(4)}}
-	if got := b4(seen, []int{0, 1}); got != 10 {
+	// reads from the devices it took.
+	seen := []device.ScoredDevice{{Type: "Ascend910B4-1", Index: 0, NetworkID: id(3)}, {Type: "Ascend910B4-1", Index: 1, NetworkID: id(3)}}
+	if got := scoreNode("Ascend910B4")(seen, [][]int{{0, 1}}); got != 10 {
 		t.Errorf("Ascend910B4 on Ascend910B4-1 NPUs: %v, want 10", got)
-	}
-	if got := b4(seen, []int{2}); got != 0 {
-		t.Errorf("Ascend910B4 on an Ascend910B3 NPU: %v, want 0 (not its device)", got)
 	}
 	if scoreNode("Ascend310P") != nil {
 		t.Error("Ascend310P has a network score; HAMi scores Ascend910* only")

@@ -69,3 +69,54 @@ func TestAscendNetworkIDChoiceOnAnotherChip(t *testing.T) {
 		{Name: "three of three: all", Node: node, Pod: ft.Pod("p", nil, ask("3")), Want: [][]string{{"npu-2", "npu-1", "npu-0"}}},
 	})
 }
+
+// HAMi v2.10.0's Ascend ScoreNode (pkg/device/ascend/device.go:388-424) adds 10 x each container's share of
+// its NPUs in their largest NetworkID group over the pod's device list, the init containers' first
+// (pkg/scheduler/score.go:334-342), where scoring the pod's NPUs together would choose another node.
+func TestAscendNetworkScorePerContainer(t *testing.T) {
+	const w = "Ascend910A"
+	node := func(name string, networks ...int) *corev1.Node {
+		return ft.Node(name, map[string]string{"hami.io/node-register-" + w: networkNPUs(w, networks)}, nil)
+	}
+	ask := func(name string, n int) corev1.Container { return ft.Ctr(name, "huawei.com/"+w, n) }
+	for _, tc := range []struct {
+		name   string
+		nodes  []*corev1.Node
+		pod    *corev1.Pod
+		want   string
+		scores map[string]float64
+	}{
+		{
+			// Together, p's 3 of 4 NPUs on network 0 (7.5) beat q's 2 of 4 (5); container by container p's
+			// second container takes network 0's last NPU and network 1's (10 + 5), q's two a network each.
+			name:  "two app containers: each share apart",
+			nodes: []*corev1.Node{node("p", 0, 0, 0, 1), node("q", 0, 0, 1, 1)},
+			pod:   ft.MkPod("ns", "pod", ask("c1", 2), ask("c2", 2)),
+			want:  "q", scores: map[string]float64{"p": 15, "q": 20},
+		},
+		{
+			// The init container's 3 NPUs: one network on b (10), two on a (2/3 x 10); the app's one NPU 10
+			// on both, which alone ties them (a by name).
+			name:  "an init container's NPUs count",
+			nodes: []*corev1.Node{node("a", 0, 0, 1, 1), node("b", 0, 0, 0, 1)},
+			pod: func() *corev1.Pod {
+				p := ft.MkPod("ns", "pod", ask("app", 1))
+				p.Spec.InitContainers = []corev1.Container{ask("init", 3)}
+				return p
+			}(),
+			want: "b", scores: map[string]float64{"a": float64(float32(2)/float32(3)*10 + 10), "b": 20},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := ft.NewWorld(t, ft.Kinds(t, ascend.Family{}), tc.nodes).Evaluate(tc.pod)
+			if !v.Fits || v.Placement.Node != tc.want {
+				t.Fatalf("want %s: fits %v: %s", tc.want, v.Fits, v.Summary)
+			}
+			for _, ns := range v.Nodes {
+				if want, ok := tc.scores[ns.Node]; ok && ns.Score != want {
+					t.Errorf("node %s scores %v, want %v", ns.Node, ns.Score, want)
+				}
+			}
+		})
+	}
+}

@@ -11,8 +11,9 @@ import (
 // topo.go:50-97): 0 on a node with any device that is not a Kunlun XPU; else it compares the broken wings
 // (countbubble, by index) of the XPUs used before the pod with those of the XPUs the pod takes alone: one
 // fewer 3000, as many 2000, one more 1000, two more 0, else 1000. HAMi adds it to the node's score as it is
-// (Kunlun is no policy-neutral scorer): binpack prefers the higher, spread the lower.
-func ScoreNode(node []device.ScoredDevice, placed []int) float64 {
+// (Kunlun is no policy-neutral scorer): binpack prefers the higher, spread the lower. The pod's XPUs are
+// those of all its containers together, init containers' included (HAMi's current, device.go:165-172).
+func ScoreNode(node []device.ScoredDevice, placed [][]int) float64 {
 	var prev []int
 	for _, d := range node {
 		if !strings.Contains(d.Type, "kunlun") {
@@ -23,9 +24,11 @@ func ScoreNode(node []device.ScoredDevice, placed []int) float64 {
 		}
 	}
 	var cur []int
-	for _, i := range placed {
-		if !slices.Contains(cur, i) {
-			cur = append(cur, i)
+	for _, ctr := range placed {
+		for _, p := range ctr {
+			if i := node[p].Index; !slices.Contains(cur, i) {
+				cur = append(cur, i)
+			}
 		}
 	}
 	switch countBubble(cur) - countBubble(prev) {

@@ -91,30 +91,33 @@ func prioritize(walk []device.Candidate, count int, _ int64, _ map[string]string
 	return out
 }
 
-// scoreNode is die mode's ScoreNode (device.go:181-219): the share of the pod's dies that sit on its most
-// used card, 0 when any of them is no die with a card. HAMi sums the share container by container; the
-// engine hands the pod's dies together, which is the same for a pod whose dies one container takes.
-func scoreNode(node []device.ScoredDevice, placed []int) float64 {
-	perCard := map[int]int{}
-	for _, i := range placed {
-		card := 0
-		for _, d := range node {
-			if d.Index == i && d.Type == Name && d.NetworkID != nil {
-				card = *d.NetworkID
-				break
+// scoreNode is die mode's ScoreNode (device.go:181-219): for each container, the share of its dies that sit
+// on its most used card, summed over the pod's containers (init containers' included), in float32 as HAMi
+// adds them; 0 when any die the pod takes is no die with a card.
+func scoreNode(node []device.ScoredDevice, placed [][]int) float64 {
+	var score float32
+	for _, ctr := range placed {
+		for _, p := range ctr {
+			if node[p].NetworkID == nil {
+				return 0
 			}
 		}
-		if card == 0 {
-			return 0
+		most := 0
+		for _, p := range ctr {
+			most = max(most, diesOnCard(node, ctr, *node[p].NetworkID))
 		}
-		perCard[card]++
+		score += float32(most) / float32(len(ctr))
 	}
-	most := 0
-	for _, n := range perCard {
-		most = max(most, n)
+	return float64(score)
+}
+
+// diesOnCard counts the dies of one container (positions in node) on the card.
+func diesOnCard(node []device.ScoredDevice, ctr []int, card int) int {
+	n := 0
+	for _, p := range ctr {
+		if *node[p].NetworkID == card {
+			n++
+		}
 	}
-	if len(placed) == 0 {
-		return 0
-	}
-	return float64(most) / float64(len(placed))
+	return n
 }

@@ -43,5 +43,6 @@ func (Family) Kinds(section json.RawMessage) ([]device.Kind, error) {
 		ReadRegister: readRegister,
 		Prioritize:   prioritize,
 		ScoreNode:    scoreNode,
+		Rows:         []device.Row{MutexCardRow},
 	}}, nil
 }

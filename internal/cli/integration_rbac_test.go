@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -76,6 +78,9 @@ func TestNamespaceOnlyUserIsToldTheReaderRole(t *testing.T) {
 		Subjects: alice, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: readerRole}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The API server's authorizer reads RBAC objects through its own informers: wait until it says alice may
+	// list nodes (a SubjectAccessReview asks that same authorizer), or the first command can race the binding.
+	waitAuthorized(t, env, "alice", "list", "nodes")
 	for _, args := range commands {
 		if _, errOut, err := runB(t, append(args, as...)...); err != nil {
 			t.Errorf("%v as alice with the reader role: %v\n%s", args, err, errOut)
@@ -87,6 +92,24 @@ func TestNamespaceOnlyUserIsToldTheReaderRole(t *testing.T) {
 	// Events too: the snapshot keeps them with the role alone.
 	if out, errOut, err := runB(t, append([]string{"snapshot"}, as...)...); err != nil || !strings.Contains(out, "kind: Event") {
 		t.Errorf("snapshot as alice keeps no events: %v\n%s", err, errOut)
+	}
+}
+
+// waitAuthorized polls the API server's authorizer until user may verb resource at the cluster scope (30 s).
+func waitAuthorized(t *testing.T, env *testenv.Env, user, verb, resource string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sar, err := env.Client.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Resource: resource}}},
+			metav1.CreateOptions{})
+		if err == nil && sar.Status.Allowed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s may still not %s %s after 30 s (last review: %+v, %v)", user, verb, resource, sar, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -35,3 +35,35 @@ func GroupsLargestFirst(keys []int, count int) []int {
 	}
 	return out
 }
+
+// GroupShareSum is the node score HAMi v2.10.0's Ascend and Vastai ScoreNode share (pkg/device/ascend/
+// device.go:388-424, pkg/device/vastai/device.go:181-219): for each container (positions in node, init
+// containers' included), the share of its devices in its most used NetworkID group (Ascend's network, Vastai's
+// card), summed in float32 as HAMi adds them; 0 when any device the pod takes has no group.
+func GroupShareSum(node []ScoredDevice, placed [][]int) float32 {
+	var score float32
+	for _, ctr := range placed {
+		for _, p := range ctr {
+			if node[p].NetworkID == nil {
+				return 0
+			}
+		}
+		most := 0
+		for _, p := range ctr {
+			most = max(most, inGroup(node, ctr, *node[p].NetworkID))
+		}
+		score += float32(most) / float32(len(ctr))
+	}
+	return score
+}
+
+// inGroup counts the devices of one container (positions in node) in the NetworkID group.
+func inGroup(node []ScoredDevice, ctr []int, id int) int {
+	n := 0
+	for _, p := range ctr {
+		if *node[p].NetworkID == id {
+			n++
+		}
+	}
+	return n
+}

@@ -19,32 +19,8 @@ func scoreNode(word string) func(node []device.ScoredDevice, placed [][]int) flo
 		return nil
 	}
 	return func(node []device.ScoredDevice, placed [][]int) float64 {
-		var score float32
-		for _, ctr := range placed {
-			for _, p := range ctr {
-				if node[p].NetworkID == nil {
-					return 0
-				}
-			}
-			most := 0
-			for _, p := range ctr {
-				most = max(most, inNetwork(node, ctr, *node[p].NetworkID))
-			}
-			score += float32(most) / float32(len(ctr))
-		}
-		return float64(score * networkWeight)
+		return float64(device.GroupShareSum(node, placed) * networkWeight)
 	}
-}
-
-// inNetwork counts the NPUs of one container (positions in node) in the NetworkID group.
-func inNetwork(node []device.ScoredDevice, ctr []int, id int) int {
-	n := 0
-	for _, p := range ctr {
-		if *node[p].NetworkID == id {
-			n++
-		}
-	}
-	return n
 }
 
 // networkTopology is HAMi v2.10.0's needTopology for the Ascend910* chip word (pkg/device/ascend/device.go:

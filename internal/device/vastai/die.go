@@ -95,29 +95,5 @@ func prioritize(walk []device.Candidate, count int, _ int64, _ map[string]string
 // on its most used card, summed over the pod's containers (init containers' included), in float32 as HAMi
 // adds them; 0 when any die the pod takes is no die with a card.
 func scoreNode(node []device.ScoredDevice, placed [][]int) float64 {
-	var score float32
-	for _, ctr := range placed {
-		for _, p := range ctr {
-			if node[p].NetworkID == nil {
-				return 0
-			}
-		}
-		most := 0
-		for _, p := range ctr {
-			most = max(most, diesOnCard(node, ctr, *node[p].NetworkID))
-		}
-		score += float32(most) / float32(len(ctr))
-	}
-	return float64(score)
-}
-
-// diesOnCard counts the dies of one container (positions in node) on the card.
-func diesOnCard(node []device.ScoredDevice, ctr []int, card int) int {
-	n := 0
-	for _, p := range ctr {
-		if *node[p].NetworkID == card {
-			n++
-		}
-	}
-	return n
+	return float64(device.GroupShareSum(node, placed))
 }

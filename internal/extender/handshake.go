@@ -72,23 +72,16 @@ func (s *Server) StampHandshakes(ctx context.Context) (int, error) {
 // RunHandshakeStamper stamps handshakes every interval until ctx ends; with leader election only the leader
 // writes.
 func (s *Server) RunHandshakeStamper(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	runEvery(ctx, every, func() {
+		if s.opts.IsLeader != nil && !s.opts.IsLeader() {
 			return
-		case <-t.C:
-			if s.opts.IsLeader != nil && !s.opts.IsLeader() {
-				continue
-			}
-			n, err := s.StampHandshakes(ctx)
-			if err != nil {
-				s.log.Warn("handshake stamps", "err", err)
-			}
-			if n > 0 {
-				s.log.Info("stamped handshakes", "nodes", n, "annotation", codec.NodeHandshakeAnnotation)
-			}
 		}
-	}
+		n, err := s.StampHandshakes(ctx)
+		if err != nil {
+			s.log.Warn("handshake stamps", "err", err)
+		}
+		if n > 0 {
+			s.log.Info("stamped handshakes", "nodes", n, "annotation", codec.NodeHandshakeAnnotation)
+		}
+	})
 }

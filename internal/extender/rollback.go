@@ -200,16 +200,9 @@ func (s *Server) claim(key string) bool {
 
 // RunJanitor sweeps every interval until ctx ends.
 func (s *Server) RunJanitor(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			sctx, cancel := context.WithTimeout(ctx, every+s.opts.BindTimeout)
-			s.Sweep(sctx)
-			cancel()
-		}
-	}
+	runEvery(ctx, every, func() {
+		sctx, cancel := context.WithTimeout(ctx, every+s.opts.BindTimeout)
+		defer cancel()
+		s.Sweep(sctx)
+	})
 }

@@ -108,15 +108,7 @@ func TestAscendNetworkScorePerContainer(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := ft.NewWorld(t, ft.Kinds(t, ascend.Family{}), tc.nodes).Evaluate(tc.pod)
-			if !v.Fits || v.Placement.Node != tc.want {
-				t.Fatalf("want %s: fits %v: %s", tc.want, v.Fits, v.Summary)
-			}
-			for _, ns := range v.Nodes {
-				if want, ok := tc.scores[ns.Node]; ok && ns.Score != want {
-					t.Errorf("node %s scores %v, want %v", ns.Node, ns.Score, want)
-				}
-			}
+			ft.PlacedWithScores(t, ft.NewWorld(t, ft.Kinds(t, ascend.Family{}), tc.nodes).Evaluate(tc.pod), tc.want, tc.scores)
 		})
 	}
 }

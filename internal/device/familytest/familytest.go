@@ -252,3 +252,17 @@ func Request(t testing.TB, kinds []device.Kind, p *corev1.Pod) (got, problems st
 	r := req.Containers[0]
 	return fmt.Sprintf("%d %d/%d %d %s %s", r.Count, r.MemoryMiB, r.MemoryPercent, r.Cores, r.Device, r.Template), strings.Join(msgs, "; ")
 }
+
+// PlacedWithScores checks that the pod fits on node want and that each node named in scores got that node
+// score (the families' node-score tables).
+func PlacedWithScores(t testing.TB, v *engine.Verdict, want string, scores map[string]float64) {
+	t.Helper()
+	if !v.Fits || v.Placement.Node != want {
+		t.Fatalf("want %s: fits %v: %s", want, v.Fits, v.Summary)
+	}
+	for _, ns := range v.Nodes {
+		if w, ok := scores[ns.Node]; ok && ns.Score != w {
+			t.Errorf("node %s scores %v, want %v", ns.Node, ns.Score, w)
+		}
+	}
+}

@@ -11,21 +11,20 @@ package engine
 func (c *Cluster) judgedBy(n *Node) [][]bool {
 	var out [][]bool
 	for k := range c.kinds {
-		sees := c.kinds[k].Sees
-		if sees == nil {
+		if c.kinds[k].Sees == nil {
 			continue
 		}
 		var mask []bool
 		for gi := range n.GPUs {
 			g := &n.GPUs[gi]
-			if seen := sees(g.Type); seen != (int(g.Kind) == k) && mask == nil {
+			if seen := c.sees(k, g.Type); seen != (int(g.Kind) == k) && mask == nil {
 				mask = make([]bool, len(n.GPUs))
 				for j := 0; j < gi; j++ {
 					mask[j] = int(n.GPUs[j].Kind) == k
 				}
 			}
 			if mask != nil {
-				mask[gi] = sees(g.Type)
+				mask[gi] = c.sees(k, g.Type)
 			}
 		}
 		if mask != nil {
@@ -68,4 +67,25 @@ func (n *Node) devicesFor(k int) int {
 		}
 	}
 	return count
+}
+
+// sees is Kinds[k].Sees(deviceType), remembered per device type: a rule reads the type alone, and a cluster
+// has a few types on thousands of nodes (the rules compare case-folded substrings).
+func (c *Cluster) sees(k int, deviceType string) bool {
+	if len(c.kinds) > 64 {
+		return c.kinds[k].Sees(deviceType)
+	}
+	bits, ok := c.seesByType[deviceType]
+	if !ok {
+		for j := range c.kinds {
+			if see := c.kinds[j].Sees; see != nil && see(deviceType) {
+				bits |= 1 << j
+			}
+		}
+		if c.seesByType == nil {
+			c.seesByType = map[string]uint64{}
+		}
+		c.seesByType[deviceType] = bits
+	}
+	return bits&(1<<k) != 0
 }

@@ -102,11 +102,25 @@ func (n *Node) DevicesOf(k int) int {
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
 func (n *Node) GPUByUUID(uuid string) *GPU {
+	if len(n.GPUs) <= smallNode && uuid != "" {
+		// A node's few GPUs are scanned (the UUIDs' last bytes first: they share long prefixes), which reads
+		// memory the caller is about to write rather than the index map's.
+		last := uuid[len(uuid)-1]
+		for i := range n.GPUs {
+			if id := n.GPUs[i].UUID; len(id) == len(uuid) && id[len(id)-1] == last && id == uuid {
+				return &n.GPUs[i]
+			}
+		}
+		return nil
+	}
 	if i, ok := n.uuidIndex[uuid]; ok {
 		return &n.GPUs[i]
 	}
 	return nil
 }
+
+// smallNode is the number of devices up to which GPUByUUID scans them instead of looking the UUID up.
+const smallNode = 16
 
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
@@ -209,7 +223,9 @@ type Cluster struct {
 	cards     cardCache
 	kube      kubeWorld
 	bulk      *bulkLoad // while SetPods runs (bulk.go)
-	version   uint64    // counts changes, so callers can reuse an answer given for the same state
+	// seesByType is, per device type, the Kinds whose Sees rule takes it (a bit per Kind), filled by SetNode.
+	seesByType map[string]uint64
+	version    uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
 // NewCluster returns an empty cluster model.

@@ -75,6 +75,9 @@ func (c *Cluster) sees(k int, deviceType string) bool {
 	if len(c.kinds) > 64 {
 		return c.kinds[k].Sees(deviceType)
 	}
+	if deviceType == c.seesLast.deviceType && c.seesByType != nil { // a node's devices are mostly of one type
+		return c.seesLast.bits&(1<<k) != 0
+	}
 	bits, ok := c.seesByType[deviceType]
 	if !ok {
 		for j := range c.kinds {
@@ -87,5 +90,6 @@ func (c *Cluster) sees(k int, deviceType string) bool {
 		}
 		c.seesByType[deviceType] = bits
 	}
+	c.seesLast.deviceType, c.seesLast.bits = deviceType, bits
 	return bits&(1<<k) != 0
 }

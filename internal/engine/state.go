@@ -225,7 +225,11 @@ type Cluster struct {
 	bulk      *bulkLoad // while SetPods runs (bulk.go)
 	// seesByType is, per device type, the Kinds whose Sees rule takes it (a bit per Kind), filled by SetNode.
 	seesByType map[string]uint64
-	version    uint64 // counts changes, so callers can reuse an answer given for the same state
+	seesLast   struct { // the last type sees looked up
+		deviceType string
+		bits       uint64
+	}
+	version uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
 // NewCluster returns an empty cluster model.

@@ -9,9 +9,19 @@ package engine
 // request of the Kind is judged on (by position in n.GPUs); nil when every Kind sees its own devices, as on
 // most nodes.
 func (c *Cluster) judgedBy(n *Node) [][]bool {
+	need := ^uint64(0) // the Kinds whose view of the node may differ from their own devices
+	if len(c.kinds) <= 64 {
+		// One look per device first: on most nodes no Kind's view differs, and no mask is made.
+		need = 0
+		for gi := range n.GPUs {
+			g := &n.GPUs[gi]
+			bits := c.seesBits(g.Type) // sets seesKinds on its first call
+			need |= (bits ^ 1<<g.Kind) & c.seesKinds
+		}
+	}
 	var out [][]bool
 	for k := range c.kinds {
-		if c.kinds[k].Sees == nil {
+		if c.kinds[k].Sees == nil || k < 64 && need&(1<<k) == 0 {
 			continue
 		}
 		var mask []bool
@@ -69,14 +79,28 @@ func (n *Node) devicesFor(k int) int {
 	return count
 }
 
-// sees is Kinds[k].Sees(deviceType), remembered per device type: a rule reads the type alone, and a cluster
-// has a few types on thousands of nodes (the rules compare case-folded substrings).
+// sees is Kinds[k].Sees(deviceType).
 func (c *Cluster) sees(k int, deviceType string) bool {
 	if len(c.kinds) > 64 {
 		return c.kinds[k].Sees(deviceType)
 	}
+	return c.seesBits(deviceType)&(1<<k) != 0
+}
+
+// seesBits is, for a cluster of at most 64 Kinds, the Kinds whose Sees rule takes the device type (a bit
+// per Kind), remembered per type: a rule reads the type alone, and a cluster has a few types on thousands of
+// nodes (the rules compare case-folded substrings). It also sets seesKinds.
+func (c *Cluster) seesBits(deviceType string) uint64 {
 	if deviceType == c.seesLast.deviceType && c.seesByType != nil { // a node's devices are mostly of one type
-		return c.seesLast.bits&(1<<k) != 0
+		return c.seesLast.bits
+	}
+	if c.seesByType == nil {
+		c.seesByType = map[string]uint64{}
+		for j := range c.kinds {
+			if c.kinds[j].Sees != nil {
+				c.seesKinds |= 1 << j
+			}
+		}
 	}
 	bits, ok := c.seesByType[deviceType]
 	if !ok {
@@ -85,11 +109,8 @@ func (c *Cluster) sees(k int, deviceType string) bool {
 				bits |= 1 << j
 			}
 		}
-		if c.seesByType == nil {
-			c.seesByType = map[string]uint64{}
-		}
 		c.seesByType[deviceType] = bits
 	}
 	c.seesLast.deviceType, c.seesLast.bits = deviceType, bits
-	return bits&(1<<k) != 0
+	return bits
 }

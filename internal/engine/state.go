@@ -225,6 +225,7 @@ type Cluster struct {
 	bulk      *bulkLoad // while SetPods runs (bulk.go)
 	// seesByType is, per device type, the Kinds whose Sees rule takes it (a bit per Kind), filled by SetNode.
 	seesByType map[string]uint64
+	seesKinds  uint64   // the Kinds with a Sees rule, a bit each (set with seesByType)
 	seesLast   struct { // the last type sees looked up
 		deviceType string
 		bits       uint64

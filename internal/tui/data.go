@@ -117,20 +117,27 @@ func (w *world) nodeView(name string) *NodeView {
 		g := &v.Node.GPUs[i]
 		g.MigUsed = append(g.MigUsed[:0:0], g.MigUsed...)
 	}
-	v.Running = w.podViews(v)
+	v.Running = w.podViews(n, v)
 	return v
 }
 
-// podViews are the GPU pods counted on a node, with their phase and age from the pod objects.
-func (w *world) podViews(v *NodeView) []*PodView {
-	gpus := make(map[string]*engine.GPU, len(v.Node.GPUs))
-	for i := range v.Node.GPUs {
-		gpus[v.Node.GPUs[i].UUID] = &v.Node.GPUs[i]
-	}
-	out := make([]*PodView, 0, len(v.Pods))
+// podViews are the GPU pods counted on a node (n, the engine's), with their phase and age from the pod
+// objects. The node's pod views and their devices are allocated in one block each.
+func (w *world) podViews(n *engine.Node, v *NodeView) []*PodView {
+	devices := 0
 	for _, a := range v.Pods {
-		pv := &PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
-		if p := w.pods[a.Key()]; p != nil {
+		for _, c := range a.Containers {
+			devices += len(c.Devices)
+		}
+	}
+	views := make([]PodView, len(v.Pods))
+	devs := make([]PodDevice, 0, devices)
+	out := make([]*PodView, len(v.Pods))
+	for i, a := range v.Pods {
+		pv := &views[i]
+		*pv = PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
+		p := w.pods[a.Namespace+"/"+a.Name]
+		if p != nil {
 			pv.Created = p.CreationTimestamp.Time
 			if p.Status.Phase != "" {
 				pv.State = string(p.Status.Phase)
@@ -138,22 +145,26 @@ func (w *world) podViews(v *NodeView) []*PodView {
 		}
 		if a.Terminating {
 			pv.State = "Terminating"
-			if p := w.pods[a.Key()]; p != nil && preempted(p) {
+			if p != nil && preempted(p) {
 				pv.State = "Preempted" // a preemption evicted it for a higher-priority pod; it leaves like any deleted pod
 			}
 		}
+		first := len(devs)
 		for _, c := range a.Containers {
 			for _, d := range c.Devices {
 				pd := PodDevice{Container: c.Name, UUID: d.UUID, Type: d.Type, Index: -1, Mem: d.UsedMem, Cores: d.UsedCores}
-				if g := gpus[d.UUID]; g != nil {
+				if g := n.GPUByUUID(d.UUID); g != nil {
 					pd.Index, pd.Type = g.Index, g.Type
 				}
-				pv.Devices = append(pv.Devices, pd)
+				devs = append(devs, pd)
 				pv.Mem += d.UsedMem
 				pv.Cores += d.UsedCores
 			}
 		}
-		out = append(out, pv)
+		if len(devs) > first {
+			pv.Devices = devs[first:len(devs):len(devs)]
+		}
+		out[i] = pv
 	}
 	return out
 }

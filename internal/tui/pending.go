@@ -89,7 +89,7 @@ func (v *pendingView) render(c *common, height int) []string {
 	cols := v.pendingCols(c)
 	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPU pod is waiting for a node")))
 	}
 	for _, p := range t.visible(height - 1) {

@@ -171,12 +171,20 @@ func (w *world) podViews(n *engine.Node, v *NodeView) []*PodView {
 
 // updatePending keeps the set of waiting GPU pods (query.PendingGPU) current for one pod (nil: deleted).
 func (w *world) updatePending(key string, p *corev1.Pod) {
+	if pv := w.pendingView(p); pv != nil {
+		w.pending[key] = pv
+	} else {
+		delete(w.pending, key)
+	}
+}
+
+// pendingView is the pod as the Pending view lists it; nil when it is no waiting GPU pod (or nil).
+func (w *world) pendingView(p *corev1.Pod) *PendingView {
 	req, ok := query.PendingGPU(p, w.cfg)
 	if !ok {
-		delete(w.pending, key)
-		return
+		return nil
 	}
-	w.pending[key] = &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time,
+	return &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time,
 		Queue: w.podQueue(p)}
 }
 

@@ -41,11 +41,11 @@ func (v *podsView) setData(c *common) {
 func (v *podsView) setRows(d *Data, ns string, metrics *MetricsMsg) {
 	n := 0
 	for _, node := range d.Nodes {
-		n += len(node.Running)
+		n += len(node.Pods)
 	}
 	pods := make([]*PodView, 0, n)
 	for _, node := range d.Nodes {
-		for _, p := range node.Running {
+		for _, p := range node.Running() {
 			if ns == "" || p.Namespace == ns {
 				pods = append(pods, p)
 			}
@@ -242,10 +242,11 @@ func (pp *podPage) wheel(c *common, dir int) {
 
 // find is the pod shown, in the data of this frame (nil when it is gone).
 func (pp *podPage) find(c *common) *PodView {
+	ns, name, _ := strings.Cut(pp.pod, "/")
 	for _, n := range c.data.Nodes {
-		for _, p := range n.Running {
-			if p.Key() == pp.pod {
-				return p
+		for i, a := range n.Pods {
+			if a.Namespace == ns && a.Name == name {
+				return n.Running()[i] // only this node's pod views are made
 			}
 		}
 	}

@@ -135,9 +135,19 @@ func TestPodsRowsWaitUntilShown(t *testing.T) {
 	if !v.t.waiting() || len(v.t.rows) != 0 {
 		t.Fatalf("after the first frame the Pods view has %d rows (waiting %v), want none made yet", len(v.t.rows), v.t.waiting())
 	}
+	for _, n := range m.data.Nodes {
+		if n.running != nil {
+			t.Fatalf("after the first frame node %s has its pod views made", n.Name)
+		}
+	}
 	press(m, "7")
 	if got, want := len(v.t.rows), m.data.Totals.Pods; got != want || want == 0 {
 		t.Fatalf("the Pods view shows %d rows, want the header's %d GPU pods", got, want)
+	}
+	for _, n := range m.data.Nodes {
+		if len(n.running) != len(n.Pods) {
+			t.Errorf("node %s: %d pod views for %d pods", n.Name, len(n.running), len(n.Pods))
+		}
 	}
 	press(m, "1")
 	m.Update(dataMsg{m.store.data()})

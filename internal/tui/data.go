@@ -2,6 +2,7 @@ package tui
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,8 +47,20 @@ type NodeView struct {
 	Pods   []*engine.PodAllocation
 	Health string
 	query.NodeSums
-	// Running are its GPU pods as the Pods view lists them, in Pods' order.
-	Running []*PodView
+
+	// objects are the pod objects of Pods (nil where the world has none), for Running; running is made
+	// from them once, when first asked for.
+	objects []*corev1.Pod
+	once    sync.Once
+	running []*PodView
+}
+
+// Running are the node's GPU pods as the Pods view lists them, in Pods' order. Only the Pods view and a pod's
+// page show them: they are made at the first call, from what the node held when the NodeView was made
+// (everything they read is a private copy or an object nothing changes).
+func (v *NodeView) Running() []*PodView {
+	v.once.Do(func() { v.running = podViews(v) })
+	return v.running
 }
 
 // PodView is a GPU pod counted on a node (running, or bound and starting): what it was given, on which GPUs.
@@ -117,20 +130,30 @@ func (w *world) nodeView(name string) *NodeView {
 		g := &v.Node.GPUs[i]
 		g.MigUsed = append(g.MigUsed[:0:0], g.MigUsed...)
 	}
-	v.Running = w.podViews(v)
+	v.objects = make([]*corev1.Pod, len(v.Pods))
+	for i, a := range v.Pods {
+		v.objects[i] = w.pods[a.Namespace+"/"+a.Name]
+	}
 	return v
 }
 
-// podViews are the GPU pods counted on a node, with their phase and age from the pod objects.
-func (w *world) podViews(v *NodeView) []*PodView {
-	gpus := make(map[string]*engine.GPU, len(v.Node.GPUs))
-	for i := range v.Node.GPUs {
-		gpus[v.Node.GPUs[i].UUID] = &v.Node.GPUs[i]
-	}
-	out := make([]*PodView, 0, len(v.Pods))
+// podViews are the GPU pods counted on a node, with their phase and age from the pod objects. The node's
+// pod views and their devices are allocated in one block each.
+func podViews(v *NodeView) []*PodView {
+	devices := 0
 	for _, a := range v.Pods {
-		pv := &PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
-		if p := w.pods[a.Key()]; p != nil {
+		for _, c := range a.Containers {
+			devices += len(c.Devices)
+		}
+	}
+	views := make([]PodView, len(v.Pods))
+	devs := make([]PodDevice, 0, devices)
+	out := make([]*PodView, len(v.Pods))
+	for i, a := range v.Pods {
+		pv := &views[i]
+		*pv = PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
+		p := v.objects[i]
+		if p != nil {
 			pv.Created = p.CreationTimestamp.Time
 			if p.Status.Phase != "" {
 				pv.State = string(p.Status.Phase)
@@ -138,34 +161,57 @@ func (w *world) podViews(v *NodeView) []*PodView {
 		}
 		if a.Terminating {
 			pv.State = "Terminating"
-			if p := w.pods[a.Key()]; p != nil && preempted(p) {
+			if p != nil && preempted(p) {
 				pv.State = "Preempted" // a preemption evicted it for a higher-priority pod; it leaves like any deleted pod
 			}
 		}
+		first := len(devs)
 		for _, c := range a.Containers {
 			for _, d := range c.Devices {
 				pd := PodDevice{Container: c.Name, UUID: d.UUID, Type: d.Type, Index: -1, Mem: d.UsedMem, Cores: d.UsedCores}
-				if g := gpus[d.UUID]; g != nil {
+				if g := gpuByUUID(v.Node.GPUs, d.UUID); g != nil {
 					pd.Index, pd.Type = g.Index, g.Type
 				}
-				pv.Devices = append(pv.Devices, pd)
+				devs = append(devs, pd)
 				pv.Mem += d.UsedMem
 				pv.Cores += d.UsedCores
 			}
 		}
-		out = append(out, pv)
+		if len(devs) > first {
+			pv.Devices = devs[first:len(devs):len(devs)]
+		}
+		out[i] = pv
 	}
 	return out
 }
 
+// gpuByUUID finds a GPU of the view's copy by a walk: the engine's index of its own node is not part of the
+// copy (it changes with the node).
+func gpuByUUID(gpus []engine.GPU, uuid string) *engine.GPU {
+	for i := range gpus {
+		if gpus[i].UUID == uuid {
+			return &gpus[i]
+		}
+	}
+	return nil
+}
+
 // updatePending keeps the set of waiting GPU pods (query.PendingGPU) current for one pod (nil: deleted).
 func (w *world) updatePending(key string, p *corev1.Pod) {
+	if pv := w.pendingView(p); pv != nil {
+		w.pending[key] = pv
+	} else {
+		delete(w.pending, key)
+	}
+}
+
+// pendingView is the pod as the Pending view lists it; nil when it is no waiting GPU pod (or nil).
+func (w *world) pendingView(p *corev1.Pod) *PendingView {
 	req, ok := query.PendingGPU(p, w.cfg)
 	if !ok {
-		delete(w.pending, key)
-		return
+		return nil
 	}
-	w.pending[key] = &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time,
+	return &PendingView{Namespace: p.Namespace, Name: p.Name, Pod: p, GPUs: req.TotalGPUs(), Created: p.CreationTimestamp.Time,
 		Queue: w.podQueue(p)}
 }
 

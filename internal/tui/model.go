@@ -592,9 +592,10 @@ func (m *Model) tableHeight(v view) int {
 
 // layout sizes the components to the window and keeps each cursor on screen.
 func (m *Model) layout() {
-	for _, v := range m.views {
+	for i, v := range m.views {
 		v.layout(m.shared()) // first: a view's heading lines may follow the width
-		if t := v.rows(); t != nil {
+		// A view off screen whose rows wait for their first use (table.setRowsLater) is scrolled when shown.
+		if t := v.rows(); t != nil && (i == m.view || !t.waiting()) {
 			t.scroll(m.tableHeight(v))
 		}
 	}

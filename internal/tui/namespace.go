@@ -26,7 +26,7 @@ func (m *Model) namespaceNames() []string {
 		seen[q.Namespace] = true
 	}
 	for _, n := range d.Nodes {
-		for _, p := range n.Running {
+		for _, p := range n.Pods {
 			seen[p.Namespace] = true
 		}
 	}

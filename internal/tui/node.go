@@ -199,7 +199,7 @@ func (v *nodeView) render(c *common, height int) []string {
 	}
 	lines := []string{head, second, s.colHeader.Render("  " + header)}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPUs registered")))
 	}
 	podCols := c.podCols()

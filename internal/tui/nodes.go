@@ -46,7 +46,7 @@ func legendLines(narrow bool) int {
 // narrowState is whether the STATE column is short at the width (nodesLayout is not wide).
 func (c *common) narrowState() bool { return c.width-2 < 110 }
 
-func (v *nodesView) setData(c *common) { v.t.setRows(v.nodeRows(c)) }
+func (v *nodesView) setData(c *common) { v.t.setRowsFrom(v.nodeRows(c)) }
 
 func (v *nodesView) update(c *common, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -176,27 +176,53 @@ func (c *common) nodesHeader(l nodesLayout) string {
 		"NODE / GPU", "MEMORY ALLOCATED", "CORES", "SLOTS", "UTIL", "STATE"))
 }
 
-// nodeRows are the rows of the Nodes view, one per node.
-func (v *nodesView) nodeRows(c *common) []row {
-	rows := make([]row, len(c.data.Nodes))
-	for i, n := range c.data.Nodes {
-		types := map[string]bool{}
-		var tb strings.Builder
-		for _, g := range n.Node.GPUs {
-			if t := shortType(g.Type); !types[t] {
-				types[t] = true
-				tb.WriteString(" " + t)
-			}
-		}
+// nodeRows are the rows of the Nodes view, one per node. A row carries its key and height; its filter text
+// (name, GPU types, health) and sort values are made when a filter or a sort asks for them.
+func (v *nodesView) nodeRows(c *common) ([]row, rowInfo) {
+	nodes, metrics := c.data.Nodes, c.metrics
+	rows := make([]row, len(nodes))
+	for i, n := range nodes {
 		h := 1
 		if !v.compact {
 			h += len(n.Node.GPUs)
 		}
-		rows[i] = row{key: n.Name, text: n.Name + tb.String() + " " + n.Health, height: h,
-			keys: []sortKey{str(n.Name), num(ratio(n.UsedMem, n.Mem)), num(ratio(n.UsedCores, n.Cores)), num(ratio(n.UsedSlots, n.Slots)),
-				num(float64(len(n.Pods))), num(float64(len(n.Node.GPUs))), num(c.utilKey(n.Node.GPUs))}}
+		rows[i] = row{key: n.Name, height: h}
 	}
-	return rows
+	return rows, rowInfo{
+		text: func(i int) string {
+			n := nodes[i]
+			types := map[string]bool{}
+			var tb strings.Builder
+			tb.WriteString(n.Name)
+			for _, g := range n.Node.GPUs {
+				if t := shortType(g.Type); !types[t] {
+					types[t] = true
+					tb.WriteString(" " + t)
+				}
+			}
+			tb.WriteString(" " + n.Health)
+			return tb.String()
+		},
+		sortKey: func(i, col int) sortKey {
+			n := nodes[i]
+			switch col {
+			case 0:
+				return str(n.Name)
+			case 1:
+				return num(ratio(n.UsedMem, n.Mem))
+			case 2:
+				return num(ratio(n.UsedCores, n.Cores))
+			case 3:
+				return num(ratio(n.UsedSlots, n.Slots))
+			case 4:
+				return num(float64(len(n.Pods)))
+			case 5:
+				return num(float64(len(n.Node.GPUs)))
+			default:
+				return num(utilKey(metrics, n.Node.GPUs))
+			}
+		},
+	}
 }
 
 func ratio(a, b int64) float64 {
@@ -208,12 +234,16 @@ func ratio(a, b int64) float64 {
 
 // live sums the agent's numbers over GPUs: used MiB and mean utilisation; ok is false when none is known.
 func (c *common) live(gpus []engine.GPU) (used int64, util int, ok bool) {
-	if c.metrics == nil || c.metrics.GPUs == nil {
+	return liveUsage(c.metrics, gpus)
+}
+
+func liveUsage(metrics *MetricsMsg, gpus []engine.GPU) (used int64, util int, ok bool) {
+	if metrics == nil || metrics.GPUs == nil {
 		return 0, 0, false
 	}
 	n, utilSum, utilN := 0, 0, 0
 	for _, g := range gpus {
-		if x, found := c.metrics.GPUs[g.UUID]; found {
+		if x, found := metrics.GPUs[g.UUID]; found {
 			n++
 			used += x.UsedMemMiB
 			if x.Utilization >= 0 {
@@ -233,8 +263,10 @@ func (c *common) live(gpus []engine.GPU) (used int64, util int, ok bool) {
 }
 
 // utilKey is the GPUs' mean live utilisation for sorting; -1 (last) when unknown.
-func (c *common) utilKey(gpus []engine.GPU) float64 {
-	if _, util, ok := c.live(gpus); ok {
+func (c *common) utilKey(gpus []engine.GPU) float64 { return utilKey(c.metrics, gpus) }
+
+func utilKey(metrics *MetricsMsg, gpus []engine.GPU) float64 {
+	if _, util, ok := liveUsage(metrics, gpus); ok {
 		return float64(util)
 	}
 	return -1
@@ -389,7 +421,7 @@ func (v *nodesView) render(c *common, height int) []string {
 	l := c.nodesLayout(v.visibleNames(c, height-head))
 	lines := []string{c.nodesHeader(l)}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, c.styles.dim.Render(c.emptyText(t, "no nodes")))
 	}
 	for _, p := range t.visible(height - head) {

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 	"github.com/kubectl-hami/kubectl-hami/internal/render"
 )
 
@@ -22,7 +23,12 @@ func (v *pendingView) info() viewInfo {
 		drill: [2]string{"a pending pod", "why"}, headLines: 1, verdicts: true}
 }
 
-func (v *pendingView) setData(c *common) { v.t.setRows(v.pendingRows(c)) }
+// setData leaves the rows to when the table is first used (the view shown, `:pending`, a drill from Quotas
+// or Queues): the rows of many waiting pods are remade on every change of the data and of the verdicts.
+func (v *pendingView) setData(c *common) {
+	d, verdicts := c.data, c.verdicts
+	v.t.setRowsLater(func() { v.t.setRows(pendingRows(d, verdicts)) })
+}
 
 // names are the pending pods' names, for `:pending NAME`.
 func (v *pendingView) names(c *common) []string {
@@ -43,21 +49,21 @@ func (v *pendingView) drill(c *common) tea.Cmd {
 }
 
 // pendingRows are the Pending view's rows, one per waiting GPU pod.
-func (v *pendingView) pendingRows(c *common) []row {
-	rows := make([]row, len(c.data.Pending))
-	for i, p := range c.data.Pending {
-		reason := c.reason(p)
+func pendingRows(d *Data, verdicts map[string]*engine.Verdict) []row {
+	rows := make([]row, len(d.Pending))
+	for i, p := range d.Pending {
+		reason := pendingReason(verdicts, p)
 		// The filter matches namespace/name and the deciding gate: fuzzy matching on the whole reason
 		// would match almost anything.
 		code := ""
-		if v := c.verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
+		if v := verdicts[p.Key()]; v != nil && !v.Fits && len(v.Reasons) > 0 {
 			code = " " + string(render.MainReasonOf(v).Code)
 		}
 		if p.Queue != "" {
 			code += " " + queueFilter(p.Queue) // enter on a queue filters by it
 		}
 		rows[i] = row{key: p.Key(), text: p.Key() + code,
-			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(c.data.Updated.Sub(p.Created))), str(reason)}}
+			keys: []sortKey{str(p.Key()), num(float64(p.GPUs)), num(float64(d.Updated.Sub(p.Created))), str(reason)}}
 	}
 	return rows
 }
@@ -66,8 +72,10 @@ func (v *pendingView) pendingRows(c *common) []row {
 func queueFilter(queue string) string { return "queue=" + queue }
 
 // reason is the one-line reason (render.OneLine), once the verdict is in.
-func (c *common) reason(p *PendingView) string {
-	if v := c.verdicts[p.Key()]; v != nil {
+func (c *common) reason(p *PendingView) string { return pendingReason(c.verdicts, p) }
+
+func pendingReason(verdicts map[string]*engine.Verdict, p *PendingView) string {
+	if v := verdicts[p.Key()]; v != nil {
 		nominated := ""
 		if p.Pod != nil {
 			nominated = p.Pod.Status.NominatedNodeName
@@ -89,7 +97,7 @@ func (v *pendingView) render(c *common, height int) []string {
 	cols := v.pendingCols(c)
 	lines := []string{s.colHeader.Render("  " + line(cols, "NAMESPACE", "POD", "GPUS", "AGE", "REASON (enter: why)"))}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPU pod is waiting for a node")))
 	}
 	for _, p := range t.visible(height - 1) {

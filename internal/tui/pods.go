@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,31 +29,74 @@ func (v *podsView) info() viewInfo {
 		help: [][2]string{{"Pods", "GPU pods on nodes: ALLOC is what HAMi gave them, LIVE what the node agent measures (n/a without one)"}}}
 }
 
+// setData leaves the rows to when the table is first used (the Pods tab shown, `:pods`, a completion): the
+// first frame is the Nodes view, and a change of the data need not remake 50,000 rows nobody looks at.
 func (v *podsView) setData(c *common) {
-	v.pods = v.pods[:0]
-	for _, n := range c.data.Nodes {
-		for _, p := range n.Running {
-			if c.namespace == "" || p.Namespace == c.namespace {
-				v.pods = append(v.pods, p)
+	d, ns, metrics := c.data, c.namespace, c.metrics
+	v.t.setRowsLater(func() { v.setRows(d, ns, metrics) })
+}
+
+// setRows makes the rows from the data, the namespace shown and the live usage as setData saw them. A row
+// carries its key only; its filter text and sort values are made when a filter or a sort asks for them.
+func (v *podsView) setRows(d *Data, ns string, metrics *MetricsMsg) {
+	n := 0
+	for _, node := range d.Nodes {
+		n += len(node.Pods)
+	}
+	pods := make([]*PodView, 0, n)
+	for _, node := range d.Nodes {
+		for _, p := range node.Running() {
+			if ns == "" || p.Namespace == ns {
+				pods = append(pods, p)
 			}
 		}
 	}
-	rows := make([]row, len(v.pods))
-	for i, p := range v.pods {
-		live, util := c.podUsage(p)
-		text := p.Key() + " " + p.Node + " " + p.State
-		for _, d := range p.Devices {
-			text += " " + shortType(d.Type)
-		}
-		rows[i] = row{key: p.Key(), text: text, keys: []sortKey{str(p.Key()), str(p.Node + "/" + p.Key()), num(float64(len(p.Devices))),
-			num(float64(p.Mem)), num(float64(p.Cores)), num(float64(live)), num(float64(util)), num(float64(c.data.Updated.Sub(p.Created))),
-			str(p.State)}}
+	rows := make([]row, len(pods))
+	for i, p := range pods {
+		rows[i] = row{key: p.Key()}
 	}
-	v.t.setRows(rows)
+	v.pods = pods
+	v.t.setRowsFrom(rows, rowInfo{
+		text: func(i int) string {
+			p := pods[i]
+			var b strings.Builder
+			b.WriteString(rows[i].key + " " + p.Node + " " + p.State)
+			for _, d := range p.Devices {
+				b.WriteString(" " + shortType(d.Type))
+			}
+			return b.String()
+		},
+		sortKey: func(i, col int) sortKey {
+			p := pods[i]
+			switch col {
+			case 0:
+				return str(rows[i].key)
+			case 1:
+				return str(p.Node + "/" + rows[i].key)
+			case 2:
+				return num(float64(len(p.Devices)))
+			case 3:
+				return num(float64(p.Mem))
+			case 4:
+				return num(float64(p.Cores))
+			case 5, 6:
+				live, util := podUsage(metrics, p)
+				if col == 5 {
+					return num(float64(live))
+				}
+				return num(float64(util))
+			case 7:
+				return num(float64(d.Updated.Sub(p.Created)))
+			default:
+				return str(p.State)
+			}
+		},
+	})
 }
 
 // names are the pods' names, for `:pods NAME`.
 func (v *podsView) names(*common) []string {
+	v.t.ready()
 	out := make([]string, len(v.pods))
 	for i, p := range v.pods {
 		out[i] = p.Name
@@ -71,12 +115,14 @@ func (v *podsView) drill(c *common) tea.Cmd {
 
 // podUsage is a pod's live memory (its processes on every GPU, MiB) and the mean utilisation of its GPUs; -1
 // each when the agent has no number.
-func (c *common) podUsage(p *PodView) (live int64, util int) {
+func (c *common) podUsage(p *PodView) (live int64, util int) { return podUsage(c.metrics, p) }
+
+func podUsage(metrics *MetricsMsg, p *PodView) (live int64, util int) {
 	live, util = -1, -1
-	if c.metrics == nil {
+	if metrics == nil {
 		return live, util
 	}
-	if procs, ok := c.metrics.Pods[p.Key()]; ok {
+	if procs, ok := metrics.Pods[p.Key()]; ok {
 		live = 0
 		for _, pr := range procs {
 			live += pr.UsedMemMiB
@@ -84,7 +130,7 @@ func (c *common) podUsage(p *PodView) (live int64, util int) {
 	}
 	seen, sum, n := map[string]bool{}, 0, 0
 	for _, d := range p.Devices {
-		if g, ok := c.metrics.GPUs[d.UUID]; ok && !seen[d.UUID] && g.Utilization >= 0 {
+		if g, ok := metrics.GPUs[d.UUID]; ok && !seen[d.UUID] && g.Utilization >= 0 {
 			seen[d.UUID] = true
 			sum += g.Utilization
 			n++
@@ -123,7 +169,7 @@ func (v *podsView) render(c *common, height int) []string {
 	}
 	lines := []string{s.colHeader.Render("  " + head)}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, s.dim.Render(c.emptyText(t, "no GPU pod is on a node")))
 	}
 	for _, p := range t.visible(height - 1) {
@@ -196,10 +242,11 @@ func (pp *podPage) wheel(c *common, dir int) {
 
 // find is the pod shown, in the data of this frame (nil when it is gone).
 func (pp *podPage) find(c *common) *PodView {
+	ns, name, _ := strings.Cut(pp.pod, "/")
 	for _, n := range c.data.Nodes {
-		for _, p := range n.Running {
-			if p.Key() == pp.pod {
-				return p
+		for i, a := range n.Pods {
+			if a.Namespace == ns && a.Name == name {
+				return n.Running()[i] // only this node's pod views are made
 			}
 		}
 	}

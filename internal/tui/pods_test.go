@@ -126,3 +126,35 @@ func TestAllocatedVersusLive(t *testing.T) {
 		}
 	}
 }
+
+// TestPodsRowsWaitUntilShown: the first frame (the Nodes view) does not make the Pods view's rows, nor does
+// new data while the view is off screen; showing it, or completing `:pods `, makes them from the latest data.
+func TestPodsRowsWaitUntilShown(t *testing.T) {
+	m := newDemo(t, 200, 60)
+	v := viewOf[*podsView](m)
+	if !v.t.waiting() || len(v.t.rows) != 0 {
+		t.Fatalf("after the first frame the Pods view has %d rows (waiting %v), want none made yet", len(v.t.rows), v.t.waiting())
+	}
+	for _, n := range m.data.Nodes {
+		if n.running != nil {
+			t.Fatalf("after the first frame node %s has its pod views made", n.Name)
+		}
+	}
+	press(m, "7")
+	if got, want := len(v.t.rows), m.data.Totals.Pods; got != want || want == 0 {
+		t.Fatalf("the Pods view shows %d rows, want the header's %d GPU pods", got, want)
+	}
+	for _, n := range m.data.Nodes {
+		if len(n.running) != len(n.Pods) {
+			t.Errorf("node %s: %d pod views for %d pods", n.Name, len(n.running), len(n.Pods))
+		}
+	}
+	press(m, "1")
+	m.Update(dataMsg{m.store.data()})
+	if !v.t.waiting() {
+		t.Errorf("new data while the Pods view is off screen remade its rows at once")
+	}
+	if names := m.namesFor("pods"); len(names) != m.data.Totals.Pods || v.t.waiting() {
+		t.Errorf("`:pods ` completes %d names (rows waiting %v), want the %d GPU pods", len(names), v.t.waiting(), m.data.Totals.Pods)
+	}
+}

@@ -156,7 +156,7 @@ func (v *queuesView) render(c *common, height int) []string {
 	}
 	lines := []string{s.colHeader.Render("  " + header)}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		none := "no Volcano queues"
 		if !c.data.Volcano {
 			none += ": the cluster has no Queue CRD (scheduling.volcano.sh), so no card quota applies"

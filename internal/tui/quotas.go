@@ -98,7 +98,7 @@ func (v *quotasView) render(c *common, height int) []string {
 	}
 	lines := []string{s.colHeader.Render("  " + header)}
 	t := v.t
-	if len(t.order) == 0 {
+	if t.shown() == 0 {
 		return append(lines, s.dim.Render(c.emptyText(t, "no namespace has a GPU quota or GPU usage")))
 	}
 	for _, p := range t.visible(height - 1) {

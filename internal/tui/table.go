@@ -24,13 +24,21 @@ type sortKey struct {
 func num(v float64) sortKey { return sortKey{n: v} }
 func str(s string) sortKey  { return sortKey{s: s, str: true} }
 
-// row is what a table knows of a row: identity, the text the filter matches and the sort values.
-// Rendering is the view's job; it gets the row's index into the items it gave.
+// row is what a table knows of a row: identity, the text the filter matches and the sort values (one per
+// column). Rendering is the view's job; it gets the row's index into the items it gave. A long table's view
+// leaves text and keys empty and gives a rowInfo instead (setRowsFrom): a row's text is then made only when a
+// filter is typed, and its sort value only for the column the table sorts by.
 type row struct {
 	key    string
 	text   string
 	keys   []sortKey
 	height int // lines the row takes; 0 counts as 1
+}
+
+// rowInfo answers, for the row at an index, what a row given without text and keys would hold.
+type rowInfo struct {
+	text    func(i int) string
+	sortKey func(i, col int) sortKey
 }
 
 // table is the list behind every view: fuzzy filter, sort by a column, a cursor and a scroll offset. Rows
@@ -40,10 +48,19 @@ type table struct {
 	sortIdx int
 	desc    bool
 	rows    []row
-	order   []int // indexes into rows: filtered, sorted
-	cursor  int   // position in order
-	offset  int   // first position in order on screen
+	info    rowInfo // the rows' text and sort values, when the rows do not carry them (setRowsFrom)
+	order   []int   // indexes into rows: filtered, sorted
+	cursor  int     // position in order
+	offset  int     // first position in order on screen
 	filter  string
+
+	// texts and colKeys (the values of column keysCol) are made from info once per set of rows, when first
+	// needed: by a filter, by a sort.
+	texts   []string
+	colKeys []sortKey
+	keysCol int
+	// later sets the rows when the table is first used (setRowsLater).
+	later func()
 }
 
 func newTable(cols ...sortCol) *table {
@@ -55,13 +72,71 @@ func newTable(cols ...sortCol) *table {
 }
 
 // setRows replaces the rows, keeping the selected row selected when it is still there.
-func (t *table) setRows(rows []row) {
+func (t *table) setRows(rows []row) { t.setRowsFrom(rows, rowInfo{}) }
+
+// setRowsFrom replaces the rows by rows whose text and sort values info gives.
+func (t *table) setRowsFrom(rows []row, info rowInfo) {
+	t.later = nil
 	sel := t.selectedKey()
-	t.rows = rows
+	t.rows, t.info = rows, info
+	t.texts, t.colKeys = nil, nil
 	t.refresh(sel)
 }
 
+// setRowsLater leaves the rows to build, which sets them (setRows, setRowsFrom) when the table is first
+// used: a view off screen makes its rows when it is shown, not on every change of the data.
+func (t *table) setRowsLater(build func()) { t.later = build }
+
+// waiting is true while the rows wait for their first use (setRowsLater).
+func (t *table) waiting() bool { return t.later != nil }
+
+// ready builds the rows that wait for their first use.
+func (t *table) ready() {
+	if build := t.later; build != nil {
+		t.later = nil
+		build()
+	}
+}
+
+// text is the filter's text of row i.
+func (t *table) text(i int) string {
+	if t.info.text == nil {
+		return t.rows[i].text
+	}
+	if t.texts == nil {
+		t.texts = make([]string, len(t.rows))
+		for j := range t.rows {
+			t.texts[j] = t.info.text(j)
+		}
+	}
+	return t.texts[i]
+}
+
+// columnKeys are the rows' values in column col, made once per set of rows and column.
+func (t *table) columnKeys(col int) []sortKey {
+	if t.colKeys != nil && t.keysCol == col {
+		return t.colKeys
+	}
+	keys := t.colKeys[:0]
+	if cap(keys) < len(t.rows) {
+		keys = make([]sortKey, 0, len(t.rows))
+	}
+	for i := range t.rows {
+		switch {
+		case t.info.sortKey != nil:
+			keys = append(keys, t.info.sortKey(i, col))
+		case col < len(t.rows[i].keys):
+			keys = append(keys, t.rows[i].keys[col])
+		default:
+			keys = append(keys, sortKey{})
+		}
+	}
+	t.colKeys, t.keysCol = keys, col
+	return keys
+}
+
 func (t *table) setFilter(f string) {
+	t.ready()
 	if f == t.filter {
 		return
 	}
@@ -75,6 +150,7 @@ func (t *table) cycleSort() {
 	if len(t.cols) == 0 {
 		return
 	}
+	t.ready()
 	sel := t.selectedKey()
 	t.sortIdx = (t.sortIdx + 1) % len(t.cols)
 	t.desc = t.cols[t.sortIdx].desc
@@ -82,6 +158,7 @@ func (t *table) cycleSort() {
 }
 
 func (t *table) reverse() {
+	t.ready()
 	sel := t.selectedKey()
 	t.desc = !t.desc
 	t.refresh(sel)
@@ -105,7 +182,7 @@ type rowSource struct {
 	idx []int
 }
 
-func (s rowSource) String(i int) string { return s.t.rows[s.idx[i]].text }
+func (s rowSource) String(i int) string { return s.t.text(s.idx[i]) }
 func (s rowSource) Len() int            { return len(s.idx) }
 
 // splitFilter separates exact key=value words ("queue=q1", from a drill-down) from the fuzzy rest: queue=q1
@@ -142,7 +219,7 @@ func (t *table) refresh(sel string) {
 		exact, rest := splitFilter(t.filter)
 		src := rowSource{t: t}
 		for i := range t.rows {
-			if hasWords(t.rows[i].text, exact) {
+			if hasWords(t.text(i), exact) {
 				src.idx = append(src.idx, i)
 			}
 		}
@@ -155,26 +232,7 @@ func (t *table) refresh(sel string) {
 		}
 	}
 	if len(t.cols) > 0 {
-		k := t.sortIdx
-		slices.SortStableFunc(t.order, func(a, b int) int {
-			ra, rb := &t.rows[a], &t.rows[b]
-			var c int
-			if k < len(ra.keys) && k < len(rb.keys) {
-				ka, kb := ra.keys[k], rb.keys[k]
-				if ka.str || kb.str {
-					c = cmp.Compare(ka.s, kb.s)
-				} else {
-					c = cmp.Compare(ka.n, kb.n)
-				}
-			}
-			if t.desc {
-				c = -c
-			}
-			if c == 0 {
-				c = cmp.Compare(ra.key, rb.key)
-			}
-			return c
-		})
+		t.sort()
 	}
 	t.cursor = 0
 	if sel != "" {
@@ -188,6 +246,34 @@ func (t *table) refresh(sel string) {
 	t.clampCursor()
 }
 
+// sort orders the rows by the sort column, then by key. Rows equal in both keep their order (by index: the
+// order is total, so the unstable sort gives what a stable one would); rows already in order are not sorted.
+func (t *table) sort() {
+	keys, rows, desc := t.columnKeys(t.sortIdx), t.rows, t.desc
+	compare := func(a, b int) int {
+		ka, kb := &keys[a], &keys[b]
+		var c int
+		if ka.str || kb.str {
+			c = strings.Compare(ka.s, kb.s)
+		} else {
+			c = cmp.Compare(ka.n, kb.n)
+		}
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			c = strings.Compare(rows[a].key, rows[b].key)
+		}
+		if c == 0 {
+			c = cmp.Compare(a, b)
+		}
+		return c
+	}
+	if !slices.IsSortedFunc(t.order, compare) {
+		slices.SortFunc(t.order, compare)
+	}
+}
+
 func (t *table) clampCursor() {
 	t.cursor = min(max(t.cursor, 0), max(len(t.order)-1, 0))
 	t.offset = min(max(t.offset, 0), max(len(t.order)-1, 0))
@@ -195,6 +281,7 @@ func (t *table) clampCursor() {
 
 // selected is the index (into rows) under the cursor, or -1.
 func (t *table) selected() int {
+	t.ready()
 	if len(t.order) == 0 {
 		return -1
 	}
@@ -210,6 +297,7 @@ func (t *table) selectedKey() string {
 
 // selectKey moves the cursor to the row with that key; false when it is filtered out or missing.
 func (t *table) selectKey(key string) bool {
+	t.ready()
 	for i, r := range t.order {
 		if t.rows[r].key == key {
 			t.cursor = i
@@ -220,12 +308,17 @@ func (t *table) selectKey(key string) bool {
 }
 
 func (t *table) move(delta int) {
+	t.ready()
 	t.cursor += delta
 	t.clampCursor()
 }
 
-func (t *table) home() { t.cursor = 0 }
-func (t *table) end()  { t.cursor = max(len(t.order)-1, 0) }
+func (t *table) home() { t.ready(); t.cursor = 0 }
+func (t *table) end()  { t.ready(); t.cursor = max(len(t.order)-1, 0) }
+
+// shown is the number of rows the filter leaves; total is every row.
+func (t *table) shown() int { t.ready(); return len(t.order) }
+func (t *table) total() int { t.ready(); return len(t.rows) }
 
 func (t *table) rowHeight(i int) int {
 	return max(t.rows[i].height, 1)
@@ -233,6 +326,7 @@ func (t *table) rowHeight(i int) int {
 
 // scroll keeps the cursor's row on a screen of height lines.
 func (t *table) scroll(height int) {
+	t.ready()
 	t.clampCursor()
 	if t.cursor < t.offset {
 		t.offset = t.cursor
@@ -267,6 +361,7 @@ func (t *table) scroll(height int) {
 
 // visible lists the positions (into order) on a screen of height lines, from the offset.
 func (t *table) visible(height int) []int {
+	t.ready()
 	var out []int
 	lines := 0
 	for p := t.offset; p < len(t.order) && lines < height; p++ {
@@ -310,6 +405,7 @@ func (t *table) sortByLetter(r rune) bool {
 		if l != r || l == 0 {
 			continue
 		}
+		t.ready()
 		sel := t.selectedKey()
 		if i == t.sortIdx {
 			t.desc = !t.desc

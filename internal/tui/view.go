@@ -186,9 +186,9 @@ func (m *Model) tabs() string {
 	if t == nil || m.overlay != overlayNone {
 		return b.String()
 	}
-	count, short := fmt.Sprintf("%d", len(t.rows)), ""
+	count, short := fmt.Sprintf("%d", t.total()), ""
 	if t.filter != "" {
-		short = fmt.Sprintf("%d of %d", len(t.order), len(t.rows))
+		short = fmt.Sprintf("%d of %d", t.shown(), t.total())
 		count = "/" + t.filter + " " + short
 	}
 	// On a narrow screen the sort column loses its word, then the count goes.

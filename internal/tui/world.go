@@ -105,9 +105,13 @@ func (w *world) build(s *snapshot.Snapshot) {
 	for _, name := range w.c.NodeNames() {
 		w.views[name] = w.nodeView(name)
 	}
+	// The snapshot's pods in its order (the objects lie in memory in about that order, a map's do not),
+	// each key made only for a pod that waits; of a pod listed twice, the copy the mirror kept (the last).
 	w.pending = map[string]*PendingView{}
-	for key, p := range w.pods {
-		w.updatePending(key, p)
+	for _, p := range s.Pods {
+		if pv := w.pendingView(p); pv != nil && w.pods[pv.Key()] == p {
+			w.pending[pv.Key()] = pv
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-hami/kubectl-hami/examples"
 	"github.com/kubectl-hami/kubectl-hami/internal/query"
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
@@ -79,4 +81,35 @@ func heldBut(keys []string, drop string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestWorldPodListedTwice: of a pod a snapshot lists twice, the world keeps the last copy, and the Pending
+// view follows that copy: waiting when the last one waits, not when the last one is bound.
+func TestWorldPodListedTwice(t *testing.T) {
+	s, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+	waiting := w.data().Pending[0]
+	bound := waiting.Pod.DeepCopy()
+	bound.Spec.NodeName = w.data().Nodes[0].Name
+	for _, tc := range []struct {
+		name string
+		last bool // the waiting copy is listed last
+	}{{"bound copy last", false}, {"waiting copy last", true}} {
+		s2 := *s
+		s2.Pods = append(append([]*corev1.Pod(nil), s.Pods...), bound)
+		if tc.last {
+			s2.Pods = append(s2.Pods, waiting.Pod)
+		}
+		w := newWorld(&s2, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+		found := false
+		for _, p := range w.data().Pending {
+			found = found || p.Key() == waiting.Key()
+		}
+		if found != tc.last {
+			t.Errorf("%s: %s pending %v, want %v", tc.name, waiting.Key(), found, tc.last)
+		}
+	}
 }

@@ -466,14 +466,19 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// says no NUMA.
 	numa := f.c.rows[r.Kind].numa
 	numaBind, topology := f.req.NumaBind && numa, f.req.TopologyAware && numa
-	f.sortGPUs(n, r)
-	sel := f.sel[:0]
-	var selMem, selCores int64
-	prevNuma, started := 0, false
 	// HAMi's walk looks at a MIG GPU again right after taking it (pkg/device/nvidia/device.go:846-848 at
 	// v2.10.0), so one container may hold several instances of one GPU; the instances taken so far hold their
 	// placements in extra[].mig until the walk ends (CustomFilterRule places them again, 602-619).
 	revisit := f.c.rows[r.Kind].mig && !topology
+	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
+		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
+		return ContainerPlacement{}, 0, 0, false
+	}
+	f.sortGPUs(n, r)
+	sel := f.sel[:0]
+	var selMem, selCores int64
+	prevNuma, started := 0, false
 	pending := f.pending[:0]
 	defer func() {
 		for i := len(pending) - 1; i >= 0; i-- {
@@ -482,7 +487,6 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		f.pending = pending[:0]
 	}()
-	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
 	choose := f.familyTopology(n, r, kind)
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {

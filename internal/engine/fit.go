@@ -39,6 +39,8 @@ type fitter struct {
 	build bool
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
+	// orderStale says order must be reset to the node's registration order before the next sort.
+	orderStale bool
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -290,7 +292,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			return res
 		}
 		saved := f.snapshotExtra()
-		f.resetOrder(n)
+		f.orderStale = true
 		cp, _, _, ok := f.fitContainer(n, ci, 0, 0, statuses)
 		f.restoreExtra(saved)
 		if !ok {
@@ -302,7 +304,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			res.containers = append(res.containers, cp)
 		}
 	}
-	f.resetOrder(n)
+	f.orderStale = true // f.order is HAMi's device list again before the first app container (resetOrder)
 	for ci := range f.req.Containers {
 		if f.req.Containers[ci].Init {
 			continue
@@ -474,6 +476,10 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
 		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
 		return ContainerPlacement{}, 0, 0, false
+	}
+	if f.orderStale { // set where HAMi starts from the node's device list; a failing container never reads it
+		f.resetOrder(n)
+		f.orderStale = false
 	}
 	f.sortGPUs(n, r)
 	sel := f.sel[:0]

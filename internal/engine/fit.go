@@ -681,9 +681,9 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	// Each gate first decides pass or fail with plain comparisons; its Check, with the numbers, is built only
 	// when it failed or when every result is wanted. Most GPUs pass most gates, and this runs for every GPU.
 	want := all != nil
-	stop := func(c Check) bool {
+	stop := func(c *Check) bool {
 		if want {
-			*all = append(*all, c)
+			*all = append(*all, *c)
 			return false
 		}
 		return c.Failed()
@@ -703,7 +703,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		if failed {
 			c.Code, c.Detail = CardTypeMismatch, f.sels[r.Kind].typeDetail(g.Mode)
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -711,7 +711,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	usedSlots, usedMem, usedCores := f.used(g, gi)
 	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	for _, row := range kr.early {
-		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
 			return c
 		}
 	}
@@ -720,7 +720,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		if failed {
 			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[r.Kind].uuidFilterName(g.UUID)
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -740,7 +740,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
 	if kr.quota && (want || f.limitedByQuota(r.Kind)) {
 		if c, ok := f.quotaCheck(r.Kind, podMem+memNeed, podCores+coresNeed); !ok || want {
-			if stop(c) {
+			if stop(&c) {
 				return c
 			}
 		}
@@ -774,7 +774,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	for _, row := range kr.late {
-		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
 			return c
 		}
 	}
@@ -790,7 +790,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 				c.Detail = migNoProfile
 			}
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -801,14 +801,14 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 const migNoProfile = "no MIG profile has enough memory"
 
 // failIf marks c failed with code and detail when failed is true, and returns it.
-func failIf(c *Check, failed bool, code Code, detail string) Check {
+func failIf(c *Check, failed bool, code Code, detail string) *Check {
 	if failed {
 		c.Code = code
 		if detail != "" {
 			c.Detail = detail
 		}
 	}
-	return *c
+	return c
 }
 
 // allChecks is every gate's result for one GPU, for detailed explanations.

@@ -340,7 +340,7 @@ func (s *GPUStatus) clearResult() {
 	if s.again != "" {
 		s.again = ""
 	}
-	if s.Result != (Check{}) {
+	if s.Result.Gate != "" || s.Result != (Check{}) { // every result the walk writes names its gate
 		s.Result = Check{}
 	}
 	if s.Checks != nil {

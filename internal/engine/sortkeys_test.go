@@ -55,3 +55,27 @@ func numas(n *Node) []int {
 	}
 	return out
 }
+
+// TestRankCompareIsBeats holds the feasible list's comparison to nodeRank.beats under both policies, with ties,
+// NaN scores and card ranks.
+func TestRankCompareIsBeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 28))
+	scores := []float64{0, 1, 1, 2.5, math.NaN(), 30}
+	for round := 0; round < 20000; round++ {
+		ra := nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+		rb := nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+		a, b := rng.IntN(10), rng.IntN(10)
+		for _, policy := range []string{PolicySpread, PolicyBinpack} {
+			want := 1
+			switch {
+			case ra == rb:
+				want = a - b
+			case ra.beats(policy, rb):
+				want = -1
+			}
+			if got := rankCompare(policy == PolicySpread, ra, rb, a, b); got != want {
+				t.Fatalf("%s %+v %+v %d %d: %d, want %d", policy, ra, rb, a, b, got, want)
+			}
+		}
+	}
+}

@@ -340,8 +340,8 @@ func (s *GPUStatus) clearResult() {
 	if s.again != "" {
 		s.again = ""
 	}
-	if s.Result.Gate != "" || s.Result != (Check{}) { // every result the walk writes names its gate
-		s.Result = Check{}
+	if r := &s.Result; r.Gate != "" || r.Code != "" || r.Detail != "" || r.Unit != "" || r.Need != 0 || r.Have != 0 || r.Total != 0 {
+		s.Result = Check{} // written only when set: the scratch row is on the heap, and most are clear already
 	}
 	if s.Checks != nil {
 		s.Checks = nil

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"math"
-	"reflect"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )

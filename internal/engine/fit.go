@@ -39,8 +39,9 @@ type fitter struct {
 	build bool
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
-	// orderStale says order must be reset to the node's registration order before the next sort.
-	orderStale bool
+	// orderStale says order must be reset to the node's registration order before the next sort; extraUsed
+	// that extra holds something of the node fitted last (resetExtra clears it only then).
+	orderStale, extraUsed bool
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -236,11 +237,15 @@ func (f *fitter) resetExtra(n *Node) {
 	if cap(f.extra) < len(n.GPUs) {
 		f.extra = make([]extraUse, len(n.GPUs))
 	}
-	f.extra = f.extra[:len(n.GPUs)]
-	for i := range f.extra {
-		f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+	if f.extraUsed || len(f.extra) != len(n.GPUs) {
+		f.extra = f.extra[:len(n.GPUs)]
+		for i := range f.extra {
+			f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+		}
+		f.extraUsed = false
 	}
 	if f.self != nil && f.self.Node == n.Name {
+		f.extraUsed = true
 		for _, u := range f.self.Uses {
 			if i, ok := n.uuidIndex[u.UUID]; ok {
 				f.extra[i].slots -= u.Slots
@@ -553,6 +558,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				break // no placement: the check passed, so this is not reached
 			}
 			f.extra[gi].mig = append(f.extra[gi].mig, pl)
+			f.extraUsed = true
 			pending = append(pending, gi)
 			// The second look counts its failure as one more reason of this GPU's.
 			if again := f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil); again.Failed() {
@@ -628,6 +634,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen)), byCores: r.ByCores}
 	}
 	var mem, cores int64
+	f.extraUsed = f.extraUsed || len(chosen) > 0
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
 		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores, profile: r.profile}

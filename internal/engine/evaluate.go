@@ -410,15 +410,28 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 			key.counts[j] += cw.n
 		}
 	}
-	if r, ok := f.reasonCache[key]; ok {
-		return r.code, r.text
+	rc := f.reasonCache
+	if rc == nil {
+		rc = &reasonCache{texts: map[reasonKey]cachedReason{}}
+		f.reasonCache = rc
+	} else if rc.lastSet && key == rc.lastKey { // neighbouring nodes mostly fail alike: no hash
+		return rc.last.code, rc.last.text
 	}
-	code, text := gpuReasons(st)
-	if f.reasonCache == nil {
-		f.reasonCache = map[reasonKey]cachedReason{}
+	r, ok := rc.texts[key]
+	if !ok {
+		r.code, r.text = gpuReasons(st)
+		rc.texts[key] = r
 	}
-	f.reasonCache[key] = cachedReason{code, text}
-	return code, text
+	rc.lastKey, rc.last, rc.lastSet = key, r, true
+	return r.code, r.text
+}
+
+// reasonCache is the fitter's cache of FailedNodes texts, and the last one looked up.
+type reasonCache struct {
+	texts   map[reasonKey]cachedReason
+	lastKey reasonKey
+	last    cachedReason
+	lastSet bool
 }
 
 // codeCount is a code and how many times HAMi counts it for one device.

@@ -46,7 +46,7 @@ type fitter struct {
 	// per node (ownRequest), else orig.
 	orig *PodRequest
 
-	reasonCache map[reasonKey]cachedReason
+	reasonCache *reasonCache
 	// rule is HAMi's GPU sort for this pod; order is the node's GPU list as HAMi holds it between containers,
 	// scores and sorter are the sort's scratch.
 	rule   sortRule

@@ -101,7 +101,8 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 			}
 		}
 	}
-	if len(a.free) >= r.Count {
+	// The k-th largest beats memFit only when k values do: one pass rejects most nodes without the selection.
+	if len(a.free) >= r.Count && countAbove(a.free, a.memFit) >= r.Count {
 		if m := kthLargest(a.free, r.Count); m > a.memFit {
 			a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
 		}
@@ -121,6 +122,17 @@ func kthLargest(vals []int64, k int) int64 {
 		vals[i], vals[m] = vals[m], vals[i]
 	}
 	return vals[k-1]
+}
+
+// countAbove is how many of vals exceed v.
+func countAbove(vals []int64, v int64) int {
+	n := 0
+	for _, x := range vals {
+		if x > v {
+			n++
+		}
+	}
+	return n
 }
 
 // noteFiltered checks whether GPU i would pass every gate if filters and cordons did not apply.

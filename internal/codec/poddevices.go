@@ -30,12 +30,26 @@ func ParsePodDevices(key, value string) (PodDevices, error) {
 	if strings.HasSuffix(value, ";") {
 		n--
 	}
+	if n == 1 {
+		// One container holding one device, as most pods: the list and its device in one allocation.
+		one := new(struct {
+			pd  [1]ContainerDevices
+			dev [1]ContainerDevice
+		})
+		entry, _, _ := strings.Cut(value, ";")
+		cd, err := parseContainerDevices(key, 0, entry, one.dev[:0])
+		if err != nil {
+			return nil, err
+		}
+		one.pd[0] = cd
+		return one.pd[:], nil
+	}
 	pd := make(PodDevices, 0, n)
 	rest := value
 	for ci := 0; ci < n; ci++ {
 		entry, after, _ := strings.Cut(rest, ";")
 		rest = after
-		cd, err := parseContainerDevices(key, ci, entry)
+		cd, err := parseContainerDevices(key, ci, entry, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -44,8 +58,9 @@ func ParsePodDevices(key, value string) (PodDevices, error) {
 	return pd, nil
 }
 
-// parseContainerDevices reads one ';'-separated entry; ci is its 0-based container position.
-func parseContainerDevices(key string, ci int, entry string) (ContainerDevices, error) {
+// parseContainerDevices reads one ';'-separated entry; ci is its 0-based container position. room, when
+// not nil, is an empty slice the devices go into while they fit.
+func parseContainerDevices(key string, ci int, entry string, room ContainerDevices) (ContainerDevices, error) {
 	var cd ContainerDevices
 	di := 0
 	for more := true; more; {
@@ -62,7 +77,11 @@ func parseContainerDevices(key string, ci int, entry string) (ContainerDevices, 
 		}
 		if ok {
 			if cd == nil {
-				cd = make(ContainerDevices, 0, strings.Count(entry, ":")+1)
+				if need := strings.Count(entry, ":") + 1; need <= cap(room) {
+					cd = room
+				} else {
+					cd = make(ContainerDevices, 0, need)
+				}
 			}
 			cd = append(cd, d)
 		}

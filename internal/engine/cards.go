@@ -33,6 +33,9 @@ var productLabel = regexp.MustCompile(`^((.+?)/(\w+))\.product$`)
 // <domain>/<type>.product (MIG product labels excluded), with its prefix <domain>/<type>, under which the
 // .count and .memory labels live, and its domain.
 func CardProductLabel(key string) (prefix, domain string, ok bool) {
+	if !strings.HasSuffix(key, ".product") { // every node's labels are read: most are not
+		return "", "", false
+	}
 	m := productLabel.FindStringSubmatch(key)
 	if len(m) < 4 || strings.HasPrefix(m[3], "mig") || strings.Contains(m[1], "/mig-") {
 		return "", "", false

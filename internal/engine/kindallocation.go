@@ -89,9 +89,10 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, lists [
 			bad("metadata.annotations["+l.key+"]", "%v; the pod's %ss are counted as unused", err, kind.Word)
 			continue
 		}
-		for _, ca := range mapEntries(pod, entries, cfg, kinds) {
-			ca.Kind, ca.Device = k, kind.Name
-			alloc.Containers = append(alloc.Containers, ca)
+		from := len(alloc.Containers)
+		alloc.Containers = mapEntries(alloc.Containers, pod, entries, cfg, kinds)
+		for i := from; i < len(alloc.Containers); i++ {
+			alloc.Containers[i].Kind, alloc.Containers[i].Device = k, kind.Name
 		}
 	}
 	if found {

@@ -5,6 +5,8 @@ package engine
 // health check), in Config.Kinds order.
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/device"
@@ -39,6 +41,7 @@ func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
 		} else if !node.Registered {
 			node.Registered, node.RegisterError = true, ""
 		}
+		node.GPUs = slices.Grow(node.GPUs, len(reg.Devices))
 		for _, d := range reg.Devices {
 			if _, dup := node.uuidIndex[d.ID]; dup {
 				bad(reg.Field, "%s %s is registered twice; the second entry is ignored", kind.Word, d.ID)

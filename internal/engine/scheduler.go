@@ -165,10 +165,12 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod, key string) {
 		ku = &kubeUse{node: c.nodes[pod.Spec.NodeName]}
 		c.kube.usage[pod.Spec.NodeName] = ku
 	}
-	kp := kubePod{node: pod.Spec.NodeName, usage: ku, requests: kubefit.ReadRequests(pod)}
+	kp := kubePod{node: pod.Spec.NodeName, usage: ku, requests: c.readRequests(pod)}
 	ku.Add(kp.requests, +1)
 	c.kube.where[key] = kp
-	ku.requick()
+	if c.bulk == nil { // SetPods refreshes every node's Quick once, at its end
+		ku.requick()
+	}
 }
 
 func (c *Cluster) untrackKubePod(key string) {
@@ -181,7 +183,9 @@ func (c *Cluster) untrackKubePod(key string) {
 	ku := kp.usage
 	ku.Add(kp.requests, -1)
 	if ku.Pods > 0 {
-		ku.requick()
+		if c.bulk == nil {
+			ku.requick()
+		}
 		return
 	}
 	delete(c.kube.usage, kp.node)

@@ -102,11 +102,25 @@ func (n *Node) DevicesOf(k int) int {
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
 func (n *Node) GPUByUUID(uuid string) *GPU {
+	if len(n.GPUs) <= smallNode && uuid != "" {
+		// A node's few GPUs are scanned (the UUIDs' last bytes first: they share long prefixes), which reads
+		// memory the caller is about to write rather than the index map's.
+		last := uuid[len(uuid)-1]
+		for i := range n.GPUs {
+			if id := n.GPUs[i].UUID; len(id) == len(uuid) && id[len(id)-1] == last && id == uuid {
+				return &n.GPUs[i]
+			}
+		}
+		return nil
+	}
 	if i, ok := n.uuidIndex[uuid]; ok {
 		return &n.GPUs[i]
 	}
 	return nil
 }
+
+// smallNode is the number of devices up to which GPUByUUID scans them instead of looking the UUID up.
+const smallNode = 16
 
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
@@ -158,15 +172,24 @@ type PodAllocation struct {
 	// gone, as kubectl's STATUS Terminating says.
 	Terminating bool `json:"terminating,omitempty"`
 
+	// slot is the allocation's index in its node's list (Cluster.byNode), beside Terminating in its padding.
+	slot int32
+
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
 	qos map[int]int
 
+	key     string    // namespace/name, the key SetPod built (Key)
 	annoKey string    // the device-list annotation the allocation was read from
 	probs   []Problem // problems found reading the pod, before any node was consulted
 }
 
 // Key is namespace/name.
-func (p *PodAllocation) Key() string { return p.Namespace + "/" + p.Name }
+func (p *PodAllocation) Key() string {
+	if p.key != "" {
+		return p.key
+	}
+	return p.Namespace + "/" + p.Name
+}
 
 // Cluster is the engine's incremental model of a cluster. Adding or removing an object touches only the
 // node and namespace it affects. Changes need one writer at a time (callers serialise them); evaluations may
@@ -188,7 +211,7 @@ type Cluster struct {
 	memSizes   map[int64]int
 	largestMem int64
 	pods       map[string]*PodAllocation
-	byNode     map[string]map[string]*PodAllocation
+	byNode     map[string][]*PodAllocation       // node -> its counted pods, in no order (PodAllocation.slot)
 	quotas     map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
 	nsUsed     map[string]*usage
 	problems   map[string][]Problem // object key -> problems found when it was last set
@@ -199,7 +222,15 @@ type Cluster struct {
 	volcano   bool
 	cards     cardCache
 	kube      kubeWorld
-	version   uint64 // counts changes, so callers can reuse an answer given for the same state
+	bulk      *bulkLoad // while SetPods runs (bulk.go)
+	// seesByType is, per device type, the Kinds whose Sees rule takes it (a bit per Kind), filled by SetNode.
+	seesByType map[string]uint64
+	seesKinds  uint64   // the Kinds with a Sees rule, a bit each (set with seesByType)
+	seesLast   struct { // the last type sees looked up
+		deviceType string
+		bits       uint64
+	}
+	version uint64 // counts changes, so callers can reuse an answer given for the same state
 }
 
 // NewCluster returns an empty cluster model.
@@ -218,7 +249,7 @@ func NewCluster(cfg Config) *Cluster {
 		nodes:     map[string]*Node{},
 		memSizes:  map[int64]int{},
 		pods:      map[string]*PodAllocation{},
-		byNode:    map[string]map[string]*PodAllocation{},
+		byNode:    map[string][]*PodAllocation{},
 		quotas:    map[string]map[string]quotaLimits{},
 		nsUsed:    map[string]*usage{},
 		problems:  map[string][]Problem{},
@@ -251,10 +282,7 @@ func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[nam
 
 // PodsOn lists the counted pods on a node, sorted by namespace/name.
 func (c *Cluster) PodsOn(node string) []*PodAllocation {
-	out := make([]*PodAllocation, 0, len(c.byNode[node]))
-	for _, p := range c.byNode[node] {
-		out = append(out, p)
-	}
+	out := append([]*PodAllocation(nil), c.byNode[node]...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out
 }
@@ -310,9 +338,9 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	c.countMemSizes(node, +1)
 	c.nodes[n.Name] = node
 	c.trackKubeNode(n)
-	for key, p := range c.byNode[n.Name] {
+	for _, p := range c.byNode[n.Name] {
 		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
-		c.setProblems("Pod/"+key, append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
+		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
 	}
 	c.setProblems("Node/"+n.Name, probs)
 	return probs
@@ -465,8 +493,7 @@ func registerVersionProblem(format string, v HAMiVersion) string {
 func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
 	key := pod.Namespace + "/" + pod.Name
-	probKey := "Pod/" + key
-	c.removePod(key, probKey)
+	c.removePod(key)
 	c.trackKubePod(pod, key)
 	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys)
 	cp, cardProbs := readCardPod(pod)
@@ -477,10 +504,9 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	}
 	if alloc != nil {
 		c.pods[key] = alloc
-		if c.byNode[alloc.Node] == nil {
-			c.byNode[alloc.Node] = map[string]*PodAllocation{}
-		}
-		c.byNode[alloc.Node][key] = alloc
+		onNode := c.byNode[alloc.Node]
+		alloc.slot = int32(len(onNode))
+		c.byNode[alloc.Node] = append(onNode, alloc)
 		if !c.nsUsage(alloc.Namespace).charge(alloc.QuotaMem, alloc.QuotaCores) {
 			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey + "]",
 				Message: fmt.Sprintf("%d MiB and %d%% cores would take namespace %s's HAMi usage past %d; the pod is not charged to its quota",
@@ -496,20 +522,27 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
 	}
-	c.setProblems(probKey, probs)
+	if len(probs) > 0 { // removePod forgot the old ones
+		c.problems["Pod/"+key] = probs
+	}
 	return probs
 }
 
 // RemovePod forgets a pod's usage.
 func (c *Cluster) RemovePod(namespace, name string) {
-	key := namespace + "/" + name
-	c.removePod(key, "Pod/"+key)
+	c.removePod(namespace + "/" + name)
 }
 
-// removePod is RemovePod of the pod namespace/name (key), whose problems are filed under probKey.
-func (c *Cluster) removePod(key, probKey string) {
+// removePod is RemovePod of the pod namespace/name (key).
+func (c *Cluster) removePod(key string) {
 	c.version++
-	delete(c.problems, probKey)
+	if len(c.problems) > 0 {
+		// Its problems are filed under "Pod/"+key: looked up without building that string for each pod.
+		var buf [80]byte
+		if probKey := append(append(buf[:0], "Pod/"...), key...); c.problems[string(probKey)] != nil {
+			delete(c.problems, string(probKey))
+		}
+	}
 	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)
@@ -520,15 +553,26 @@ func (c *Cluster) removePod(key, probKey string) {
 		return
 	}
 	delete(c.pods, key)
-	delete(c.byNode[old.Node], key)
-	if len(c.byNode[old.Node]) == 0 {
-		delete(c.byNode, old.Node)
-	}
+	c.unlistOnNode(old)
 	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
 	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
 	if n := c.nodes[old.Node]; n != nil {
 		c.applyToNode(n, old, -1)
 	}
+}
+
+// unlistOnNode takes a counted pod out of its node's list: the last one takes its slot.
+func (c *Cluster) unlistOnNode(p *PodAllocation) {
+	onNode := c.byNode[p.Node]
+	last := len(onNode) - 1
+	if last == 0 {
+		delete(c.byNode, p.Node)
+		return
+	}
+	moved := onNode[last]
+	onNode[p.slot], moved.slot = moved, p.slot
+	onNode[last] = nil
+	c.byNode[p.Node] = onNode[:last]
 }
 
 // applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.

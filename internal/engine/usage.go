@@ -85,8 +85,9 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 			break
 		}
 	}
-	alloc := &PodAllocation{Namespace: pod.Namespace, Name: pod.Name, Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey,
-		Terminating: pod.DeletionTimestamp != nil}
+	blk := &podAllocationBlock{PodAllocation: PodAllocation{Namespace: pod.Namespace, Name: pod.Name, key: key,
+		Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey, Terminating: pod.DeletionTimestamp != nil}}
+	alloc := &blk.PodAllocation
 	vendor := familyAllocations(pod, cfg, kinds, lists, alloc, bad)
 	if !ok && vendor {
 		return alloc, probs
@@ -101,8 +102,14 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 		bad("metadata.annotations["+annoKey+"]", "%v; the pod is counted as using nothing", err)
 		return alloc, probs
 	}
-	alloc.Containers = append(mapEntries(pod, entries, cfg, kinds), alloc.Containers...)
-	alloc.Uses = collapse(alloc.Containers)
+	alloc.Containers = append(mapEntries(blk.containers[:0], pod, entries, cfg, kinds), alloc.Containers...)
+	alloc.Uses = collapseInto(blk.uses[:0], alloc.Containers)
+	if len(alloc.Containers) == 0 { // as before the block: none is nil (the JSON of a pod that holds nothing)
+		alloc.Containers = nil
+	}
+	if len(alloc.Uses) == 0 {
+		alloc.Uses = nil
+	}
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	if v, ok := pod.Annotations[codec.PodMigAllocationsAnnotation]; ok && strings.TrimSpace(v) != "" {
 		mig, err := codec.ParseMigAllocations(v)
@@ -115,12 +122,19 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 	return alloc, probs
 }
 
-// mapEntries assigns device-list entries to containers across HAMi versions: v2.9+ writes init then app
-// containers, up to v2.8 app containers only, and v2.10.0 sometimes drops empty entries (#2899), in which
-// case the non-empty entries go to the GPU-requesting containers in order.
-func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config, kinds []device.Kind) []ContainerAllocation {
+// podAllocationBlock is a counted pod's allocation with room for what most pods hold, one container's
+// devices and one device's use, so that reading a pod allocates it once.
+type podAllocationBlock struct {
+	PodAllocation
+	containers [1]ContainerAllocation
+	uses       [1]GPUUse
+}
+
+// mapEntries appends to out the device-list entries assigned to containers across HAMi versions: v2.9+ writes
+// init then app containers, up to v2.8 app containers only, and v2.10.0 sometimes drops empty entries (#2899),
+// in which case the non-empty entries go to the GPU-requesting containers in order.
+func mapEntries(out []ContainerAllocation, pod *corev1.Pod, entries codec.PodDevices, cfg Config, kinds []device.Kind) []ContainerAllocation {
 	inits, apps := pod.Spec.InitContainers, pod.Spec.Containers
-	var out []ContainerAllocation
 	add := func(name string, init bool, devs codec.ContainerDevices) {
 		if len(devs) > 0 {
 			out = append(out, ContainerAllocation{Name: name, Init: init, Devices: devs})
@@ -161,8 +175,11 @@ func mapEntries(pod *corev1.Pod, entries codec.PodDevices, cfg Config, kinds []d
 // collapse turns container allocations into per-GPU use: app containers add up, init containers run one at
 // a time, so a GPU holds the larger of the app sum and the biggest init container. Uses keep first-seen order.
 // Pods hold a handful of GPUs, so linear searches over small slices beat maps here.
-func collapse(containers []ContainerAllocation) []GPUUse {
-	var out, peak, one []GPUUse
+func collapse(containers []ContainerAllocation) []GPUUse { return collapseInto(nil, containers) }
+
+// collapseInto is collapse, its uses appended to out (an empty slice with room, or nil).
+func collapseInto(out []GPUUse, containers []ContainerAllocation) []GPUUse {
+	var peak, one []GPUUse
 	for _, c := range containers {
 		if !c.Init {
 			for _, d := range c.Devices {

@@ -45,12 +45,8 @@ type Snapshot struct {
 // Cluster builds the engine's model. Bad input on single objects becomes problems; the rest is still used.
 func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem) {
 	c := engine.NewCluster(cfg)
-	for _, n := range s.Nodes {
-		c.SetNode(n)
-	}
-	for _, p := range s.Pods {
-		c.SetPod(p)
-	}
+	c.SetNodes(s.Nodes)
+	c.SetPods(s.Pods)
 	for _, q := range s.Quotas {
 		c.SetQuota(q)
 	}

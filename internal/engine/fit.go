@@ -506,7 +506,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if judged == nil && int(g.Kind) != r.Kind || judged != nil && !judged[gi] {
 			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
 			statuses[gi].Selected, statuses[gi].other = false, true
-			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
+			statuses[gi].Result = Check{Gate: "device", Detail: f.c.rows[r.Kind].otherDetail[g.Kind]}
 			continue
 		}
 		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type

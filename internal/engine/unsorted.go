@@ -42,7 +42,6 @@ func (f *fitter) unsortedFailOK(r *ContainerRequest, numaBind bool) bool {
 // failUnsorted is fitContainer's walk for a container that cannot fit: every device judged once, in position
 // order, and the ones that passed marked short of the count, as the sorted walk leaves them.
 func (f *fitter) failUnsorted(n *Node, r *ContainerRequest, podMem, podCores int64, statuses []GPUStatus, judged []bool) {
-	kind := &f.c.kinds[r.Kind]
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	for gi := range n.GPUs {
@@ -50,7 +49,7 @@ func (f *fitter) failUnsorted(n *Node, r *ContainerRequest, podMem, podCores int
 		st := &statuses[gi]
 		if judged == nil && int(g.Kind) != r.Kind || judged != nil && !judged[gi] {
 			st.Selected, st.other = false, true
-			st.Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
+			st.Result = Check{Gate: "device", Detail: f.c.rows[r.Kind].otherDetail[g.Kind]}
 			continue
 		}
 		st.Selected, st.again, st.instances = false, "", 0

@@ -11,7 +11,7 @@ LDFLAGS   := -X $(PKG)/internal/version.Version=$(VERSION) -X $(PKG)/internal/ve
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test unit vet lint bench bench-compare fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds soak-oracle soak-hamioracle
+.PHONY: all build test unit vet lint bench bench-compare bench-instr fuzz clean k8s-binaries demo tools soak soak-extender soak-worlds soak-oracle soak-hamioracle
 .PHONY: dist krew-manifest test-release test-helm completion
 
 all: build
@@ -70,6 +70,11 @@ bench:
 # bin/bench-compare/. make bench-compare BASE=<commit> [COUNT=6] [SETS=regex]; see docs/benchmarks.md.
 bench-compare:
 	BASE='$(BASE)' GO='$(GO)' bash hack/bench-compare.sh
+
+# bench-instr: instructions per operation of the engine's small benchmarks, BASE against the working tree, by
+# valgrind's cachegrind (not moved by the machine's load). make bench-instr BASE=<commit>; see docs/benchmarks.md.
+bench-instr:
+	GO='$(GO)' bash hack/bench-instr.sh '$(BASE)'
 
 # fuzz: run each fuzz target for FUZZTIME (the seed corpora already run in `make test`).
 FUZZTIME ?= 20s

@@ -146,11 +146,11 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
 			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
 			// several times more).
-			policy := req.NodePolicy
+			spread := req.NodePolicy == PolicySpread
 			if sum != nil {
-				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rows[a].rank(), rows[b].rank(), a, b) })
+				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rows[a].rank(), rows[b].rank(), a, b) })
 			} else {
-				slices.SortFunc(feasible, func(a, b int) int { return rankOrder(policy, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
+				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
 			}
 		}
 		if sum != nil {
@@ -313,12 +313,21 @@ type nodeRank struct {
 
 func rankOf(ns *NodeStatus) nodeRank { return nodeRank{ns.CardRank, ns.Score} }
 
-// rankOrder is the feasible list's order: better nodes first, equal ones by their index a and b (name order).
-func rankOrder(policy string, ra, rb nodeRank, a, b int) int {
+// rankCompare is the feasible list's order: better nodes first (beats), equal ones by their index a and b (name
+// order). The policy is read once, as spread or not: the sort calls this thousands of times.
+func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 	switch {
 	case ra == rb:
 		return a - b
-	case ra.beats(policy, rb):
+	case ra.card != rb.card:
+		if ra.card < rb.card {
+			return -1
+		}
+	case spread:
+		if ra.score < rb.score {
+			return -1
+		}
+	case ra.score > rb.score:
 		return -1
 	}
 	return 1
@@ -401,15 +410,28 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 			key.counts[j] += cw.n
 		}
 	}
-	if r, ok := f.reasonCache[key]; ok {
-		return r.code, r.text
+	rc := f.reasonCache
+	if rc == nil {
+		rc = &reasonCache{texts: map[reasonKey]cachedReason{}}
+		f.reasonCache = rc
+	} else if rc.lastSet && key == rc.lastKey { // neighbouring nodes mostly fail alike: no hash
+		return rc.last.code, rc.last.text
 	}
-	code, text := gpuReasons(st)
-	if f.reasonCache == nil {
-		f.reasonCache = map[reasonKey]cachedReason{}
+	r, ok := rc.texts[key]
+	if !ok {
+		r.code, r.text = gpuReasons(st)
+		rc.texts[key] = r
 	}
-	f.reasonCache[key] = cachedReason{code, text}
-	return code, text
+	rc.lastKey, rc.last, rc.lastSet = key, r, true
+	return r.code, r.text
+}
+
+// reasonCache is the fitter's cache of FailedNodes texts, and the last one looked up.
+type reasonCache struct {
+	texts   map[reasonKey]cachedReason
+	lastKey reasonKey
+	last    cachedReason
+	lastSet bool
 }
 
 // codeCount is a code and how many times HAMi counts it for one device.

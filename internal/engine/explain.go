@@ -18,7 +18,7 @@ type example struct {
 	gate, detail string
 }
 
-func (e *example) offer(node string, gpu int, c Check) {
+func (e *example) offer(node string, gpu int, c *Check) {
 	if !e.set || c.Have > e.have {
 		*e = example{node: node, gpu: gpu, need: c.Need, have: c.Have, total: c.Total, set: true, gate: c.Gate, detail: c.Detail}
 	}
@@ -54,13 +54,13 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
 	}
 	if res.fitCheck != nil {
-		a.ex(ns.Code).offer(n.Name, -1, *res.fitCheck)
+		a.ex(ns.Code).offer(n.Name, -1, res.fitCheck)
 	}
 	if ns.Check != nil {
 		if len(a.nodes[codeIndex(ns.Code)]) < 5 {
 			a.nodes[codeIndex(ns.Code)] = append(a.nodes[codeIndex(ns.Code)], n.Name)
 		}
-		a.ex(ns.Code).offer(n.Name, -1, *ns.Check)
+		a.ex(ns.Code).offer(n.Name, -1, ns.Check)
 		return
 	}
 	r := &f.req.Containers[res.container]
@@ -88,7 +88,7 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		}
 		k := lastK
 		a.gpus[k]++
-		a.best[k].offer(n.Name, n.GPUs[i].Index, g.Result) // the walk's statuses carry no identity
+		a.best[k].offer(n.Name, n.GPUs[i].Index, &g.Result) // the walk's statuses carry no identity
 		switch code {
 		case CardTypeMismatch:
 			if t := n.GPUs[i].Type; len(a.types) < 6 && !contains(a.types, t) {
@@ -101,7 +101,8 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 			}
 		}
 	}
-	if len(a.free) >= r.Count {
+	// The k-th largest beats memFit only when k values do: one pass rejects most nodes without the selection.
+	if len(a.free) >= r.Count && countAbove(a.free, a.memFit) >= r.Count {
 		if m := kthLargest(a.free, r.Count); m > a.memFit {
 			a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
 		}
@@ -121,6 +122,17 @@ func kthLargest(vals []int64, k int) int64 {
 		vals[i], vals[m] = vals[m], vals[i]
 	}
 	return vals[k-1]
+}
+
+// countAbove is how many of vals exceed v.
+func countAbove(vals []int64, v int64) int {
+	n := 0
+	for _, x := range vals {
+		if x > v {
+			n++
+		}
+	}
+	return n
 }
 
 // noteFiltered checks whether GPU i would pass every gate if filters and cordons did not apply.

@@ -39,11 +39,14 @@ type fitter struct {
 	build bool
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
+	// orderStale says order must be reset to the node's registration order before the next sort; extraUsed
+	// that extra holds something of the node fitted last (resetExtra clears it only then).
+	orderStale, extraUsed bool
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
 
-	reasonCache map[reasonKey]cachedReason
+	reasonCache *reasonCache
 	// rule is HAMi's GPU sort for this pod; order is the node's GPU list as HAMi holds it between containers,
 	// scores and sorter are the sort's scratch.
 	rule   sortRule
@@ -234,11 +237,15 @@ func (f *fitter) resetExtra(n *Node) {
 	if cap(f.extra) < len(n.GPUs) {
 		f.extra = make([]extraUse, len(n.GPUs))
 	}
-	f.extra = f.extra[:len(n.GPUs)]
-	for i := range f.extra {
-		f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+	if f.extraUsed || len(f.extra) != len(n.GPUs) {
+		f.extra = f.extra[:len(n.GPUs)]
+		for i := range f.extra {
+			f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+		}
+		f.extraUsed = false
 	}
 	if f.self != nil && f.self.Node == n.Name {
+		f.extraUsed = true
 		for _, u := range f.self.Uses {
 			if i, ok := n.uuidIndex[u.UUID]; ok {
 				f.extra[i].slots -= u.Slots
@@ -290,7 +297,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			return res
 		}
 		saved := f.snapshotExtra()
-		f.resetOrder(n)
+		f.orderStale = true
 		cp, _, _, ok := f.fitContainer(n, ci, 0, 0, statuses)
 		f.restoreExtra(saved)
 		if !ok {
@@ -302,7 +309,7 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 			res.containers = append(res.containers, cp)
 		}
 	}
-	f.resetOrder(n)
+	f.orderStale = true // f.order is HAMi's device list again before the first app container (resetOrder)
 	for ci := range f.req.Containers {
 		if f.req.Containers[ci].Init {
 			continue
@@ -338,8 +345,8 @@ func (s *GPUStatus) clearResult() {
 	if s.again != "" {
 		s.again = ""
 	}
-	if s.Result != (Check{}) {
-		s.Result = Check{}
+	if r := &s.Result; r.Gate != "" || r.Code != "" || r.Detail != "" || r.Unit != "" || r.Need != 0 || r.Have != 0 || r.Total != 0 {
+		s.Result = Check{} // written only when set: the scratch row is on the heap, and most are clear already
 	}
 	if s.Checks != nil {
 		s.Checks = nil
@@ -466,14 +473,23 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// says no NUMA.
 	numa := f.c.rows[r.Kind].numa
 	numaBind, topology := f.req.NumaBind && numa, f.req.TopologyAware && numa
-	f.sortGPUs(n, r)
-	sel := f.sel[:0]
-	var selMem, selCores int64
-	prevNuma, started := 0, false
 	// HAMi's walk looks at a MIG GPU again right after taking it (pkg/device/nvidia/device.go:846-848 at
 	// v2.10.0), so one container may hold several instances of one GPU; the instances taken so far hold their
 	// placements in extra[].mig until the walk ends (CustomFilterRule places them again, 602-619).
 	revisit := f.c.rows[r.Kind].mig && !topology
+	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
+		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
+		return ContainerPlacement{}, 0, 0, false
+	}
+	if f.orderStale { // set where HAMi starts from the node's device list; a failing container never reads it
+		f.resetOrder(n)
+		f.orderStale = false
+	}
+	f.sortGPUs(n, r)
+	sel := f.sel[:0]
+	var selMem, selCores int64
+	prevNuma, started := 0, false
 	pending := f.pending[:0]
 	defer func() {
 		for i := len(pending) - 1; i >= 0; i-- {
@@ -482,7 +498,6 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		f.pending = pending[:0]
 	}()
-	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
 	choose := f.familyTopology(n, r, kind)
 	// HAMi's Fit walks the sorted list from its end (pkg/device/nvidia/device.go).
 	for k := len(f.order) - 1; k >= 0; k-- {
@@ -491,7 +506,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		if judged == nil && int(g.Kind) != r.Kind || judged != nil && !judged[gi] {
 			// HAMi hands each type's Fit only that type's devices (getNodeResources, pkg/scheduler/score.go).
 			statuses[gi].Selected, statuses[gi].other = false, true
-			statuses[gi].Result = Check{Gate: "device", Detail: "a " + f.c.kinds[g.Kind].Word + "; the container asks for " + kind.Word + "s"}
+			statuses[gi].Result = Check{Gate: "device", Detail: f.c.rows[r.Kind].otherDetail[g.Kind]}
 			continue
 		}
 		// numa-bind restarts the set on a new NUMA node only for a GPU that passed the health, cordon and type
@@ -543,6 +558,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				break // no placement: the check passed, so this is not reached
 			}
 			f.extra[gi].mig = append(f.extra[gi].mig, pl)
+			f.extraUsed = true
 			pending = append(pending, gi)
 			// The second look counts its failure as one more reason of this GPU's.
 			if again := f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil); again.Failed() {
@@ -618,6 +634,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		cp = ContainerPlacement{Name: r.Name, Init: r.Init, Index: r.Index, Devices: make([]PlacedDevice, 0, len(chosen)), byCores: r.ByCores}
 	}
 	var mem, cores int64
+	f.extraUsed = f.extraUsed || len(chosen) > 0
 	for _, gi := range chosen {
 		g := &n.GPUs[gi]
 		d := PlacedDevice{UUID: g.UUID, Index: g.Index, Type: g.Type, MemMiB: r.MemoryOn(g.TotalMem), Cores: r.CoresOn(g.TotalCores), Device: g.Device, Kind: int(g.Kind), deviceCores: g.TotalCores, profile: r.profile}
@@ -671,9 +688,9 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	// Each gate first decides pass or fail with plain comparisons; its Check, with the numbers, is built only
 	// when it failed or when every result is wanted. Most GPUs pass most gates, and this runs for every GPU.
 	want := all != nil
-	stop := func(c Check) bool {
+	stop := func(c *Check) bool {
 		if want {
-			*all = append(*all, c)
+			*all = append(*all, *c)
 			return false
 		}
 		return c.Failed()
@@ -693,7 +710,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		if failed {
 			c.Code, c.Detail = CardTypeMismatch, f.sels[r.Kind].typeDetail(g.Mode)
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -701,7 +718,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	usedSlots, usedMem, usedCores := f.used(g, gi)
 	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	for _, row := range kr.early {
-		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
 			return c
 		}
 	}
@@ -710,7 +727,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		if failed {
 			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[r.Kind].uuidFilterName(g.UUID)
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -730,7 +747,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	// Cambricon: pkg/device/cambricon/device.go fitQuota); the other types' do not.
 	if kr.quota && (want || f.limitedByQuota(r.Kind)) {
 		if c, ok := f.quotaCheck(r.Kind, podMem+memNeed, podCores+coresNeed); !ok || want {
-			if stop(c) {
+			if stop(&c) {
 				return c
 			}
 		}
@@ -764,7 +781,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 		}
 	}
 	for _, row := range kr.late {
-		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(c) {
+		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
 			return c
 		}
 	}
@@ -780,7 +797,7 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 				c.Detail = migNoProfile
 			}
 		}
-		if stop(c) {
+		if stop(&c) {
 			return c
 		}
 	}
@@ -791,14 +808,14 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 const migNoProfile = "no MIG profile has enough memory"
 
 // failIf marks c failed with code and detail when failed is true, and returns it.
-func failIf(c *Check, failed bool, code Code, detail string) Check {
+func failIf(c *Check, failed bool, code Code, detail string) *Check {
 	if failed {
 		c.Code = code
 		if detail != "" {
 			c.Detail = detail
 		}
 	}
-	return *c
+	return c
 }
 
 // allChecks is every gate's result for one GPU, for detailed explanations.

@@ -97,14 +97,14 @@ func (r *PodRequest) DeviceWord() string {
 // CoresOn is the cores the request takes on a device of totalCores: the request itself, or for a type whose
 // cores resource is a percentage of the device's cores (AMD: compute units), that share of them, at least 1
 // and at most all.
-func (r ContainerRequest) CoresOn(totalCores int64) int64 {
+func (r *ContainerRequest) CoresOn(totalCores int64) int64 {
 	if !r.CoresOfDevice || totalCores <= 0 || r.Cores <= 0 {
 		return r.Cores
 	}
 	return min(max(totalCores*r.Cores/100, 1), totalCores)
 }
 
-func (r ContainerRequest) MemoryOn(totalMiB int64) int64 {
+func (r *ContainerRequest) MemoryOn(totalMiB int64) int64 {
 	if r.MemoryMiB > 0 {
 		return r.MemoryMiB
 	}

@@ -25,6 +25,9 @@ type kindRows struct {
 	// the type after its device count; resolve its resolve rows (device.Row.Resolve: Enflame DRS-GCU's
 	// profile), run there too.
 	node, resolve []*device.Row
+	// otherDetail is the "device" result's text for a device of each Kind (by index) this type's request is
+	// not judged on, made once here instead of per device of every node walked.
+	otherDetail []string
 }
 
 func compileRows(kinds []device.Kind) []kindRows {
@@ -33,6 +36,10 @@ func compileRows(kinds []device.Kind) []kindRows {
 		kr := &out[k]
 		kr.unhealthy = CardNotHealth
 		kr.unslotted = kinds[k].Unslotted
+		kr.otherDetail = make([]string, len(kinds))
+		for g := range kinds {
+			kr.otherDetail[g] = "a " + kinds[g].Word + "; the container asks for " + kinds[k].Word + "s"
+		}
 		if c := kinds[k].UnhealthyCode; c != "" {
 			kr.unhealthy = Code(c)
 		}

@@ -183,6 +183,9 @@ func (f *fitter) sortGPUs(n *Node, r *ContainerRequest) {
 	// Up to 12 elements sort.Sort is exactly this insertion sort (pdqsort's maxInsertion, sort/zsortinterface.go);
 	// run here with Less called directly, not through the interface, it gives the same order at a fraction of
 	// the cost. TestPropertyHAMiGPUOrder compares both with HAMi's own order.
+	if f.sortByKeys(n) {
+		return
+	}
 	s, o := &f.sorter, f.order
 	for i := 1; i < len(o); i++ {
 		for j := i; j > 0 && s.Less(j, j-1); j-- {

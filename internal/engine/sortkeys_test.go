@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestSortByKeysIsLess holds the keyed insertion sort to the insertion sort on Less it replaces: random scores
+// with many ties (and -0 beside +0, negative scores from a released share), NUMA nodes with ties and negatives,
+// every rule it takes, 1 to 12 GPUs from a shuffled starting order.
+func TestSortByKeysIsLess(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 28))
+	scores := []float32{0, float32(math.Copysign(0, -1)), 1.5, 1.5, 2.25, -0.75, 10, 3.0000002, 3}
+	for round := 0; round < 20000; round++ {
+		k := 1 + rng.IntN(sortInsertionMax)
+		n := &Node{GPUs: make([]GPU, k)}
+		f := &fitter{rule: sortRule{binpack: rng.IntN(2) == 0, numaGroups: rng.IntN(2) == 0}, scores: make([]float32, k)}
+		for i := range n.GPUs {
+			n.GPUs[i].Numa = rng.IntN(4) - 1
+			f.scores[i] = scores[rng.IntN(len(scores))]
+		}
+		start := rng.Perm(k)
+		f.order = slices.Clone(start)
+		if !f.sortByKeys(n) {
+			t.Fatalf("round %d: rule %+v not taken", round, f.rule)
+		}
+		got := slices.Clone(f.order)
+		f.order = slices.Clone(start)
+		s := gpuSorter{f: f, n: n, sc: f.scores}
+		for i := 1; i < k; i++ {
+			for j := i; j > 0 && s.Less(j, j-1); j-- {
+				f.order[j], f.order[j-1] = f.order[j-1], f.order[j]
+			}
+		}
+		if !slices.Equal(got, f.order) {
+			t.Fatalf("round %d, rule %+v, scores %v, numa %v, from %v: keys give %v, Less gives %v", round, f.rule, f.scores, numas(n), start, got, f.order)
+		}
+	}
+	f := &fitter{rule: sortRule{chain: []string{PolicySpread}}, order: []int{0}}
+	if f.sortByKeys(&Node{GPUs: make([]GPU, 1)}) {
+		t.Fatal("a chain rule was taken")
+	}
+	f = &fitter{order: []int{0}, scores: []float32{0}}
+	if f.sortByKeys(&Node{GPUs: []GPU{{Numa: math.MaxInt32 + 1}}}) {
+		t.Fatal("a NUMA node outside int32 was taken")
+	}
+}
+
+func numas(n *Node) []int {
+	out := make([]int, len(n.GPUs))
+	for i := range n.GPUs {
+		out[i] = n.GPUs[i].Numa
+	}
+	return out
+}
+
+// TestRankCompareIsBeats holds the feasible list's comparison to nodeRank.beats under both policies, with ties,
+// NaN scores and card ranks.
+func TestRankCompareIsBeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 28))
+	scores := []float64{0, 1, 1, 2.5, math.NaN(), 30}
+	for round := 0; round < 20000; round++ {
+		ra := nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+		rb := nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+		a, b := rng.IntN(10), rng.IntN(10)
+		for _, policy := range []string{PolicySpread, PolicyBinpack} {
+			want := 1
+			switch {
+			case ra == rb:
+				want = a - b
+			case ra.beats(policy, rb):
+				want = -1
+			}
+			if got := rankCompare(policy == PolicySpread, ra, rb, a, b); got != want {
+				t.Fatalf("%s %+v %+v %d %d: %d, want %d", policy, ra, rb, a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestCheckFieldsAreCleared keeps clearResult's field list complete: it names every field of Check.
+func TestCheckFieldsAreCleared(t *testing.T) {
+	if n := reflect.TypeFor[Check]().NumField(); n != 7 {
+		t.Fatalf("Check has %d fields; clearResult (fit.go) tests 7: add the new one there and here", n)
+	}
+	s := GPUStatus{Result: Check{Total: 1}}
+	s.clearResult()
+	if s.Result != (Check{}) {
+		t.Fatalf("a result with only a total was not cleared: %+v", s.Result)
+	}
+}

@@ -1,0 +1,78 @@
+package engine_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
+	"github.com/kubectl-hami/kubectl-hami/internal/worldgen"
+)
+
+// TestUnsortedFailIsTheSortedWalk holds the unsorted walk of a container that cannot fit (unsorted.go) to the
+// sorted walk it skips: every verdict of generated worlds (every family, kube checks on and off, with and
+// without quotas) and of a world of every device type, node by node and device by device.
+func TestUnsortedFailIsTheSortedWalk(t *testing.T) {
+	first, n := worldgen.Seeds(300)
+	compared := 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		for _, kube := range []bool{false, true} {
+			w := worldgen.World(seed, worldgen.Options{Kube: kube})
+			for _, quotas := range []bool{true, false} {
+				c := engine.NewCluster(engine.DefaultConfig())
+				for _, node := range w.Nodes {
+					c.SetNode(node)
+				}
+				for _, p := range w.Pods {
+					c.SetPod(p)
+				}
+				if quotas {
+					for _, q := range w.Quotas {
+						c.SetQuota(q)
+					}
+				}
+				for _, p := range w.Pods {
+					compared += compareWalks(t, fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), c, p)
+				}
+			}
+		}
+	}
+	c, pods := everyKindWorld(t)
+	for _, p := range pods {
+		compared += compareWalks(t, "every kind", c, p)
+	}
+	if compared == 0 {
+		t.Fatal("no failing node compared: the generators are broken")
+	}
+	t.Logf("%d worlds from seed %d: %d failing nodes compared", n, first, compared)
+}
+
+// compareWalks evaluates p with the unsorted walk and without it and fails on any difference; it returns the
+// number of nodes where the pod did not fit on devices (where the walks could differ).
+func compareWalks(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod) int {
+	t.Helper()
+	opts := engine.EvalOptions{}
+	restore := engine.SetUnsortedFail(false)
+	sorted := c.Evaluate(p, opts)
+	restore()
+	unsorted := c.Evaluate(p, opts)
+	if !reflect.DeepEqual(sorted, unsorted) {
+		for i := range sorted.Nodes {
+			if i < len(unsorted.Nodes) && !reflect.DeepEqual(sorted.Nodes[i], unsorted.Nodes[i]) {
+				t.Errorf("%s: pod %s/%s node %s:\nsorted   %+v\nunsorted %+v", what, p.Namespace, p.Name, sorted.Nodes[i].Node, sorted.Nodes[i], unsorted.Nodes[i])
+				return 0
+			}
+		}
+		t.Errorf("%s: pod %s/%s: the verdicts differ outside their nodes:\nsorted   %+v\nunsorted %+v", what, p.Namespace, p.Name, sorted, unsorted)
+		return 0
+	}
+	failing := 0
+	for _, ns := range sorted.Nodes {
+		if !ns.Fits && ns.Check == nil {
+			failing++
+		}
+	}
+	return failing
+}

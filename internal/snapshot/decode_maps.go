@@ -61,9 +61,13 @@ type resourceListDecoder struct{}
 // listCache is the resource lists one decoding goroutine has read, by their JSON text: most pods of a
 // snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
 // before is not decoded again. A cached list is read-only, as every snapshot object is.
+//
+// It also holds the strings the hand decoder (scan_json.go) read that repeat from object to object, so that a
+// string read again is not allocated again.
 type listCache struct {
 	lists map[string]corev1.ResourceList
 	raw   []byte
+	strs  map[string]string
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

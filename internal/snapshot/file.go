@@ -143,12 +143,28 @@ func decodeDocument(js []byte) ([]any, error) {
 // skipped marks an object of a kind no read command needs.
 type skipped struct{}
 
-// decodeObject decodes one object by its kind. Pods are most of any snapshot, so every object is first
-// decoded as a Pod: that single pass also reads the kind, and only other kinds are decoded a second time.
+// decodeObject decodes one object by its kind. Pods are most of any snapshot: the hand decoder
+// (decode_pod.go) reads a pod, or the kind of another object, in one pass; what it does not take, the
+// reflection decoder reads as a pod first, that pass also reading the kind.
 func decodeObject(js []byte) (any, error) { return decodeObjectCached(js, nil) }
 
 // decodeObjectCached is decodeObject with a decoding goroutine's list cache (nil: none).
 func decodeObjectCached(js []byte, cache *listCache) (any, error) {
+	var tm typeMeta
+	if !keepWholePods {
+		if sc, ok := scanObject(js, cache); ok {
+			if sc.pod != nil {
+				return sc.pod, nil
+			}
+			tm.Kind, tm.APIVersion = sc.kind, sc.apiVersion
+			return decodeKind(js, tm)
+		}
+	}
+	return decodeReflect(js, cache)
+}
+
+// decodeReflect is decodeObject by json-iterator's reflection alone: what the hand decoder does not take.
+func decodeReflect(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
 	if pod := (&corev1.Pod{}); unmarshalCached(js, pod, cache) == nil {
 		if pod.Kind == "Pod" {
@@ -160,6 +176,11 @@ func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	} else if err := unmarshal(js, &tm); err != nil {
 		return nil, err
 	}
+	return decodeKind(js, tm)
+}
+
+// decodeKind decodes an object as its kind says.
+func decodeKind(js []byte, tm typeMeta) (any, error) {
 	var obj metaObject
 	switch tm.Kind {
 	case "Node":

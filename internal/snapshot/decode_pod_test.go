@@ -129,7 +129,7 @@ func everyKeptField() *corev1.Pod {
 				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "k", Operator: "In", Values: []string{"v"}}}}}}}},
 			SchedulerName: "hami-scheduler", Tolerations: []corev1.Toleration{{Key: "k", Operator: "Equal", Value: "v", Effect: "NoExecute", TolerationSeconds: &grace}},
 			PriorityClassName: "high", Priority: &prio, RuntimeClassName: &runtime, PreemptionPolicy: &policy,
-			Overhead: corev1.ResourceList{"cpu": resource.MustParse("250m")},
+			Overhead:                  corev1.ResourceList{"cpu": resource.MustParse("250m")},
 			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule}},
 			OS:                        &corev1.PodOS{Name: corev1.Linux}, HostUsers: &no,
 			SchedulingGates: []corev1.PodSchedulingGate{{Name: "wait"}}, ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu"}},

@@ -14,8 +14,9 @@ import (
 // reflection decoder whole, so every pod read is the object that decoder and trimPod make of it, and every
 // error is its error (TestHandDecoderMatchesReflection, FuzzHandDecoder).
 //
-// An object of another kind is only scanned for its kind and apiVersion, so that it is decoded once, as its
-// kind, instead of first as a pod.
+// Nodes are read the same way (a node is kept whole: its rare parts by json-iterator). An object of another
+// kind is only scanned for its kind and apiVersion, so that it is decoded once, as its kind, instead of first
+// as a pod.
 
 var (
 	podNames       = namesOf(corev1.Pod{})
@@ -30,9 +31,10 @@ var (
 	condNames      = namesOf(corev1.PodCondition{})
 )
 
-// scanned is what scanObject made of an item: a pod, or the kind and apiVersion of another object.
+// scanned is what scanObject made of an item: a pod or a node, or the kind and apiVersion of another object.
 type scanned struct {
 	pod              *corev1.Pod
+	node             *corev1.Node
 	kind, apiVersion string
 }
 
@@ -42,11 +44,17 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	if !s.object() {
 		return out, false
 	}
-	p := &corev1.Pod{}
-	var seen uint64
-	// A pod's spec and status before its kind are read as a pod's (the kind is first in what the API server
-	// and kubectl write); an object of another kind skips them.
-	kindRead := false
+	var (
+		kind, apiVersion string
+		meta             metav1.ObjectMeta
+		pod              corev1.Pod
+		node             corev1.Node
+		seen             uint64
+		kindRead         bool
+		podParts         bool // a spec or status read as a pod's, before the kind
+	)
+	// The kind is first in what the API server and kubectl write; a spec or status before it is read as a
+	// pod's, and an object of another kind then goes to decodeKind.
 	for n := 0; ; {
 		key, ok := s.field(&n)
 		if !ok {
@@ -55,30 +63,38 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 		switch string(key) {
 		case "kind":
 			s.once(&seen, 0)
-			p.Kind, kindRead = s.shared(), true
+			kind, kindRead = s.shared(), true
 		case "apiVersion":
 			s.once(&seen, 1)
-			p.APIVersion = s.shared()
+			apiVersion = s.shared()
 		case "metadata":
 			s.once(&seen, 2)
-			if kindRead && p.Kind != "Pod" {
+			if kindRead && kind != "Pod" && kind != "Node" {
 				s.skip()
 			} else {
-				s.objectMeta(&p.ObjectMeta)
+				s.objectMeta(&meta)
 			}
 		case "spec":
 			s.once(&seen, 3)
-			if kindRead && p.Kind != "Pod" {
+			switch {
+			case !kindRead || kind == "Pod":
+				podParts = podParts || !kindRead
+				s.podSpec(&pod.Spec)
+			case kind == "Node":
+				s.nodeSpec(&node.Spec)
+			default:
 				s.skip()
-			} else {
-				s.podSpec(&p.Spec)
 			}
 		case "status":
 			s.once(&seen, 4)
-			if kindRead && p.Kind != "Pod" {
+			switch {
+			case !kindRead || kind == "Pod":
+				podParts = podParts || !kindRead
+				s.podStatus(&pod.Status)
+			case kind == "Node":
+				s.nodeStatus(&node.Status)
+			default:
 				s.skip()
-			} else {
-				s.podStatus(&p.Status)
 			}
 		default:
 			s.other(key, podNames)
@@ -88,11 +104,16 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	if s.bad {
 		return out, false
 	}
-	if p.Kind != "Pod" {
-		return scanned{kind: p.Kind, apiVersion: p.APIVersion}, true
+	switch {
+	case kind == "Pod":
+		pod.Kind, pod.APIVersion, pod.ObjectMeta = kind, apiVersion, meta
+		trimPod(&pod) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
+		return scanned{pod: &pod}, true
+	case kind == "Node" && !podParts:
+		node.Kind, node.APIVersion, node.ObjectMeta = kind, apiVersion, meta
+		return scanned{node: &node}, true
 	}
-	trimPod(p) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
-	return scanned{pod: p}, true
+	return scanned{kind: kind, apiVersion: apiVersion}, true
 }
 
 func (s *jsonScan) objectMeta(m *metav1.ObjectMeta) {

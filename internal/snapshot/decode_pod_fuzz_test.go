@@ -6,7 +6,7 @@ import (
 )
 
 // FuzzHandDecoder holds the hand decoder to the reflection decoder on any input: what it takes must decode
-// to the same trimmed pod (read twice, the second time through the goroutine's lists and strings), or, for
+// to the same trimmed pod or node (read twice, the second time through the goroutine's lists and strings), or, for
 // another kind, to the same object once decoded as that kind; what the reflection decoder refuses it must
 // not take. checkDropped makes it check the fields it drops as the reflection decoder checks them, so the
 // one difference it is allowed in use (a value of the wrong type in a dropped field is not refused) is the
@@ -27,7 +27,11 @@ func FuzzHandDecoder(f *testing.F) {
 			`"terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"z","whenUnsatisfiable":"DoNotSchedule"}]},` +
 			`"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","lastTransitionTime":"2026-11-20T08:00:00+01:00","reason":"Unschedulable","message":"m"}],` +
 			`"startTime":"2026-11-20T08:00:00.5Z","qosClass":"Burstable","containerStatuses":[{"name":"c","ready":true}],"hostIPs":[{"ip":"1.2.3.4"}],"podIP":"10.0.0.1"}}`,
-		`{"kind":"Node","apiVersion":"v1","metadata":{"name":"n","annotations":{"hami.io/node-nvidia-register":"[]"}},"status":{"allocatable":{"cpu":"8"}}}`,
+		`{"kind":"Node","apiVersion":"v1","metadata":{"name":"n","annotations":{"hami.io/node-nvidia-register":"[{\"id\":\"GPU-0\",\"type\":\"A100\"}]"}},` +
+			`"spec":{"unschedulable":true,"taints":[{"key":"k","value":"v","effect":"NoSchedule","timeAdded":"2026-11-20T08:00:00Z"}],"podCIDRs":["10.0.0.0/24"]},` +
+			`"status":{"allocatable":{"cpu":"8"},"capacity":{"cpu":"8"},"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-11-20T08:00:00Z"}],` +
+			`"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"nodeInfo":{"kubeletVersion":"v1.34.0"},"images":[{"names":["a"],"sizeBytes":5}]}}`,
+		`{"metadata":{"name":"n"},"status":{"capacity":{"cpu":"1"}},"kind":"Node"}`, `{"kind":"Node","metadata":{"annotations":{"a":"\u00e9\\n\/"}}}`,
 		`{"metadata":{"name":"late"},"kind":"Pod"}`, `{"kind":"Pod","Kind":"Pod"}`, `{"kind":"Pod","metadata":{"Name":"x"}}`,
 		`{"kind":"Pod","metadata":{"name":"a","name":"b"}}`, `{"kind":"Pod","spec":{"priority":1.0}}`, `{"kind":"Pod","spec":{"priority":2147483648}}`,
 		`{"kind":"Pod","spec":{"volumes":5}}`, `{"kind":"Pod","spec":{"containers":[{"command":"x"}]}}`, `{"kind":"Pod","metadata":{"name":"\u00e9\n"}}`,
@@ -48,16 +52,23 @@ func FuzzHandDecoder(f *testing.F) {
 			return // the reflection decoder reads it, as before
 		}
 		want, wantErr := decodeReflect(js, nil)
-		if sc.pod != nil {
+		var hand any
+		switch {
+		case sc.pod != nil:
+			hand = sc.pod
+		case sc.node != nil:
+			hand = sc.node
+		}
+		if hand != nil {
 			if wantErr != nil {
 				t.Fatalf("%q: the hand decoder takes what the reflection decoder refuses (%v)", s, wantErr)
 			}
-			if !reflect.DeepEqual(sc.pod, want) {
-				t.Fatalf("%q: decoded differently:\n hand:       %+v\n reflection: %+v", s, sc.pod, want)
+			if !reflect.DeepEqual(hand, want) {
+				t.Fatalf("%q: decoded differently:\n hand:       %+v\n reflection: %+v", s, hand, want)
 			}
 			again, ok := scanObject(js, &cache)
-			if !ok || !reflect.DeepEqual(again.pod, want) {
-				t.Fatalf("%q: read again through the goroutine's cache: %v, %+v", s, ok, again.pod)
+			if !ok || (sc.pod != nil && !reflect.DeepEqual(again.pod, want)) || (sc.node != nil && !reflect.DeepEqual(again.node, want)) {
+				t.Fatalf("%q: read again through the goroutine's cache: %v, %+v", s, ok, again)
 			}
 			return
 		}

@@ -22,8 +22,8 @@ import (
 // TestHandDecoderMatchesReflection holds the hand decoder (decode_pod.go) to the reflection decoder and
 // trimPod before it: every item of genbig's cluster, of pods shaped as the API server writes them (genbig
 // -rich's, and with every field trimPod drops), of generated worlds with kube constraints, of the demo, and a
-// pod with every field the decoder keeps, decodes to the same object both ways, and the hand decoder takes
-// each of them (none falls back).
+// pod with every field the decoder keeps, decodes to the same object both ways, and the hand decoder reads
+// every pod and node of them (none falls back).
 func TestHandDecoderMatchesReflection(t *testing.T) {
 	sets := map[string][]byte{}
 	write := func(name string, s *snapshot.Snapshot, format string) {
@@ -75,15 +75,17 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 			if err != nil || wantErr != nil {
 				t.Fatalf("%s: items[%d]: %v, by reflection %v", name, i, err, wantErr)
 			}
-			if !hand {
-				t.Fatalf("%s: items[%d]: the hand decoder did not take it:\n%s", name, i, item)
+			_, isPod := want.(*corev1.Pod)
+			_, isNode := want.(*corev1.Node)
+			if hand != (isPod || isNode) {
+				t.Fatalf("%s: items[%d]: read by hand %v:\n%s", name, i, hand, item)
 			}
 			if !reflect.DeepEqual(got, want) {
 				g, _ := json.Marshal(got)
 				w, _ := json.Marshal(want)
 				t.Fatalf("%s: items[%d] decodes differently:\n hand:       %s\n reflection: %s", name, i, g, w)
 			}
-			if _, ok := got.(*corev1.Pod); ok {
+			if isPod {
 				pods++
 			} else {
 				others++
@@ -142,7 +144,7 @@ func everyKeptField() *corev1.Pod {
 }
 
 // TestHandDecoderNamesEveryField holds the hand decoder to the Kubernetes types it reads: each field of each
-// struct it reads by hand is either read or dropped by name. A field the decoder does not name would send
+// struct it reads by hand (the pod's and the node's) is either read or dropped by name. A field the decoder does not name would send
 // every object that carries it to the reflection decoder; a newer k8s.io/api that adds one fails here.
 func TestHandDecoderNamesEveryField(t *testing.T) {
 	nulls := func(v any) string {
@@ -185,6 +187,11 @@ func TestHandDecoderNamesEveryField(t *testing.T) {
 		{"Toleration", `{"kind":"Pod","spec":{"tolerations":[` + nulls(corev1.Toleration{}) + `]}}`},
 		{"PodStatus", `{"kind":"Pod","status":` + nulls(corev1.PodStatus{}) + `}`},
 		{"PodCondition", `{"kind":"Pod","status":{"conditions":[` + nulls(corev1.PodCondition{}) + `]}}`},
+		{"Node", `{"kind":"Node",` + nulls(corev1.Node{})[1:]},
+		{"NodeSpec", `{"kind":"Node","spec":` + nulls(corev1.NodeSpec{}) + `}`},
+		{"Taint", `{"kind":"Node","spec":{"taints":[` + nulls(corev1.Taint{}) + `]}}`},
+		{"NodeStatus", `{"kind":"Node","status":` + nulls(corev1.NodeStatus{}) + `}`},
+		{"NodeCondition", `{"kind":"Node","status":{"conditions":[` + nulls(corev1.NodeCondition{}) + `]}}`},
 	} {
 		if _, hand, err := snapshot.DecodeItem([]byte(c.in)); err != nil || !hand {
 			t.Errorf("%s: a field the hand decoder does not name (hand %v, err %v) in\n%s", c.what, hand, err, c.in)

@@ -8,9 +8,10 @@ func ParseWhole(data []byte, name string) (*Snapshot, error) {
 }
 
 // DecodeItem decodes one item as a snapshot's reader does (the hand decoder first), and says whether the hand
-// decoder took it.
+// decoder read it whole (a pod or a node).
 func DecodeItem(js []byte) (obj any, hand bool, err error) {
-	_, hand = scanObject(js, nil)
+	sc, ok := scanObject(js, nil)
+	hand = ok && (sc.pod != nil || sc.node != nil)
 	obj, err = decodeObject(js)
 	return obj, hand, err
 }

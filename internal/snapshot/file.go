@@ -153,8 +153,11 @@ func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
 	if !keepWholePods {
 		if sc, ok := scanObject(js, cache); ok {
-			if sc.pod != nil {
+			switch {
+			case sc.pod != nil:
 				return sc.pod, nil
+			case sc.node != nil:
+				return sc.node, nil
 			}
 			tm.Kind, tm.APIVersion = sc.kind, sc.apiVersion
 			return decodeKind(js, tm)

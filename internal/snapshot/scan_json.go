@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -247,13 +248,52 @@ func (s *jsonScan) strBytes() (raw []byte, plain bool) {
 	return s.b[start : j+1], false
 }
 
-// escaped decodes a quoted string with escapes as json-iterator does (it is rare: let it).
+// escaped decodes a quoted string with escapes as json-iterator does: the one-letter escapes here (a node's
+// register annotation is JSON in a string, every quote escaped), a \u escape by json-iterator.
 func (s *jsonScan) escaped(quoted []byte) string {
+	if out, ok := unescape(quoted); ok {
+		return out
+	}
 	var out string
 	if err := fastJSON.Unmarshal(quoted, &out); err != nil {
 		s.fail()
 	}
 	return out
+}
+
+// unescape decodes a quoted string whose escapes are all one letter; ok is false for a \u escape.
+func unescape(quoted []byte) (string, bool) {
+	body := quoted[1 : len(quoted)-1]
+	buf := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			buf = append(buf, c)
+			continue
+		}
+		i++
+		switch body[i] {
+		case '"', '\\', '/':
+			c = body[i]
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			return "", false
+		}
+		buf = append(buf, c)
+	}
+	if len(buf) == 0 {
+		return "", true
+	}
+	return unsafe.String(&buf[0], len(buf)), true // buf is not written again
 }
 
 // strPtr reads a *string (or a pointer to a string type); null is nil.

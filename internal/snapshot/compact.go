@@ -86,8 +86,12 @@ func (sh *sharing) strMap(m map[string]string, values bool) map[string]string {
 	return m
 }
 
-// compact shares what a pod repeats; other objects are few and kept as decoded.
+// compact shares what a pod repeats; other objects are few and kept as decoded, and so is a pod the hand
+// decoder already shared (sharedPod).
 func (sh *sharing) compact(obj any) any {
+	if sp, ok := obj.(sharedPod); ok {
+		return sp.Pod
+	}
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj

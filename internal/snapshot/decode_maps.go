@@ -62,12 +62,13 @@ type resourceListDecoder struct{}
 // snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
 // before is not decoded again. A cached list is read-only, as every snapshot object is.
 //
-// It also holds the strings the hand decoder (scan_json.go) read that repeat from object to object, so that a
-// string read again is not allocated again.
+// It also holds the strings and toleration lists the hand decoder (scan_json.go, decode_pod.go) read that
+// repeat from object to object, so that one read again is not allocated again.
 type listCache struct {
 	lists map[string]corev1.ResourceList
 	raw   []byte
 	strs  map[string]string
+	tols  map[string][]corev1.Toleration
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -179,7 +181,8 @@ func (s *jsonScan) objectMeta(m *metav1.ObjectMeta) {
 }
 
 // strMap reads a map of strings (null: nil; {}: empty, as stringMapDecoder makes them); its keys are shared,
-// and its values too when asked (labels repeat by workload; annotations mostly do not).
+// and its values too when asked (labels repeat by workload; annotations mostly do not, but for
+// repeatingAnnotations).
 func (s *jsonScan) strMap(sharedValues bool) map[string]string {
 	if !s.object() {
 		return nil
@@ -193,7 +196,7 @@ func (s *jsonScan) strMap(sharedValues bool) map[string]string {
 			break
 		}
 		var v string
-		if sharedValues {
+		if sharedValues || isRepeatingAnnotation(raw) {
 			v = s.shared()
 		} else {
 			v = s.str()
@@ -347,7 +350,7 @@ func (s *jsonScan) podSpec(sp *corev1.PodSpec) {
 			sp.SchedulerName = s.shared()
 		case "tolerations":
 			s.once(&seen, 12)
-			sp.Tolerations = s.tolerations()
+			sp.Tolerations = s.sharedTolerations()
 		case "priorityClassName":
 			s.once(&seen, 13)
 			sp.PriorityClassName = s.shared()
@@ -605,6 +608,34 @@ func (s *jsonScan) ports() []corev1.ContainerPort {
 	return out
 }
 
+// sharedTolerations reads a toleration list, held once per goroutine for each text: a workload's pods, and
+// most pods of a cluster (the two admission adds), carry the same. Clipped, so that an append copies.
+func (s *jsonScan) sharedTolerations() []corev1.Toleration {
+	if s.st == nil || s.null() {
+		return s.tolerations()
+	}
+	s.ws()
+	start := s.i
+	ts := s.tolerations()
+	if s.bad {
+		return nil
+	}
+	raw := s.b[start:s.i]
+	if v, ok := s.st.tols[string(raw)]; ok {
+		return v
+	}
+	ts = slices.Clip(ts)
+	if len(raw) <= maxListText {
+		if s.st.tols == nil {
+			s.st.tols = map[string][]corev1.Toleration{}
+		}
+		if len(s.st.tols) < maxShared {
+			s.st.tols[string(raw)] = ts
+		}
+	}
+	return ts
+}
+
 func (s *jsonScan) tolerations() []corev1.Toleration {
 	if !s.array() {
 		return nil
@@ -751,4 +782,14 @@ func (s *jsonScan) conditions() []corev1.PodCondition {
 		}
 	}
 	return out
+}
+
+// isRepeatingAnnotation says whether an annotation's values repeat from pod to pod (repeatingAnnotations).
+func isRepeatingAnnotation(key string) bool {
+	for _, k := range repeatingAnnotations {
+		if k == key {
+			return true
+		}
+	}
+	return false
 }

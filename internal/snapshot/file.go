@@ -150,10 +150,25 @@ func decodeObject(js []byte) (any, error) { return decodeObjectCached(js, nil) }
 
 // decodeObjectCached is decodeObject with a decoding goroutine's list cache (nil: none).
 func decodeObjectCached(js []byte, cache *listCache) (any, error) {
+	o, err := decodeShared(js, cache)
+	if sp, ok := o.(sharedPod); ok {
+		return sp.Pod, err
+	}
+	return o, err
+}
+
+// sharedPod is a pod the hand decoder read with a goroutine's cache: what it repeats is already held once
+// (sharing.compact has nothing left to do).
+type sharedPod struct{ *corev1.Pod }
+
+// decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared.
+func decodeShared(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
 	if !keepWholePods {
 		if sc, ok := scanObject(js, cache); ok {
 			switch {
+			case sc.pod != nil && cache != nil:
+				return sharedPod{sc.pod}, nil
 			case sc.pod != nil:
 				return sc.pod, nil
 			case sc.node != nil:

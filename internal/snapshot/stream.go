@@ -299,7 +299,7 @@ func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) ([]any, error
 		}
 	}
 	if it.index >= 0 {
-		o, err := decodeObjectCached(js, cache)
+		o, err := decodeShared(js, cache)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: items[%d]: %w", p.name, it.line+errLine(js, err, it.yaml)-1, it.index, err)
 		}

@@ -48,15 +48,28 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	}
 	var (
 		kind, apiVersion string
-		meta             metav1.ObjectMeta
-		pod              corev1.Pod
-		node             corev1.Node
+		pod              *corev1.Pod
+		node             *corev1.Node
 		seen             uint64
 		kindRead         bool
 		podParts         bool // a spec or status read as a pod's, before the kind
 	)
-	// The kind is first in what the API server and kubectl write; a spec or status before it is read as a
-	// pod's, and an object of another kind then goes to decodeKind.
+	// The kind is first in what the API server and kubectl write; metadata before it is read into a pod (and
+	// moved to a node), a spec or status before it as a pod's, and an object of another kind then goes to
+	// decodeKind.
+	isPod := func() bool { return !kindRead || kind == "Pod" }
+	newPod := func() *corev1.Pod {
+		if pod == nil {
+			pod = &corev1.Pod{}
+		}
+		return pod
+	}
+	newNode := func() *corev1.Node {
+		if node == nil {
+			node = &corev1.Node{}
+		}
+		return node
+	}
 	for n := 0; ; {
 		key, ok := s.field(&n)
 		if !ok {
@@ -71,30 +84,33 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 			apiVersion = s.shared()
 		case "metadata":
 			s.once(&seen, 2)
-			if kindRead && kind != "Pod" && kind != "Node" {
+			switch {
+			case isPod():
+				s.objectMeta(&newPod().ObjectMeta)
+			case kind == "Node":
+				s.objectMeta(&newNode().ObjectMeta)
+			default:
 				s.skip()
-			} else {
-				s.objectMeta(&meta)
 			}
 		case "spec":
 			s.once(&seen, 3)
 			switch {
-			case !kindRead || kind == "Pod":
+			case isPod():
 				podParts = podParts || !kindRead
-				s.podSpec(&pod.Spec)
+				s.podSpec(&newPod().Spec)
 			case kind == "Node":
-				s.nodeSpec(&node.Spec)
+				s.nodeSpec(&newNode().Spec)
 			default:
 				s.skip()
 			}
 		case "status":
 			s.once(&seen, 4)
 			switch {
-			case !kindRead || kind == "Pod":
+			case isPod():
 				podParts = podParts || !kindRead
-				s.podStatus(&pod.Status)
+				s.podStatus(&newPod().Status)
 			case kind == "Node":
-				s.nodeStatus(&node.Status)
+				s.nodeStatus(&newNode().Status)
 			default:
 				s.skip()
 			}
@@ -108,12 +124,17 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	}
 	switch {
 	case kind == "Pod":
-		pod.Kind, pod.APIVersion, pod.ObjectMeta = kind, apiVersion, meta
-		trimPod(&pod) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
-		return scanned{pod: &pod}, true
+		p := newPod()
+		p.Kind, p.APIVersion = kind, apiVersion
+		trimPod(p) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
+		return scanned{pod: p}, true
 	case kind == "Node" && !podParts:
-		node.Kind, node.APIVersion, node.ObjectMeta = kind, apiVersion, meta
-		return scanned{node: &node}, true
+		nd := newNode()
+		if pod != nil {
+			nd.ObjectMeta = pod.ObjectMeta // read before the kind
+		}
+		nd.Kind, nd.APIVersion = kind, apiVersion
+		return scanned{node: nd}, true
 	}
 	return scanned{kind: kind, apiVersion: apiVersion}, true
 }

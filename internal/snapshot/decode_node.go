@@ -91,7 +91,7 @@ func (s *jsonScan) taints() []corev1.Taint {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }
 
 func (s *jsonScan) nodeStatus(st *corev1.NodeStatus) {
@@ -194,5 +194,5 @@ func (s *jsonScan) nodeConditions() []corev1.NodeCondition {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }

@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"slices"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -319,7 +317,7 @@ func (s *jsonScan) owners() []metav1.OwnerReference {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }
 
 func (s *jsonScan) podSpec(sp *corev1.PodSpec) {
@@ -516,7 +514,7 @@ func (s *jsonScan) containers() []corev1.Container {
 		out = append(out, corev1.Container{})
 		s.container(&out[len(out)-1])
 	}
-	return out
+	return exact(out)
 }
 
 func (s *jsonScan) container(c *corev1.Container) {
@@ -626,11 +624,12 @@ func (s *jsonScan) ports() []corev1.ContainerPort {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }
 
 // sharedTolerations reads a toleration list, held once per goroutine for each text: a workload's pods, and
-// most pods of a cluster (the two admission adds), carry the same. Clipped, so that an append copies.
+// most pods of a cluster (the two admission adds), carry the same. At its length (exact), so that an append
+// copies.
 func (s *jsonScan) sharedTolerations() []corev1.Toleration {
 	if s.st == nil || s.null() {
 		return s.tolerations()
@@ -645,7 +644,6 @@ func (s *jsonScan) sharedTolerations() []corev1.Toleration {
 	if v, ok := s.st.tols[string(raw)]; ok {
 		return v
 	}
-	ts = slices.Clip(ts)
 	if len(raw) <= maxListText {
 		if s.st.tols == nil {
 			s.st.tols = map[string][]corev1.Toleration{}
@@ -695,7 +693,7 @@ func (s *jsonScan) tolerations() []corev1.Toleration {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }
 
 func (s *jsonScan) podStatus(st *corev1.PodStatus) {
@@ -802,7 +800,7 @@ func (s *jsonScan) conditions() []corev1.PodCondition {
 			}
 		}
 	}
-	return out
+	return exact(out)
 }
 
 // isRepeatingAnnotation says whether an annotation's values repeat from pod to pod (repeatingAnnotations).
@@ -813,4 +811,12 @@ func isRepeatingAnnotation(key string) bool {
 		}
 	}
 	return false
+}
+
+// exact is a decoded slice at its length: what append grew past it would stay allocated with the snapshot.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }

@@ -119,7 +119,7 @@ func (d resourceListDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator)
 		iter.ReportError("ResourceList", err.Error())
 		return
 	}
-	if len(cache.raw) <= maxListText {
+	if len(cache.raw) <= maxListText && len(cache.lists) < maxShared { // bounded: a worker keeps its cache for the whole read
 		if cache.lists == nil {
 			cache.lists = map[string]corev1.ResourceList{}
 		}

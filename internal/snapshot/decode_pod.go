@@ -496,7 +496,7 @@ func (s *jsonScan) list() corev1.ResourceList {
 		s.fail()
 		return nil
 	}
-	if s.st != nil && len(raw) <= maxListText {
+	if s.st != nil && len(raw) <= maxListText && len(s.st.lists) < maxShared {
 		if s.st.lists == nil {
 			s.st.lists = map[string]corev1.ResourceList{}
 		}

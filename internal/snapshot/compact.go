@@ -21,8 +21,10 @@ type sharing struct {
 	strs  map[string]string
 	lists map[string]corev1.ResourceList
 	tols  map[string][]corev1.Toleration
-	key   strings.Builder
-	names []corev1.ResourceName
+	// tolTexts are the toleration lists of hand-decoded pods (sharedPod), by their JSON text.
+	tolTexts map[string][]corev1.Toleration
+	key      strings.Builder
+	names    []corev1.ResourceName
 }
 
 // maxShared bounds the tables: a snapshot of unique values stops sharing instead of growing them.
@@ -90,6 +92,16 @@ func (sh *sharing) strMap(m map[string]string, values bool) map[string]string {
 // decoder already shared (sharedPod).
 func (sh *sharing) compact(obj any) any {
 	if sp, ok := obj.(sharedPod); ok {
+		if sp.tolText != "" {
+			if v, ok := sh.tolTexts[sp.tolText]; ok {
+				sp.Spec.Tolerations = v
+			} else if len(sh.tolTexts) < maxShared {
+				if sh.tolTexts == nil {
+					sh.tolTexts = map[string][]corev1.Toleration{}
+				}
+				sh.tolTexts[sp.tolText] = sp.Spec.Tolerations
+			}
+		}
 		return sp.Pod
 	}
 	p, ok := obj.(*corev1.Pod)

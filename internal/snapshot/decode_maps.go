@@ -68,7 +68,7 @@ type listCache struct {
 	lists map[string]corev1.ResourceList
 	raw   []byte
 	strs  map[string]string
-	tols  map[string][]corev1.Toleration
+	tols  map[string]tolerationList
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -36,6 +36,7 @@ type scanned struct {
 	pod              *corev1.Pod
 	node             *corev1.Node
 	kind, apiVersion string
+	tolText          string // the pod's toleration list's text, when shared (jsonScan.tolText)
 }
 
 // scanObject reads one item by hand; ok is false when the reflection decoder must read it.
@@ -125,7 +126,7 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 		p := newPod()
 		p.Kind, p.APIVersion = kind, apiVersion
 		trimPod(p) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
-		return scanned{pod: p}, true
+		return scanned{pod: p, tolText: s.tolText}, true
 	case kind == "Node" && !podParts:
 		nd := newNode()
 		if pod != nil {
@@ -412,18 +413,13 @@ func (s *jsonScan) podSpec(sp *corev1.PodSpec) {
 		case "evictionResponders":
 			s.once(&seen, 26)
 			s.val(&sp.EvictionResponders)
-		// What trimPod drops.
-		case "volumes", "ephemeralContainers", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy",
-			"serviceAccount", "automountServiceAccountToken", "shareProcessNamespace", "imagePullSecrets", "hostname",
-			"subdomain", "hostAliases", "dnsConfig", "readinessGates", "enableServiceLinks", "setHostnameAsFQDN":
-			s.once(&seen, 27+droppedBit(key, droppedSpec))
-			s.dropped(key, &corev1.PodSpec{})
 		default:
-			s.other(key, specNames)
+			s.droppedOr(key, &seen, 27, droppedSpec, &corev1.PodSpec{}, specNames)
 		}
 	}
 }
 
+// The fields trimPod drops, by type: the decoder skips them.
 var (
 	droppedSpec = []string{"volumes", "ephemeralContainers", "terminationGracePeriodSeconds", "activeDeadlineSeconds",
 		"dnsPolicy", "serviceAccount", "automountServiceAccountToken", "shareProcessNamespace", "imagePullSecrets",
@@ -435,14 +431,17 @@ var (
 		"ephemeralContainerStatuses", "resize", "resourceClaimStatuses"}
 )
 
-// droppedBit is key's place in its dropped list, for once.
-func droppedBit(key []byte, list []string) uint {
-	for i, k := range list {
+// droppedOr skips key when it is in dropped (its seen bit is first+its place there), and hands any other key to
+// other.
+func (s *jsonScan) droppedOr(key []byte, seen *uint64, first uint, dropped []string, parent any, known fieldNames) {
+	for i, k := range dropped {
 		if k == string(key) {
-			return uint(i)
+			s.once(seen, first+uint(i))
+			s.dropped(key, parent)
+			return
 		}
 	}
-	return 0
+	s.other(key, known)
 }
 
 // dropped skips a field trimPod drops. Its value is not built, so a value of the wrong type there is not
@@ -549,13 +548,8 @@ func (s *jsonScan) container(c *corev1.Container) {
 		case "securityContext":
 			s.once(&seen, 6)
 			s.val(&c.SecurityContext)
-		case "command", "args", "workingDir", "envFrom", "env", "resizePolicy", "volumeMounts", "volumeDevices",
-			"livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
-			"terminationMessagePolicy", "imagePullPolicy", "stdin", "stdinOnce", "tty":
-			s.once(&seen, 7+droppedBit(key, droppedContainer))
-			s.dropped(key, &corev1.Container{})
 		default:
-			s.other(key, containerNames)
+			s.droppedOr(key, &seen, 7, droppedContainer, &corev1.Container{}, containerNames)
 		}
 	}
 }
@@ -629,30 +623,43 @@ func (s *jsonScan) ports() []corev1.ContainerPort {
 
 // sharedTolerations reads a toleration list, held once per goroutine for each text: a workload's pods, and
 // most pods of a cluster (the two admission adds), carry the same. At its length (exact), so that an append
-// copies.
+// copies. The text is kept in tolText, for sharing.compact to hold one list across the goroutines.
 func (s *jsonScan) sharedTolerations() []corev1.Toleration {
-	if s.st == nil || s.null() {
+	if s.st == nil {
 		return s.tolerations()
 	}
-	s.ws()
-	start := s.i
-	ts := s.tolerations()
+	if s.null() {
+		return nil
+	}
+	raw := s.raw()
 	if s.bad {
 		return nil
 	}
-	raw := s.b[start:s.i]
 	if v, ok := s.st.tols[string(raw)]; ok {
-		return v
+		s.tolText = v.text
+		return v.list
 	}
-	if len(raw) <= maxListText {
+	sub := jsonScan{b: raw, st: s.st, depth: s.depth}
+	ts := sub.tolerations()
+	if sub.bad {
+		s.fail()
+		return nil
+	}
+	if len(raw) <= maxListText && len(s.st.tols) < maxShared {
 		if s.st.tols == nil {
-			s.st.tols = map[string][]corev1.Toleration{}
+			s.st.tols = map[string]tolerationList{}
 		}
-		if len(s.st.tols) < maxShared {
-			s.st.tols[string(raw)] = ts
-		}
+		text := string(raw)
+		s.st.tols[text] = tolerationList{text: text, list: ts}
+		s.tolText = text
 	}
 	return ts
+}
+
+// tolerationList is a shared toleration list and its JSON text.
+type tolerationList struct {
+	text string
+	list []corev1.Toleration
 }
 
 func (s *jsonScan) tolerations() []corev1.Toleration {
@@ -746,12 +753,8 @@ func (s *jsonScan) podStatus(st *corev1.PodStatus) {
 		case "volumeHealth":
 			s.once(&seen, 12)
 			s.val(&st.VolumeHealth)
-		case "hostIP", "hostIPs", "podIPs", "initContainerStatuses", "containerStatuses", "qosClass",
-			"ephemeralContainerStatuses", "resize", "resourceClaimStatuses":
-			s.once(&seen, 13+droppedBit(key, droppedStatus))
-			s.dropped(key, &corev1.PodStatus{})
 		default:
-			s.other(key, statusNames)
+			s.droppedOr(key, &seen, 13, droppedStatus, &corev1.PodStatus{}, statusNames)
 		}
 	}
 }

@@ -157,9 +157,13 @@ func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	return o, err
 }
 
-// sharedPod is a pod the hand decoder read with a goroutine's cache: what it repeats is already held once
-// (sharing.compact has nothing left to do).
-type sharedPod struct{ *corev1.Pod }
+// sharedPod is a pod the hand decoder read with a goroutine's cache: what it repeats is already held once by
+// that goroutine, so sharing.compact has only its toleration list left to hold once across the goroutines, by
+// its text.
+type sharedPod struct {
+	*corev1.Pod
+	tolText string
+}
 
 // decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared.
 func decodeShared(js []byte, cache *listCache) (any, error) {
@@ -168,7 +172,7 @@ func decodeShared(js []byte, cache *listCache) (any, error) {
 		if sc, ok := scanObject(js, cache); ok {
 			switch {
 			case sc.pod != nil && cache != nil:
-				return sharedPod{sc.pod}, nil
+				return sharedPod{sc.pod, sc.tolText}, nil
 			case sc.pod != nil:
 				return sc.pod, nil
 			case sc.node != nil:

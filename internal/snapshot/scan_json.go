@@ -21,6 +21,8 @@ type jsonScan struct {
 	bad   bool
 	depth int
 	st    *listCache // the decoding goroutine's lists and strings; nil: none kept
+	// tolText is the JSON text of the pod's toleration list, when the goroutine holds it (sharedTolerations).
+	tolText string
 }
 
 // fail gives up: every loop ends at once.

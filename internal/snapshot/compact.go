@@ -21,7 +21,7 @@ type sharing struct {
 	strs  map[string]string
 	lists map[string]corev1.ResourceList
 	tols  map[string][]corev1.Toleration
-	// tolTexts are the toleration lists of hand-decoded pods (sharedPod), by their JSON text.
+	// tolTexts are the toleration lists of hand-decoded pods (sharedPodTolerations), by their JSON text.
 	tolTexts map[string][]corev1.Toleration
 	key      strings.Builder
 	names    []corev1.ResourceName
@@ -91,16 +91,17 @@ func (sh *sharing) strMap(m map[string]string, values bool) map[string]string {
 // compact shares what a pod repeats; other objects are few and kept as decoded, and so is a pod the hand
 // decoder already shared (sharedPod).
 func (sh *sharing) compact(obj any) any {
-	if sp, ok := obj.(sharedPod); ok {
-		if sp.tolText != "" {
-			if v, ok := sh.tolTexts[sp.tolText]; ok {
-				sp.Spec.Tolerations = v
-			} else if len(sh.tolTexts) < maxShared {
-				if sh.tolTexts == nil {
-					sh.tolTexts = map[string][]corev1.Toleration{}
-				}
-				sh.tolTexts[sp.tolText] = sp.Spec.Tolerations
+	switch sp := obj.(type) {
+	case sharedPod:
+		return sp.Pod
+	case sharedPodTolerations:
+		if v, ok := sh.tolTexts[sp.text]; ok {
+			sp.Spec.Tolerations = v
+		} else if len(sh.tolTexts) < maxShared {
+			if sh.tolTexts == nil {
+				sh.tolTexts = map[string][]corev1.Toleration{}
 			}
+			sh.tolTexts[sp.text] = sp.Spec.Tolerations
 		}
 		return sp.Pod
 	}

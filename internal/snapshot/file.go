@@ -151,18 +151,25 @@ func decodeObject(js []byte) (any, error) { return decodeObjectCached(js, nil) }
 // decodeObjectCached is decodeObject with a decoding goroutine's list cache (nil: none).
 func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	o, err := decodeShared(js, cache)
-	if sp, ok := o.(sharedPod); ok {
+	switch sp := o.(type) {
+	case sharedPod:
+		return sp.Pod, err
+	case sharedPodTolerations:
 		return sp.Pod, err
 	}
 	return o, err
 }
 
 // sharedPod is a pod the hand decoder read with a goroutine's cache: what it repeats is already held once by
-// that goroutine, so sharing.compact has only its toleration list left to hold once across the goroutines, by
-// its text.
-type sharedPod struct {
+// that goroutine (sharing.compact keeps it as it is). One pointer, so that it is an interface value without an
+// allocation.
+type sharedPod struct{ *corev1.Pod }
+
+// sharedPodTolerations is a sharedPod with a toleration list, which sharing.compact holds once across the
+// goroutines, by its text.
+type sharedPodTolerations struct {
 	*corev1.Pod
-	tolText string
+	text string
 }
 
 // decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared.
@@ -172,7 +179,10 @@ func decodeShared(js []byte, cache *listCache) (any, error) {
 		if sc, ok := scanObject(js, cache); ok {
 			switch {
 			case sc.pod != nil && cache != nil:
-				return sharedPod{sc.pod, sc.tolText}, nil
+				if sc.tolText != "" {
+					return sharedPodTolerations{sc.pod, sc.tolText}, nil
+				}
+				return sharedPod{sc.pod}, nil
 			case sc.pod != nil:
 				return sc.pod, nil
 			case sc.node != nil:

@@ -21,8 +21,10 @@ type sharing struct {
 	strs  map[string]string
 	lists map[string]corev1.ResourceList
 	tols  map[string][]corev1.Toleration
-	key   strings.Builder
-	names []corev1.ResourceName
+	// tolTexts are the toleration lists of hand-decoded pods (sharedPodTolerations), by their JSON text.
+	tolTexts map[string][]corev1.Toleration
+	key      strings.Builder
+	names    []corev1.ResourceName
 }
 
 // maxShared bounds the tables: a snapshot of unique values stops sharing instead of growing them.
@@ -86,8 +88,23 @@ func (sh *sharing) strMap(m map[string]string, values bool) map[string]string {
 	return m
 }
 
-// compact shares what a pod repeats; other objects are few and kept as decoded.
+// compact shares what a pod repeats; other objects are few and kept as decoded, and so is a pod the hand
+// decoder already shared (sharedPod).
 func (sh *sharing) compact(obj any) any {
+	switch sp := obj.(type) {
+	case sharedPod:
+		return sp.Pod
+	case sharedPodTolerations:
+		if v, ok := sh.tolTexts[sp.text]; ok {
+			sp.Spec.Tolerations = v
+		} else if len(sh.tolTexts) < maxShared {
+			if sh.tolTexts == nil {
+				sh.tolTexts = map[string][]corev1.Toleration{}
+			}
+			sh.tolTexts[sp.text] = sp.Spec.Tolerations
+		}
+		return sp.Pod
+	}
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj

@@ -61,9 +61,14 @@ type resourceListDecoder struct{}
 // listCache is the resource lists one decoding goroutine has read, by their JSON text: most pods of a
 // snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
 // before is not decoded again. A cached list is read-only, as every snapshot object is.
+//
+// It also holds the strings and toleration lists the hand decoder (scan_json.go, decode_pod.go) read that
+// repeat from object to object, so that one read again is not allocated again.
 type listCache struct {
 	lists map[string]corev1.ResourceList
 	raw   []byte
+	strs  map[string]string
+	tols  map[string]tolerationList
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.
@@ -114,7 +119,7 @@ func (d resourceListDecoder) Decode(ptr unsafe.Pointer, iter *jsoniter.Iterator)
 		iter.ReportError("ResourceList", err.Error())
 		return
 	}
-	if len(cache.raw) <= maxListText {
+	if len(cache.raw) <= maxListText && len(cache.lists) < maxShared { // bounded: a worker keeps its cache for the whole read
 		if cache.lists == nil {
 			cache.lists = map[string]corev1.ResourceList{}
 		}

@@ -6,3 +6,16 @@ func ParseWhole(data []byte, name string) (*Snapshot, error) {
 	defer func() { keepWholePods = false }()
 	return Parse(data, name)
 }
+
+// DecodeItem decodes one item as a snapshot's reader does (the hand decoder first), and says whether the hand
+// decoder read it whole (a pod or a node).
+func DecodeItem(js []byte) (obj any, hand bool, err error) {
+	sc, ok := scanObject(js, nil)
+	hand = ok && (sc.pod != nil || sc.node != nil)
+	obj, err = decodeObject(js)
+	return obj, hand, err
+}
+
+// DecodeItemByReflection decodes one item by json-iterator's reflection alone, as the reader did before the
+// hand decoder.
+func DecodeItemByReflection(js []byte) (any, error) { return decodeReflect(js, nil) }

@@ -143,12 +143,60 @@ func decodeDocument(js []byte) ([]any, error) {
 // skipped marks an object of a kind no read command needs.
 type skipped struct{}
 
-// decodeObject decodes one object by its kind. Pods are most of any snapshot, so every object is first
-// decoded as a Pod: that single pass also reads the kind, and only other kinds are decoded a second time.
+// decodeObject decodes one object by its kind. Pods are most of any snapshot: the hand decoder
+// (decode_pod.go) reads a pod, or the kind of another object, in one pass; what it does not take, the
+// reflection decoder reads as a pod first, that pass also reading the kind.
 func decodeObject(js []byte) (any, error) { return decodeObjectCached(js, nil) }
 
 // decodeObjectCached is decodeObject with a decoding goroutine's list cache (nil: none).
 func decodeObjectCached(js []byte, cache *listCache) (any, error) {
+	o, err := decodeShared(js, cache)
+	switch sp := o.(type) {
+	case sharedPod:
+		return sp.Pod, err
+	case sharedPodTolerations:
+		return sp.Pod, err
+	}
+	return o, err
+}
+
+// sharedPod is a pod the hand decoder read with a goroutine's cache: what it repeats is already held once by
+// that goroutine (sharing.compact keeps it as it is). One pointer, so that it is an interface value without an
+// allocation.
+type sharedPod struct{ *corev1.Pod }
+
+// sharedPodTolerations is a sharedPod with a toleration list, which sharing.compact holds once across the
+// goroutines, by its text.
+type sharedPodTolerations struct {
+	*corev1.Pod
+	text string
+}
+
+// decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared.
+func decodeShared(js []byte, cache *listCache) (any, error) {
+	var tm typeMeta
+	if !keepWholePods {
+		if sc, ok := scanObject(js, cache); ok {
+			switch {
+			case sc.pod != nil && cache != nil:
+				if sc.tolText != "" {
+					return sharedPodTolerations{sc.pod, sc.tolText}, nil
+				}
+				return sharedPod{sc.pod}, nil
+			case sc.pod != nil:
+				return sc.pod, nil
+			case sc.node != nil:
+				return sc.node, nil
+			}
+			tm.Kind, tm.APIVersion = sc.kind, sc.apiVersion
+			return decodeKind(js, tm)
+		}
+	}
+	return decodeReflect(js, cache)
+}
+
+// decodeReflect is decodeObject by json-iterator's reflection alone: what the hand decoder does not take.
+func decodeReflect(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
 	if pod := (&corev1.Pod{}); unmarshalCached(js, pod, cache) == nil {
 		if pod.Kind == "Pod" {
@@ -160,6 +208,11 @@ func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 	} else if err := unmarshal(js, &tm); err != nil {
 		return nil, err
 	}
+	return decodeKind(js, tm)
+}
+
+// decodeKind decodes an object as its kind says.
+func decodeKind(js []byte, tm typeMeta) (any, error) {
 	var obj metaObject
 	switch tm.Kind {
 	case "Node":

@@ -249,6 +249,7 @@ func (p *pipeline) finish() error {
 func (p *pipeline) consume() {
 	defer close(p.done)
 	workers := runtime.GOMAXPROCS(0)
+	caches := make([]listCache, workers) // each worker's, kept from batch to batch
 	for b := range p.batches {
 		if p.err != nil {
 			continue
@@ -257,13 +258,13 @@ func (p *pipeline) consume() {
 		errs := make([]error, len(b.items))
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range min(workers, len(b.items)) {
+		for w := range min(workers, len(b.items)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var cache listCache
+				cache := &caches[w]
 				for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
-					objs[i], errs[i] = p.decode(b, &b.items[i], &cache)
+					objs[i], errs[i] = p.decode(b, &b.items[i], cache)
 				}
 			}()
 		}
@@ -298,7 +299,7 @@ func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) ([]any, error
 		}
 	}
 	if it.index >= 0 {
-		o, err := decodeObjectCached(js, cache)
+		o, err := decodeShared(js, cache)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: items[%d]: %w", p.name, it.line+errLine(js, err, it.yaml)-1, it.index, err)
 		}

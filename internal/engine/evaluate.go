@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -387,27 +388,46 @@ type reasonKey struct {
 	counts  [4]int
 }
 
+// add counts n devices of code; false when the key holds four other codes already.
+func (k *reasonKey) add(code Code, n int) bool {
+	for j := 0; j < k.k; j++ {
+		if sameCode(k.codes[j], code) {
+			k.counts[j] += n
+			return true
+		}
+	}
+	if k.k == len(k.codes) {
+		return false
+	}
+	k.codes[k.k], k.counts[k.k] = code, n
+	k.k++
+	return true
+}
+
+// sameCode is a == b without a call where both are the same constant (the codes the gates write), which is
+// most of the comparisons of a node's devices.
+func sameCode(a, b Code) bool {
+	return len(a) == len(b) && (unsafe.StringData(string(a)) == unsafe.StringData(string(b)) || a == b)
+}
+
 // gpuReasons is gpuReasons through the fitter's cache of texts.
 func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 	var key reasonKey
 	key.gpus = len(st)
 	for i := range st {
-		for _, cw := range st[i].counted() {
-			if cw.code == "" {
-				continue
-			}
-			j := 0
-			for j < key.k && key.codes[j] != cw.code {
-				j++
-			}
-			if j == key.k {
-				if key.k == len(key.codes) {
-					return gpuReasons(st) // rare: more distinct codes than the key holds
-				}
-				key.codes[j] = cw.code
-				key.k++
-			}
-			key.counts[j] += cw.n
+		s := &st[i]
+		code := s.Result.Code
+		if code == "" {
+			continue
+		}
+		// What counted gives, without its copies: the result (per instance for set and NUMA), then the
+		// MIG walk's second look.
+		n := 1
+		if s.instances > 1 && (s.Result.Gate == "set" || s.Result.Gate == "numa") {
+			n = s.instances
+		}
+		if !key.add(code, n) || s.again != "" && !key.add(s.again, 1) {
+			return gpuReasons(st) // rare: more distinct codes than the key holds
 		}
 	}
 	rc := f.reasonCache
@@ -552,7 +572,7 @@ func summaryLine(total int, reasons []ReasonCount, nodes []NodeStatus) string {
 func exampleGPU(st []GPUStatus, code Code) int {
 	best := -1
 	for i := range st {
-		if st[i].Result.Code == code && (best < 0 || st[i].Result.Have > st[best].Result.Have) {
+		if sameCode(st[i].Result.Code, code) && (best < 0 || st[i].Result.Have > st[best].Result.Have) {
 			best = i
 		}
 	}

@@ -83,7 +83,7 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		if code == "" {
 			continue
 		}
-		if code != lastCode { // a node's GPUs mostly share one code: look it up once
+		if !sameCode(code, lastCode) { // a node's GPUs mostly share one code: look it up once
 			lastCode, lastK = code, codeIndex(code)
 		}
 		k := lastK

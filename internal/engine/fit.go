@@ -533,7 +533,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		}
 		st := &statuses[gi]
 		st.Selected, st.again, st.instances = false, "", 0
-		st.Result = f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil)
+		f.checkInto(n, gi, r, podMem+selMem, podCores+selCores, nil, &st.Result)
 		if f.detail {
 			st.Checks = f.allChecks(n, gi, r, podMem+selMem, podCores+selCores)
 		}
@@ -684,6 +684,14 @@ func (f *fitter) used(g *GPU, gi int) (slots int32, mem, cores int64) {
 // checkGPU returns the first failing gate for one GPU, or a passing Check. When all is non-nil every
 // gate's result is appended to it instead of stopping at the first failure.
 func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores int64, all *[]Check) Check {
+	var c Check
+	f.checkInto(n, gi, r, podMem, podCores, all, &c)
+	return c
+}
+
+// checkInto is checkGPU writing its result into out: the walk passes the device's status, so the result is
+// written once, not returned and copied.
+func (f *fitter) checkInto(n *Node, gi int, r *ContainerRequest, podMem, podCores int64, all *[]Check, out *Check) {
 	g := &n.GPUs[gi]
 	// Each gate first decides pass or fail with plain comparisons; its Check, with the numbers, is built only
 	// when it failed or when every result is wanted. Most GPUs pass most gates, and this runs for every GPU.
@@ -697,12 +705,14 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	}
 	if failed := !g.Healthy; failed || want {
 		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[r.Kind].unhealthy, "registered unhealthy")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := g.Cordoned && !f.ignoreFilters; failed || want {
 		if c := (Check{Gate: "cordon"}); stop(failIf(&c, failed, CardCordoned, "listed in "+codec.NodeCordonAnnotation)) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := !f.ignoreFilters && !f.sels[r.Kind].typeMatches(g.Type, g.Mode); failed || want {
@@ -711,7 +721,8 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			c.Code, c.Detail = CardTypeMismatch, f.sels[r.Kind].typeDetail(g.Mode)
 		}
 		if stop(&c) {
-			return c
+			*out = c
+			return
 		}
 	}
 	kr := &f.c.rows[r.Kind] // the request's Kind: its Fit judges another Kind's device it sees (sees.go)
@@ -719,7 +730,8 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	memNeed, coresNeed := r.MemoryOn(g.TotalMem), r.CoresOn(g.TotalCores)
 	for _, row := range kr.early {
 		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := !f.ignoreFilters && !f.sels[r.Kind].uuidMatches(g.UUID); failed || want {
@@ -728,19 +740,22 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			c.Code, c.Detail = CardUUIDMismatch, "excluded by "+f.sels[r.Kind].uuidFilterName(g.UUID)
 		}
 		if stop(&c) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := g.Slots <= usedSlots && !kr.unslotted; failed || want {
 		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
 		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := f.req.Mutex && usedSlots > 0; failed || want {
 		c := Check{Gate: "mutex", Have: int64(usedSlots), Unit: "slots used"}
 		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "the mutex policy needs an unused GPU")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	// A type with the quota row checks the namespace quota in its Fit (NVIDIA: pkg/device/nvidia/device.go;
@@ -748,14 +763,16 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	if kr.quota && (want || f.limitedByQuota(r.Kind)) {
 		if c, ok := f.quotaCheck(r.Kind, podMem+memNeed, podCores+coresNeed); !ok || want {
 			if stop(&c) {
-				return c
+				*out = c
+				return
 			}
 		}
 	}
 	if failed := g.TotalMem-usedMem < memNeed; failed || want {
 		c := Check{Gate: "memory", Need: memNeed, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}
 		if stop(failIf(&c, failed, CardInsufficientMemory, "")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	totalCores := g.TotalCores
@@ -765,24 +782,28 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 	if failed := totalCores-usedCores < coresNeed; failed || want {
 		c := Check{Gate: "cores", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardInsufficientCore, "")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := totalCores == 100 && coresNeed == 100 && usedSlots > 0; failed || want {
 		c := Check{Gate: "exclusive", Need: coresNeed, Have: int64(usedSlots), Unit: "slots used"}
 		if stop(failIf(&c, failed, ExclusiveDeviceAllocateConflict, "a whole-GPU request (100% cores) needs an unused GPU")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if failed := coresNeed == 0 && totalCores > 0 && usedCores >= totalCores; failed || want {
 		c := Check{Gate: "compute", Need: coresNeed, Have: totalCores - usedCores, Total: totalCores, Unit: "%"}
 		if stop(failIf(&c, failed, CardComputeUnitsExhausted, "every core is allocated; a 0-core request would starve")) {
-			return c
+			*out = c
+			return
 		}
 	}
 	for _, row := range kr.late {
 		if c, ok := f.familyCheck(row, n, gi, r, usedSlots, usedMem, usedCores, memNeed, coresNeed); ok && stop(&c) {
-			return c
+			*out = c
+			return
 		}
 	}
 	if g.Mode == ModeMIG && kr.mig {
@@ -798,10 +819,11 @@ func (f *fitter) checkGPU(n *Node, gi int, r *ContainerRequest, podMem, podCores
 			}
 		}
 		if stop(&c) {
-			return c
+			*out = c
+			return
 		}
 	}
-	return Check{Gate: "fit"}
+	*out = Check{Gate: "fit"}
 }
 
 // migNoProfile is the detail of a MIG GPU none of whose profiles has the memory asked for.

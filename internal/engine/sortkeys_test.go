@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +91,18 @@ func TestCheckFieldsAreCleared(t *testing.T) {
 	s.clearResult()
 	if s.Result != (Check{}) {
 		t.Fatalf("a result with only a total was not cleared: %+v", s.Result)
+	}
+}
+
+// TestSameCodeIsEquality: sameCode's shortcut for one constant must not change what == says.
+func TestSameCodeIsEquality(t *testing.T) {
+	codes := []Code{"", CardInsufficientMemory, Code(strings.Clone(string(CardInsufficientMemory))), CardInsufficientCore,
+		CardNotHealth, Code(string(CardInsufficientMemory)[:4]), "CardInsufficientMemorX"}
+	for _, a := range codes {
+		for _, b := range codes {
+			if got := sameCode(a, b); got != (a == b) {
+				t.Errorf("sameCode(%q, %q) = %v", a, b, got)
+			}
+		}
 	}
 }

@@ -53,7 +53,7 @@ func (f *fitter) failUnsorted(n *Node, r *ContainerRequest, podMem, podCores int
 			continue
 		}
 		st.Selected, st.again, st.instances = false, "", 0
-		st.Result = f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil)
+		f.checkInto(n, gi, r, podMem+selMem, podCores+selCores, nil, &st.Result)
 		if st.Result.Failed() {
 			continue
 		}

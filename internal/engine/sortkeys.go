@@ -6,7 +6,8 @@ import "math"
 // binpack or spread, with or without NUMA groups): each GPU's two comparisons folded into one integer key, so
 // that the sort compares integers instead of calling Less. Key order is Less's order and the insertion sort is
 // the same, so the order is the same (TestSortByKeysIsLess). It reports false, leaving f.order alone, for the
-// other rules and for a NUMA node outside int32.
+// other rules, a NUMA node outside int32 and a NaN score (Less finds no order between a NaN and anything; a key
+// would).
 func (f *fitter) sortByKeys(n *Node) bool {
 	r := &f.rule
 	o := f.order
@@ -16,8 +17,8 @@ func (f *fitter) sortByKeys(n *Node) bool {
 	var keys [sortInsertionMax]uint64
 	for p, gi := range o {
 		numa := n.GPUs[gi].Numa
-		if numa < math.MinInt32 || numa > math.MaxInt32 {
-			return false
+		if numa < math.MinInt32 || numa > math.MaxInt32 || f.scores[gi] != f.scores[gi] {
+			return false // a NaN score (weights from the pod's annotation: NaN, or Inf times 0) orders as Less does
 		}
 		score := orderedBits(f.scores[gi])  // ascending: binpack's scores
 		node := uint32(int32(numa)) ^ 1<<31 // ascending
@@ -42,8 +43,8 @@ func (f *fitter) sortByKeys(n *Node) bool {
 	return true
 }
 
-// orderedBits maps a float32 to a uint32 in the same order (the scores are never NaN: gpuScore divides by
-// non-zero totals); -0 and +0, equal as floats, map to one value.
+// orderedBits maps a float32 other than NaN to a uint32 in the same order (infinities included); -0 and +0,
+// equal as floats, map to one value.
 func orderedBits(v float32) uint32 {
 	if v == 0 {
 		return 1 << 31

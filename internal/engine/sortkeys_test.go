@@ -7,6 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
 )
 
 // TestSortByKeysIsLess holds the keyed insertion sort to the insertion sort on Less it replaces: random scores
@@ -14,7 +19,8 @@ import (
 // every rule it takes, 1 to 12 GPUs from a shuffled starting order.
 func TestSortByKeysIsLess(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 28))
-	scores := []float32{0, float32(math.Copysign(0, -1)), 1.5, 1.5, 2.25, -0.75, 10, 3.0000002, 3}
+	inf := float32(math.Inf(1))
+	scores := []float32{0, float32(math.Copysign(0, -1)), 1.5, 1.5, 2.25, -0.75, 10, 3.0000002, 3, inf, -inf}
 	for round := 0; round < 20000; round++ {
 		k := 1 + rng.IntN(sortInsertionMax)
 		n := &Node{GPUs: make([]GPU, k)}
@@ -40,7 +46,14 @@ func TestSortByKeysIsLess(t *testing.T) {
 			t.Fatalf("round %d, rule %+v, scores %v, numa %v, from %v: keys give %v, Less gives %v", round, f.rule, f.scores, numas(n), start, got, f.order)
 		}
 	}
-	f := &fitter{rule: sortRule{chain: []string{PolicySpread}}, order: []int{0}}
+	// A NaN score (weights from hami.io/device-scoring-weights such as slot=NaN) leaves the sort to Less, which
+	// finds no order between NaNs: the keys would sort them by NUMA node.
+	nan := float32(math.NaN())
+	f := &fitter{order: []int{0, 1, 2}, scores: []float32{nan, nan, nan}}
+	if f.sortByKeys(&Node{GPUs: []GPU{{Numa: 1}, {Numa: 0}, {Numa: 2}}}) {
+		t.Fatal("NaN scores were taken")
+	}
+	f = &fitter{rule: sortRule{chain: []string{PolicySpread}}, order: []int{0}}
 	if f.sortByKeys(&Node{GPUs: make([]GPU, 1)}) {
 		t.Fatal("a chain rule was taken")
 	}
@@ -102,6 +115,28 @@ func TestSameCodeIsEquality(t *testing.T) {
 		for _, b := range codes {
 			if got := sameCode(a, b); got != (a == b) {
 				t.Errorf("sameCode(%q, %q) = %v", a, b, got)
+			}
+		}
+	}
+}
+
+// TestNaNWeightsKeepTheOrder: weights that make every GPU score NaN (slot=NaN, or slot=1e39: Inf times an unused
+// GPU's 0) leave HAMi's sort with no order, so the walk from the end takes the last-registered GPU; the keyed sort
+// must not reorder them by NUMA node.
+func TestNaNWeightsKeepTheOrder(t *testing.T) {
+	devs := []codec.DeviceInfo{dev("gpu-a", 0, 81920), dev("gpu-b", 1, 81920), dev("gpu-c", 2, 81920)}
+	devs[0].Numa, devs[1].Numa, devs[2].Numa = 2, 0, 1
+	c := newTestCluster([]*corev1.Node{mkNode("n1", devs)}, nil)
+	for _, w := range []string{"slot=NaN", "slot=1e39"} {
+		for _, policy := range []string{PolicyBinpack, PolicySpread} {
+			p := withAnno(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()),
+				AnnoDeviceScoreWeight, w, "hami.io/gpu-scheduler-policy", policy)
+			v := c.Evaluate(p, EvalOptions{})
+			if !v.Fits {
+				t.Fatalf("%s %s: %s", w, policy, v.Summary)
+			}
+			if got := v.Placement.Containers[0].Devices[0].UUID; got != "gpu-c" {
+				t.Errorf("%s, %s: placed on %s, want gpu-c (no order among NaN scores)", w, policy, got)
 			}
 		}
 	}

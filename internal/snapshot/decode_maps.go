@@ -60,7 +60,9 @@ type resourceListDecoder struct{}
 
 // listCache is the resource lists one decoding goroutine has read, by their JSON text: most pods of a
 // snapshot ask for one of a few lists, which the snapshot then holds once (sharing.list), so a list read
-// before is not decoded again. A cached list is read-only, as every snapshot object is.
+// before is not decoded again. A cached list is read-only, as every snapshot object is: pods' requests and
+// limits and nodes' capacity and allocatable with the same text are one map, so an edit in place (without a
+// DeepCopy) would change every object that shares it.
 //
 // It also holds the strings and toleration lists the hand decoder (scan_json.go, decode_pod.go) read that
 // repeat from object to object, so that one read again is not allocated again.

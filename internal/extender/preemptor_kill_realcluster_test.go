@@ -56,6 +56,12 @@ func TestRealSchedulerExtenderKilledMidPreemption(t *testing.T) {
 	for _, v := range []string{"lo-1", "lo-2"} {
 		xtWaitPod(t, c, "default", v, 60*time.Second, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
 	}
+	// kube-scheduler deletes the victims first and writes the nomination after (its status patch runs apart
+	// from the preemption): on a loaded machine the victims are seen terminating before vip is nominated. The
+	// victims stay until the stand-in kubelet below, so vip cannot bind meanwhile; wait for either.
+	xtWaitPod(t, c, "default", "vip", 30*time.Second, func(p *corev1.Pod) bool {
+		return p.Status.NominatedNodeName != "" || p.Spec.NodeName != ""
+	})
 	x.kill()
 	if vip, err := c.CoreV1().Pods("default").Get(ctx, "vip", metav1.GetOptions{}); err != nil || vip.Status.NominatedNodeName != "node-a" || vip.Spec.NodeName != "" {
 		t.Fatalf("vip when the extender was killed: nominated %q, bound %q (err %v); want nominated to node-a before its victims went", vip.Status.NominatedNodeName, vip.Spec.NodeName, err)

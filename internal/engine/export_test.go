@@ -9,10 +9,7 @@ func SetParallelMinNodes(n int) func() {
 }
 
 // SetUnsortedFail turns the unsorted walk of failing containers (unsorted.go) on or off; it returns the restore.
-func SetUnsortedFail(on bool) func() { return SetUnsortedFailForTest(on) }
-
-// SetUnsortedFailForTest is SetUnsortedFail for the package's own tests.
-func SetUnsortedFailForTest(on bool) func() {
+func SetUnsortedFail(on bool) func() {
 	old := unsortedFail
 	unsortedFail = on
 	return func() { unsortedFail = old }

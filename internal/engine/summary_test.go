@@ -26,6 +26,26 @@ func TestSummaryMatchesVerdict(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	first, n := worldgen.Seeds(25)
 	evaluations := 0
+	eachWorld(first, n, func(what string, seed uint64, c *engine.Cluster, pods []*corev1.Pod) {
+		for _, p := range pods {
+			if p.Spec.NodeName == "" {
+				evaluations += checkSummaries(t, what, c, p, seed)
+			}
+		}
+	})
+	c, pods := everyKindWorld(t)
+	for i, p := range pods {
+		evaluations += checkSummaries(t, "every kind", c, p, uint64(i))
+	}
+	if evaluations == 0 {
+		t.Fatal("no pending pod evaluated: the generators are broken")
+	}
+	t.Logf("%d worlds from seed %d, %d evaluations compared", n, first, evaluations)
+}
+
+// eachWorld builds the n generated worlds from seed first, each with kube-scheduler's checks on and off and with
+// and without its quotas, and hands each cluster with the world's pods to fn.
+func eachWorld(first uint64, n int, fn func(what string, seed uint64, c *engine.Cluster, pods []*corev1.Pod)) {
 	for seed := first; seed < first+uint64(n); seed++ {
 		for _, kube := range []bool{false, true} {
 			w := worldgen.World(seed, worldgen.Options{Kube: kube})
@@ -42,22 +62,10 @@ func TestSummaryMatchesVerdict(t *testing.T) {
 						c.SetQuota(q)
 					}
 				}
-				for _, p := range w.Pods {
-					if p.Spec.NodeName == "" {
-						evaluations += checkSummaries(t, fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), c, p, seed)
-					}
-				}
+				fn(fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), seed, c, w.Pods)
 			}
 		}
 	}
-	c, pods := everyKindWorld(t)
-	for i, p := range pods {
-		evaluations += checkSummaries(t, "every kind", c, p, uint64(i))
-	}
-	if evaluations == 0 {
-		t.Fatal("no pending pod evaluated: the generators are broken")
-	}
-	t.Logf("%d worlds from seed %d, %d evaluations compared", n, first, evaluations)
 }
 
 // checkSummaries compares Summarize with Evaluate for one pod under each option set; it returns how many.

@@ -63,7 +63,7 @@ func TestUnsortedFailOnCrowdedNodes(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				p.Spec.InitContainers = []corev1.Container{tb.MakeContainer("init").GPUs(int64(1 + rng.IntN(3))).GPUMem(int64(1024 * (1 + rng.IntN(60)))).Obj()}
 			}
-			restore := SetUnsortedFailForTest(false)
+			restore := SetUnsortedFail(false)
 			sorted := c.Evaluate(p, EvalOptions{})
 			restore()
 			unsorted := c.Evaluate(p, EvalOptions{})

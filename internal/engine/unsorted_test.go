@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -17,28 +16,11 @@ import (
 func TestUnsortedFailIsTheSortedWalk(t *testing.T) {
 	first, n := worldgen.Seeds(300)
 	compared := 0
-	for seed := first; seed < first+uint64(n); seed++ {
-		for _, kube := range []bool{false, true} {
-			w := worldgen.World(seed, worldgen.Options{Kube: kube})
-			for _, quotas := range []bool{true, false} {
-				c := engine.NewCluster(engine.DefaultConfig())
-				for _, node := range w.Nodes {
-					c.SetNode(node)
-				}
-				for _, p := range w.Pods {
-					c.SetPod(p)
-				}
-				if quotas {
-					for _, q := range w.Quotas {
-						c.SetQuota(q)
-					}
-				}
-				for _, p := range w.Pods {
-					compared += compareWalks(t, fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), c, p)
-				}
-			}
+	eachWorld(first, n, func(what string, _ uint64, c *engine.Cluster, pods []*corev1.Pod) {
+		for _, p := range pods {
+			compared += compareWalks(t, what, c, p)
 		}
-	}
+	})
 	c, pods := everyKindWorld(t)
 	for _, p := range pods {
 		compared += compareWalks(t, "every kind", c, p)

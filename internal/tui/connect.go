@@ -74,7 +74,11 @@ func (m *Model) connected(l Loaded) tea.Cmd {
 	o := m.opts
 	o.Snapshot, o.Client, o.Dynamic = l.Snapshot, l.Client, l.Dynamic
 	m.opts = o
-	m.setStore(newWorldFor(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now, o.HAMiVersion))
+	m.setStore(newWorld(l.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
+	if o.HAMiVersion != "" {
+		m.store.hamiVersion = o.HAMiVersion
+		m.store.build(l.Snapshot)
+	}
 	m.opts.Snapshot = nil
 	m.setupLive()
 	m.setData(m.store.data())

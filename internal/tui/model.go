@@ -194,12 +194,12 @@ func New(o Options) (*Model, error) {
 	}
 	m := &Model{opts: o, dark: true, help: help.New()}
 	m.now, m.keys, m.width, m.height = o.Now, newKeyMap(), 80, 24
-	version := o.HAMiVersion
-	if version == engine.DefaultHAMiVersion {
-		version = ""
-	}
-	m.setStore(newWorldFor(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now, version))
+	m.setStore(newWorld(o.Snapshot, o.DeviceConfigMap, o.Context, o.Client != nil, o.Now))
 	m.namespace = o.OnlyNamespace
+	if o.HAMiVersion != "" && o.HAMiVersion != engine.DefaultHAMiVersion {
+		m.store.hamiVersion = o.HAMiVersion
+		m.store.build(o.Snapshot)
+	}
 	m.connect = connect
 	if connect != nil {
 		connect.since = o.Now()

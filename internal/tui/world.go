@@ -59,13 +59,7 @@ type world struct {
 }
 
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
-	return newWorldFor(s, cmName, context, live, now, "")
-}
-
-// newWorldFor is newWorld for HAMi release hamiVersion ("": the engine's default): the engine model is built
-// once, for that release.
-func newWorldFor(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time, hamiVersion string) *world {
-	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now, hamiVersion: hamiVersion,
+	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now,
 		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, len(s.Pods)),
 		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events,
 		leases: s.Leases, leasesRead: s.LeasesRead,

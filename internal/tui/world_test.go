@@ -155,9 +155,9 @@ func TestNodeViewKeepsItsPodObjects(t *testing.T) {
 	}
 }
 
-// TestNodeViewPodObjectsWhileApplying: views' pod objects are looked up on one goroutine while changes are
+// TestNodeViewPodObjectsConcurrent: views' pod objects are looked up on one goroutine while changes are
 // applied on another, as the UI and a live rebuild do (run with -race).
-func TestNodeViewPodObjectsWhileApplying(t *testing.T) {
+func TestNodeViewPodObjectsConcurrent(t *testing.T) {
 	s, err := snapshot.Parse(examples.DemoCluster, "demo")
 	if err != nil {
 		t.Fatal(err)

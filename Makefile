@@ -32,8 +32,9 @@ test: vet unit
 
 unit: k8s-binaries tools
 	KUBECTL_HAMI_K8S_BIN=$$(bash hack/k8s-binaries.sh | tail -1) $(GO) test -count=1 ./...
-	# The engine's shared state under concurrent evaluations (the extender's reader lock, parallel node ranges).
-	$(GO) test -race -count=1 -run 'Concurrent|Parallel' ./internal/engine/
+	# The engine's shared state under concurrent evaluations (the extender's reader lock, parallel node ranges);
+	# the UI's node views read while the world applies changes.
+	$(GO) test -race -count=1 -run 'Concurrent|Parallel' ./internal/engine/ ./internal/tui/
 
 # k8s-binaries: build (once, cached outside the repo) the kube-apiserver, kube-scheduler and etcd that
 # internal/testenv runs; the first build takes about 15-20 minutes.

@@ -100,9 +100,10 @@ func newBig(b *testing.B, width, height int) *Model {
 	return m
 }
 
-// BenchmarkFirstFrame is start to first frame on a loaded snapshot: engine model, rows of every view,
-// pending verdicts and the first View. snapshot-MiB is the live heap of the decoded objects alone, model-MiB
-// what the UI's model (engine model, views, rows) adds to it.
+// BenchmarkFirstFrame is start to first frame on a loaded snapshot: engine model, node views, the Nodes
+// view's rows and the first View (the pending verdicts, and the rows of views not shown, come after the first
+// frame). snapshot-MiB is the live heap of the decoded objects alone, model-MiB what the UI's model (engine
+// model, views, rows) adds to it.
 func BenchmarkFirstFrame(b *testing.B) {
 	bigSnapshot()
 	heap := func() float64 {

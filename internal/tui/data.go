@@ -49,7 +49,10 @@ type NodeView struct {
 	query.NodeSums
 
 	// objects are the pod objects of Pods (nil where the world has none), for Running; running is made
-	// from them once, when first asked for.
+	// from them once, when first asked for. The objects are looked up when first needed (podObjects), not
+	// for the first frame: lookup is the world to look them up in until then.
+	objMu   sync.Mutex
+	lookup  *world
 	objects []*corev1.Pod
 	once    sync.Once
 	running []*PodView
@@ -59,8 +62,25 @@ type NodeView struct {
 // page show them: they are made at the first call, from what the node held when the NodeView was made
 // (everything they read is a private copy or an object nothing changes).
 func (v *NodeView) Running() []*PodView {
-	v.once.Do(func() { v.running = podViews(v) })
+	v.once.Do(func() { v.running = podViews(v, v.podObjects()) })
 	return v.running
+}
+
+// podObjects are the pod objects of Pods as the world held them when the view was made. The world's map of
+// pods changes only in apply, which first looks up the objects of every view still waiting
+// (world.lookUpWaiting); until then the map holds what it held when the view was made. objMu orders a lookup
+// here (the UI's goroutine) before apply's changes to the map.
+func (v *NodeView) podObjects() []*corev1.Pod {
+	v.objMu.Lock()
+	defer v.objMu.Unlock()
+	if w := v.lookup; w != nil {
+		v.objects = make([]*corev1.Pod, len(v.Pods))
+		for i, a := range v.Pods {
+			v.objects[i] = w.pods[a.Key()]
+		}
+		v.lookup = nil
+	}
+	return v.objects
 }
 
 // PodView is a GPU pod counted on a node (running, or bound and starting): what it was given, on which GPUs.
@@ -130,16 +150,23 @@ func (w *world) nodeView(name string) *NodeView {
 		g := &v.Node.GPUs[i]
 		g.MigUsed = append(g.MigUsed[:0:0], g.MigUsed...)
 	}
-	v.objects = make([]*corev1.Pod, len(v.Pods))
-	for i, a := range v.Pods {
-		v.objects[i] = w.pods[a.Namespace+"/"+a.Name]
-	}
+	v.lookup = w
+	w.waiting = append(w.waiting, v)
 	return v
+}
+
+// lookUpWaiting looks up the pod objects of every view made since the last change (NodeView.podObjects),
+// before apply changes the map of pods. The caller holds w.mu.
+func (w *world) lookUpWaiting() {
+	for _, v := range w.waiting {
+		v.podObjects()
+	}
+	w.waiting = nil
 }
 
 // podViews are the GPU pods counted on a node, with their phase and age from the pod objects. The node's
 // pod views and their devices are allocated in one block each.
-func podViews(v *NodeView) []*PodView {
+func podViews(v *NodeView, objects []*corev1.Pod) []*PodView {
 	devices := 0
 	for _, a := range v.Pods {
 		for _, c := range a.Containers {
@@ -152,7 +179,7 @@ func podViews(v *NodeView) []*PodView {
 	for i, a := range v.Pods {
 		pv := &views[i]
 		*pv = PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
-		p := v.objects[i]
+		p := objects[i]
 		if p != nil {
 			pv.Created = p.CreationTimestamp.Time
 			if p.Status.Phase != "" {

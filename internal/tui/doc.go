@@ -17,7 +17,8 @@
 // coalescing queue and a one-slot channel. The model waits on that channel in a tea.Cmd; each wake-up applies
 // the queued changes to the engine model incrementally and hands the UI a new immutable Data (a full rebuild
 // of a 50,000-pod engine model takes half a second; applying one pod takes microseconds). Verdicts of pending
-// pods are computed after each update in a second Cmd, so a burst of events never delays the node bars.
+// pods are computed after the first frame and after each update in a second Cmd, so neither the start nor a
+// burst of events waits for them (the Nodes view shows none).
 //
 // The UI never writes to the cluster. Live GPU usage (memory used, utilisation) comes from MetricsMsg: a live UI
 // reads the node agents' GET /usage through the API server's pod proxy (internal/usage) in a tea.Cmd every few

@@ -218,10 +218,9 @@ func New(o Options) (*Model, error) {
 	m.applyStyles()
 	m.opts.Snapshot = nil // the world holds what it needs; a live world swaps in the informers' objects
 	m.setData(m.store.data())
-	if len(m.data.Pending) <= syncVerdicts {
-		m.verdicts, m.verdictsGen = m.store.verdicts(m.data.Pending), m.data.Gen
-		m.verdictsChanged()
-	}
+	// No verdict before the first frame: the Nodes view shows none (its pending count is Data's). Init
+	// evaluates them in the background; a view that shows them evaluates them first if they are not in yet.
+	m.verdictsIfShown()
 	m.layout()
 	m.flush()
 	return m, nil
@@ -316,9 +315,20 @@ type AgentStatus struct {
 	Pod, Error string
 }
 
-// syncVerdicts is how many pending pods New evaluates before the first frame; more are evaluated by Init's
-// command, so a cluster with many waiting pods still shows its first frame at once.
+// syncVerdicts is how many pending pods a view that shows verdicts evaluates when it is shown before Init's
+// evaluation came back; more wait for that evaluation ("evaluating…"), so the key press never stalls.
 const syncVerdicts = 50
+
+// verdictsIfShown evaluates the pending pods' verdicts at once when the view shown lists them and none were
+// evaluated yet (Init's background evaluation did not come back): the screen then shows them, not
+// "evaluating…", as it did when New evaluated them before the first frame.
+func (m *Model) verdictsIfShown() {
+	if m.verdicts != nil || m.data == nil || !m.current().info().verdicts || len(m.data.Pending) > syncVerdicts {
+		return
+	}
+	m.verdicts, m.verdictsGen = m.store.verdicts(m.data.Pending), m.data.Gen
+	m.verdictsChanged()
+}
 
 // Init asks the terminal for its background (light or dark) and, when live, waits for changes.
 func (m *Model) Init() tea.Cmd {
@@ -705,6 +715,7 @@ func (m *Model) switchTo(i int) {
 		m.history = m.history[len(m.history)-32:]
 	}
 	m.view = i
+	m.verdictsIfShown()
 	m.views[i].focus(m.shared(), false)
 }
 
@@ -722,6 +733,7 @@ func (m *Model) back() {
 		m.history = m.history[:len(m.history)-1]
 		if v != m.view {
 			m.view = v
+			m.verdictsIfShown()
 			m.views[v].focus(m.shared(), true)
 			return
 		}

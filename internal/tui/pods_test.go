@@ -158,3 +158,25 @@ func TestPodsRowsWaitUntilShown(t *testing.T) {
 		t.Errorf("`:pods ` completes %d names (rows waiting %v), want the %d GPU pods", len(names), v.t.waiting(), m.data.Totals.Pods)
 	}
 }
+
+// TestFirstFrameAsksNoVerdict: the first frame (the Nodes view) evaluates no pending pod and looks up no
+// node's pod objects; showing the Pending view before Init's evaluation came back evaluates them then, so it
+// lists reasons, not "evaluating…".
+func TestFirstFrameAsksNoVerdict(t *testing.T) {
+	m := newDemo(t, 200, 60)
+	if m.verdicts != nil || len(m.data.Pending) == 0 {
+		t.Fatalf("after the first frame: %d verdicts of %d pending pods, want none evaluated", len(m.verdicts), len(m.data.Pending))
+	}
+	for _, n := range m.data.Nodes {
+		if n.lookup == nil || n.objects != nil {
+			t.Fatalf("after the first frame node %s has its pod objects looked up", n.Name)
+		}
+	}
+	press(m, "4")
+	if len(m.verdicts) != len(m.data.Pending) {
+		t.Fatalf("the Pending view shown: %d verdicts of %d pending pods", len(m.verdicts), len(m.data.Pending))
+	}
+	if got := screen(m); strings.Contains(got, "evaluating…") {
+		t.Errorf("the Pending view waits for verdicts:\n%s", got)
+	}
+}

@@ -58,6 +58,7 @@ func queueOf(m *Model, name string) *QueueView {
 // queue with an unreadable quota says so; a deleted queue goes.
 func TestQueuesViewFollowsQueueUpdates(t *testing.T) {
 	m := newDemo(t, 100, 30)
+	runCmd(m, m.evaluate()) // the verdicts Init asks for after the first frame
 	if v := m.verdicts["inference/reranker-0"]; v == nil || v.Fits || v.Card == nil || v.Card.Fits {
 		t.Fatalf("reranker-0 should start blocked by the card quota: %+v", v)
 	}

@@ -43,7 +43,10 @@ type world struct {
 	// kinds mirrors each kind of object, indexed by kindNode ... kindPodGroup.
 	kinds []mirror
 
-	views   map[string]*NodeView
+	views map[string]*NodeView
+	// waiting are the views made since the map of pods last changed whose pod objects are not looked up yet
+	// (NodeView.podObjects); apply looks them up before it changes the map.
+	waiting []*NodeView
 	pending map[string]*PendingView
 	gen     uint64
 
@@ -101,6 +104,7 @@ func (w *world) build(s *snapshot.Snapshot) {
 	}
 	w.c, _ = s.Cluster(cfg)
 	w.kubeDirty = true
+	w.lookUpWaiting() // views of an earlier build may have been handed out (apply looked them up already)
 	w.views = make(map[string]*NodeView, len(w.nodes))
 	for _, name := range w.c.NodeNames() {
 		w.views[name] = w.nodeView(name)
@@ -276,6 +280,7 @@ func (w *world) apply(changes []change, rs resync) *Data {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	changes = append(changes, w.gone(rs)...)
+	w.lookUpWaiting() // the views handed out keep the pod objects of their moment
 	a := &applying{touched: map[string]bool{}}
 	w.kubeDirty = w.kubeDirty || len(changes) > 0
 	for _, ch := range changes {

@@ -113,3 +113,77 @@ func TestWorldPodListedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeViewKeepsItsPodObjects: a node's view looks its pod objects up when first asked (not for the first
+// frame), yet shows them as they were when it was made: a change applied before that first call does not
+// reach an older view, and the new view shows the change.
+func TestNodeViewKeepsItsPodObjects(t *testing.T) {
+	s, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+	var old *NodeView
+	for _, v := range w.data().Nodes {
+		if len(v.Pods) > 0 && w.pods[v.Pods[0].Key()] != nil {
+			old = v
+			break
+		}
+	}
+	if old == nil {
+		t.Fatal("the demo has no node with a pod object")
+	}
+	key := old.Pods[0].Key()
+	was := w.pods[key].CreationTimestamp.Time
+	changed := w.pods[key].DeepCopy()
+	changed.ResourceVersion += "-changed"
+	changed.CreationTimestamp.Time = was.Add(-time.Hour)
+	d := w.apply([]change{{kind: kindPod, key: key, obj: changed}}, nil)
+
+	if got := old.Running()[0]; got.Key() != key || !got.Created.Equal(was) {
+		t.Errorf("the view made before the change shows %s created %v, want %s created %v", got.Key(), got.Created, key, was)
+	}
+	for _, v := range d.Nodes {
+		if v.Name == old.Name {
+			if v == old {
+				t.Fatal("the node's view was not remade for the change of its pod")
+			}
+			if got := v.Running()[0]; !got.Created.Equal(changed.CreationTimestamp.Time) {
+				t.Errorf("the view made after the change shows %s created %v, want %v", got.Key(), got.Created, changed.CreationTimestamp.Time)
+			}
+		}
+	}
+}
+
+// TestNodeViewPodObjectsConcurrent: views' pod objects are looked up on one goroutine while changes are
+// applied on another, as the UI and a live rebuild do (run with -race).
+func TestNodeViewPodObjectsConcurrent(t *testing.T) {
+	s, err := snapshot.Parse(examples.DemoCluster, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+	datas := make(chan *Data, 1)
+	datas <- w.data()
+	done := make(chan int)
+	go func() {
+		pods := 0
+		for d := range datas {
+			for _, v := range d.Nodes {
+				pods += len(v.Running())
+			}
+		}
+		done <- pods
+	}()
+	keys := w.kinds[kindPod].keys()
+	for i := range 50 {
+		key := keys[i%len(keys)]
+		p := w.pods[key].DeepCopy()
+		p.ResourceVersion += "+"
+		datas <- w.apply([]change{{kind: kindPod, key: key, obj: p}}, nil)
+	}
+	close(datas)
+	if pods := <-done; pods == 0 {
+		t.Error("no pod view was made")
+	}
+}

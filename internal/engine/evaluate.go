@@ -217,6 +217,8 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 	// One scratch row of GPU results is reused for every node; only nodes asked for in detail keep a copy.
 	scratch := make([]GPUStatus, maxGPUs)
 	r := rangeResult{best: -1}
+	f.quick = judgeByFacts // every failed node's answer below reads res.facts when set
+	defer func() { f.quick = false }()
 	var examples []GPUStatus
 	var brief NodeStatus
 	for i := lo; i < hi; i++ {
@@ -258,6 +260,28 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			if res.reason != "" {
 				ns.Reason = res.reason
 			}
+		} else if res.facts != nil {
+			// The facts judged the container (nodefacts.go): the statuses were not written.
+			cr := &f.req.Containers[res.container]
+			ns.Container = cr.Name
+			ns.Code, ns.Reason = f.quickReasons(n, res.facts, cr)
+			if rows == nil {
+				if ex := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
+					if examples == nil {
+						examples = make([]GPUStatus, 0, hi-lo)
+					}
+					examples = append(examples, GPUStatus{})
+					e := &examples[len(examples)-1]
+					f.checkInto(n, ex, cr, 0, 0, nil, &e.Result)
+					e.identify(&n.GPUs[ex])
+					ns.Example = e
+				}
+			}
+			r.agg.addQuick(f, n, ns, res.facts, cr)
+			if rows != nil {
+				rows[i] = r.outcomes.brief(ns)
+			}
+			continue
 		} else {
 			ns.Container = req.Containers[res.container].Name
 			ns.Code, ns.Reason = f.gpuReasons(st)
@@ -430,6 +454,11 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 			return gpuReasons(st) // rare: more distinct codes than the key holds
 		}
 	}
+	return f.reasonsFor(key)
+}
+
+// reasonsFor is reasonText of a key through the fitter's cache.
+func (f *fitter) reasonsFor(key reasonKey) (Code, string) {
 	rc := f.reasonCache
 	if rc == nil {
 		rc = &reasonCache{texts: map[reasonKey]cachedReason{}}
@@ -439,7 +468,7 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 	}
 	r, ok := rc.texts[key]
 	if !ok {
-		r.code, r.text = gpuReasons(st)
+		r.code, r.text = reasonText(key.codes[:key.k], key.counts[:key.k], key.gpus)
 		rc.texts[key] = r
 	}
 	rc.lastKey, rc.last, rc.lastSet = key, r, true
@@ -504,6 +533,13 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 			counts[j] += cw.n
 		}
 	}
+	return reasonText(codes[:k], counts[:k], len(st))
+}
+
+// reasonText is the FailedNodes text and the most common code of a node of gpus devices whose counted codes
+// are codes (distinct, at most 16), counts[j] times each.
+func reasonText(codes []Code, counts []int, gpus int) (Code, string) {
+	k := len(codes)
 	if k == 0 {
 		return "", ""
 	}
@@ -511,7 +547,7 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	dom := 0
 	var b strings.Builder
 	for j := 0; j < k; j++ {
-		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(len(st)) + " " + string(codes[j])
+		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(gpus) + " " + string(codes[j])
 		if counts[j] > counts[dom] || counts[j] == counts[dom] && GateRank(codes[j]) < GateRank(codes[dom]) {
 			dom = j
 		}

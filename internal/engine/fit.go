@@ -40,8 +40,12 @@ type fitter struct {
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
 	// orderStale says order must be reset to the node's registration order before the next sort; extraUsed
-	// that extra holds something of the node fitted last (resetExtra clears it only then).
-	orderStale, extraUsed bool
+	// that extra holds something of the node fitted last (resetExtra clears it only then). quick lets a
+	// container that quickShort judges fail without its walk (nodefacts.go): only callers that read a failed
+	// node's answer through the facts (evalRange) set it; quickFacts are the facts of the node whose container
+	// failed so, until the next node.
+	orderStale, extraUsed, quick bool
+	quickFacts                   *nodeFacts
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -224,9 +228,12 @@ type nodeFit struct {
 	reason    string // kube-scheduler's reasons, for a failure of its checks; a family node row's HAMi text
 	// fitCode and fitReason are the family's own reason for a failing container (Kind.FitFailure), in place
 	// of the per-device count; "" when it has none.
-	fitCode    Code
-	fitReason  string
-	fitCheck   *Check
+	fitCode   Code
+	fitReason string
+	fitCheck  *Check
+	// facts are the node's facts when its failing container was judged by them (quickShort): the statuses
+	// are then not written.
+	facts      *nodeFacts
 	container  int // index into req.Containers of the first failing container
 	gpus       []GPUStatus
 	containers []ContainerPlacement
@@ -263,6 +270,7 @@ func (f *fitter) resetExtra(n *Node) {
 // cost more than the gates).
 func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res := nodeFit{container: -1, gpus: statuses}
+	f.quickFacts = nil
 	for i := range statuses {
 		statuses[i].clearResult()
 	}
@@ -302,7 +310,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		f.restoreExtra(saved)
 		if !ok {
 			res.container = ci
-			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			if res.facts = f.quickFacts; res.facts == nil { // quickShort leaves out the kinds with a fitFailure
+				res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			}
 			return res
 		}
 		if f.build {
@@ -325,7 +335,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
 		if !ok {
 			res.container = ci
-			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			if res.facts = f.quickFacts; res.facts == nil { // quickShort leaves out the kinds with a fitFailure
+				res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			}
 			return res
 		}
 		podMem += mem
@@ -478,6 +490,12 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// placements in extra[].mig until the walk ends (CustomFilterRule places them again, 602-619).
 	revisit := f.c.rows[r.Kind].mig && !topology
 	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	if judged == nil {
+		if facts, ok := f.quickShort(n, r, numaBind); ok {
+			f.quickFacts = facts // nodefacts.go: the facts say every device's first failing gate
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
 	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
 		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
 		return ContainerPlacement{}, 0, 0, false

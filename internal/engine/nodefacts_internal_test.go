@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
+	tb "github.com/kubectl-hami/kubectl-hami/internal/testbuild"
+)
+
+// TestFactsOnCrowdedNodes holds the facts' judgement (nodefacts.go) to the walk where the generated worlds
+// rarely go: nodes with unhealthy GPUs, GPUs out of slots, GPUs of different sizes, requests in MiB and in
+// percent, several GPUs per container, init containers, pods evaluated again on their own node, and a
+// namespace quota, the mutex policy and MIG GPUs. Every group of the facts must be met by a judged node.
+func TestFactsOnCrowdedNodes(t *testing.T) {
+	var judged, withUnhealthy, withNoSlots, withMemory int
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		c := NewCluster(DefaultConfig())
+		var placed []*corev1.Pod
+		for i := 0; i < 12; i++ {
+			name := fmt.Sprintf("node-%02d", i)
+			devs := gpus(name, 1+rng.IntN(8), []int64{15360, 40960, 81920}[rng.IntN(3)])
+			for g := range devs {
+				devs[g].Health = rng.IntN(6) > 0
+				devs[g].Count = int32(1 + rng.IntN(4))
+				if rng.IntN(5) == 0 {
+					devs[g].Devmem = 24576 // a node of mixed sizes
+				}
+				if rng.IntN(12) == 0 { // a MIG GPU: its walk depends on its order, so no facts for its node
+					devs[g].Mode = ModeMIG
+					devs[g].MigProfiles = []codec.MigProfile{{Name: "3g.40gb", MemoryMB: 40192, Core: 42, SliceCount: 3,
+						Placements: []codec.MigPlacement{{Start: 0, Size: 4}, {Start: 4, Size: 4}}}}
+				}
+			}
+			c.SetNode(mkNode(name, devs))
+			for j := 0; j < rng.IntN(14); j++ {
+				g := rng.IntN(len(devs))
+				mem := int64(1024 * (1 + rng.IntN(20)))
+				p := placedOn(mkPod("team", fmt.Sprintf("%s-p%d", name, j), tb.MakeContainer("c").GPUs(1).GPUMem(mem).Obj()),
+					name, fmt.Sprintf("%s-g%d,NVIDIA,%d,%d:;", name, g, mem, 10*rng.IntN(3)))
+				c.SetPod(p)
+				placed = append(placed, p)
+			}
+		}
+		if seed%4 == 0 {
+			c.SetQuota(mkQuota("team", "gpu", "limits.nvidia.com/gpumem", fmt.Sprint(40000+rng.IntN(200000))))
+		}
+		pods := placed[:min(len(placed), 4)] // evaluated again: their own share is overlaid on their node
+		for i := 0; i < 10; i++ {
+			var cs []corev1.Container
+			for k := 0; k < 1+rng.IntN(2); k++ {
+				ct := tb.MakeContainer(fmt.Sprintf("c%d", k)).GPUs(int64(1 + rng.IntN(4)))
+				if rng.IntN(3) == 0 {
+					ct = ct.GPUMemPercent(int64(10 * (1 + rng.IntN(10))))
+				} else {
+					ct = ct.GPUMem(int64(1024 * (1 + rng.IntN(80))))
+				}
+				cs = append(cs, ct.GPUCores(int64(10*rng.IntN(11))).Obj())
+			}
+			p := mkPod("team", fmt.Sprintf("pending-%d", i), cs...)
+			if rng.IntN(4) == 0 {
+				p = withAnno(p, AnnoGPUPolicy, "mutex")
+			}
+			if rng.IntN(3) == 0 {
+				p.Spec.InitContainers = []corev1.Container{tb.MakeContainer("init").GPUs(int64(1 + rng.IntN(3))).GPUMem(int64(1024 * (1 + rng.IntN(80)))).Obj()}
+			}
+			pods = append(pods, p)
+		}
+		for i, p := range pods {
+			restore := SetJudgeByFacts(false)
+			walked := c.Evaluate(p, EvalOptions{})
+			restore()
+			got := c.Evaluate(p, EvalOptions{})
+			if !reflect.DeepEqual(walked, got) {
+				for n := range walked.Nodes {
+					if !reflect.DeepEqual(walked.Nodes[n], got.Nodes[n]) {
+						t.Fatalf("seed %d pod %d node %s:\nwalked %+v\nfacts  %+v", seed, i, walked.Nodes[n].Node, walked.Nodes[n], got.Nodes[n])
+					}
+				}
+				t.Fatalf("seed %d pod %d: verdicts differ:\nwalked %+v\nfacts  %+v", seed, i, walked, got)
+			}
+			for _, n := range factsJudged(c, p) {
+				facts := c.factsOf(n)
+				judged++
+				withUnhealthy += min(facts.unhealthy, 1)
+				withNoSlots += min(facts.noSlots, 1)
+				withMemory += min(facts.open, 1)
+			}
+		}
+	}
+	if withUnhealthy == 0 || withNoSlots == 0 || withMemory == 0 {
+		t.Fatalf("the worlds did not reach every group: %d judged nodes, %d with unhealthy GPUs, %d with GPUs out of slots, %d with open GPUs",
+			judged, withUnhealthy, withNoSlots, withMemory)
+	}
+	t.Logf("%d judged nodes: %d with unhealthy GPUs, %d with GPUs out of slots, %d with open GPUs", judged, withUnhealthy, withNoSlots, withMemory)
+}

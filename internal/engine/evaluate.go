@@ -428,6 +428,19 @@ func (k *reasonKey) add(code Code, n int) bool {
 	return true
 }
 
+// same is k == o, comparing the codes by sameCode.
+func (k *reasonKey) same(o *reasonKey) bool {
+	if k.gpus != o.gpus || k.k != o.k || k.counts != o.counts {
+		return false
+	}
+	for j := 0; j < k.k; j++ {
+		if !sameCode(k.codes[j], o.codes[j]) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameCode is a == b without a call where both are the same constant (the codes the gates write), which is
 // most of the comparisons of a node's devices.
 func sameCode(a, b Code) bool {
@@ -463,7 +476,7 @@ func (f *fitter) reasonsFor(key reasonKey) (Code, string) {
 	if rc == nil {
 		rc = &reasonCache{texts: map[reasonKey]cachedReason{}}
 		f.reasonCache = rc
-	} else if rc.lastSet && key == rc.lastKey { // neighbouring nodes mostly fail alike: no hash
+	} else if rc.lastSet && key.same(&rc.lastKey) { // neighbouring nodes mostly fail alike: no hash
 		return rc.last.code, rc.last.text
 	}
 	r, ok := rc.texts[key]

@@ -44,8 +44,10 @@ type fitter struct {
 	// container that quickShort judges fail without its walk (nodefacts.go): only callers that read a failed
 	// node's answer through the facts (evalRange) set it; quickFacts are the facts of the node whose container
 	// failed so, until the next node.
-	orderStale, extraUsed, quick bool
-	quickFacts                   *nodeFacts
+	// With quick, fitNode leaves the statuses of the last node as they are until a walk writes them
+	// (clearPending): the facts' judgement never does.
+	orderStale, extraUsed, quick, clearPending bool
+	quickFacts                                 *nodeFacts
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -271,8 +273,9 @@ func (f *fitter) resetExtra(n *Node) {
 func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res := nodeFit{container: -1, gpus: statuses}
 	f.quickFacts = nil
-	for i := range statuses {
-		statuses[i].clearResult()
+	f.clearPending = true
+	if !f.quick {
+		f.clearStatuses(statuses)
 	}
 	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
 	if f.kube != nil && !f.kube.passes(n) {
@@ -347,7 +350,19 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		}
 	}
 	res.ok = true
+	f.clearStatuses(statuses) // a pod whose containers ran no walk (none) reads as cleared
 	return res
+}
+
+// clearStatuses clears the node's statuses once before the first walk writes them.
+func (f *fitter) clearStatuses(statuses []GPUStatus) {
+	if !f.clearPending {
+		return
+	}
+	f.clearPending = false
+	for i := range statuses {
+		statuses[i].clearResult()
+	}
 }
 
 // clearResult empties what the walk writes. The identity fields (Index, UUID, Type, Numa) are left as they
@@ -496,6 +511,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
+	f.clearStatuses(statuses)
 	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
 		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
 		return ContainerPlacement{}, 0, 0, false

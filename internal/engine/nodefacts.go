@@ -160,14 +160,16 @@ func quickExample(facts *nodeFacts, code Code, unhealthy Code) int {
 // the open devices' free memory.
 func (a *aggregate) addQuick(f *fitter, n *Node, ns *NodeStatus, facts *nodeFacts, r *ContainerRequest) {
 	a.countNode(ns.Code)
+	idx := &f.c.rows[r.Kind].groupCode
 	if facts.unhealthy > 0 {
-		a.offerQuick(f, n, facts.firstUnhealthy, r, f.c.rows[r.Kind].unhealthy, facts.unhealthy)
+		a.offerQuick(f, n, facts.firstUnhealthy, r, idx[0], facts.unhealthy, 0)
 	}
 	if facts.noSlots > 0 {
-		a.offerQuick(f, n, facts.firstNoSlot, r, CardTimeSlicingExhausted, facts.noSlots)
+		a.offerQuick(f, n, facts.firstNoSlot, r, idx[1], facts.noSlots, 0)
 	}
 	if facts.open > 0 {
-		a.offerQuick(f, n, facts.bestOpen, r, CardInsufficientMemory, facts.open)
+		g := &n.GPUs[facts.bestOpen]
+		a.offerQuick(f, n, facts.bestOpen, r, idx[2], facts.open, g.TotalMem-g.UsedMem)
 		// The free list add builds holds these values (memory failures); its k-th largest is free[k-1].
 		if facts.open >= r.Count {
 			if m := max(facts.free[r.Count-1], 0); m > a.memFit {
@@ -177,26 +179,16 @@ func (a *aggregate) addQuick(f *fitter, n *Node, ns *NodeStatus, facts *nodeFact
 	}
 }
 
-// offerQuick counts a group's devices under code and offers its example device, whose check is made only when
-// it would become the example (add offers every device; the first with the most headroom stays).
-func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, code Code, count int) {
-	k := codeIndex(code)
+// offerQuick counts a group's devices in slot k and offers its example device gi, whose check shows the
+// headroom have; the check is made only when it would become the example (add offers every device; the first
+// with the most headroom stays).
+func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, k, count int, have int64) {
 	a.gpus[k] += count
 	e := &a.best[k]
-	if e.set && f.quickHave(n, gi, code) <= e.have {
+	if e.set && have <= e.have {
 		return
 	}
 	var c Check
 	f.checkInto(n, gi, r, 0, 0, nil, &c)
 	e.offer(n.Name, n.GPUs[gi].Index, &c)
-}
-
-// quickHave is the headroom the check of device gi shows for code: free memory for the memory gate, none for
-// health and slots.
-func (f *fitter) quickHave(n *Node, gi int, code Code) int64 {
-	if sameCode(code, CardInsufficientMemory) {
-		g := &n.GPUs[gi]
-		return g.TotalMem - g.UsedMem
-	}
-	return 0
 }

@@ -516,11 +516,16 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
 		return ContainerPlacement{}, 0, 0, false
 	}
-	if f.orderStale { // set where HAMi starts from the node's device list; a failing container never reads it
+	switch {
+	case f.orderStale && f.orderFromFacts(n, r): // nodefacts.go: the first sort, when the node's usage alone decides it
+		f.orderStale = false
+	case f.orderStale: // set where HAMi starts from the node's device list; a failing container never reads it
 		f.resetOrder(n)
 		f.orderStale = false
+		f.sortGPUs(n, r)
+	default:
+		f.sortGPUs(n, r)
 	}
-	f.sortGPUs(n, r)
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false

@@ -13,7 +13,8 @@ import (
 // walking the devices: each device's first failing gate is then known from its group (health, slots, memory),
 // and so are the node's reason, its example device and what the explanation counts.
 
-// judgeByFacts switches quickShort; tests turn it off to compare the answers with the walk's.
+// judgeByFacts switches quickShort and orderFromFacts; tests turn it off to compare the answers with the
+// walk's and the sort's.
 var judgeByFacts = true
 
 // nodeFacts is a node's devices summed up for quickShort. Only a node of one device type with neither MIG nor
@@ -33,7 +34,16 @@ type nodeFacts struct {
 	free     []int64
 	bestOpen int
 	total    int64
+	// spread and binpack are HAMi's device order for a container of the node's type under the single spread
+	// and binpack rules with the default weights, from the registration order and the node's own usage: what
+	// fitContainer's first sort on the node gives when nothing of the pod is overlaid (ordered). nil when the
+	// insertion sort does not apply (more than sortInsertionMax devices) or the type's score adds the request
+	// (a type registering its CommonWord as the device type).
+	spread, binpack []int
 }
+
+// defaultWeights are the device scoring weights of a pod without hami.io/device-scoring-weights.
+var defaultWeights = Weights{Slot: 1, Core: 1, Memory: 1}
 
 // factsOf returns n's facts, computing them on first use after a change. Evaluations may run at once on one
 // cluster, so the pointer is read and written atomically; two computing at once write equal facts.
@@ -87,7 +97,57 @@ func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 	slices.Sort(f.free)
 	slices.Reverse(f.free)
 	f.ok = true
+	c.orderFacts(n, f)
 	return f
+}
+
+// orderFacts fills f.spread and f.binpack (see nodeFacts).
+func (c *Cluster) orderFacts(n *Node, f *nodeFacts) {
+	if len(n.GPUs) > sortInsertionMax {
+		return
+	}
+	var scores [sortInsertionMax]float32
+	for i := range n.GPUs {
+		g := &n.GPUs[i]
+		if c.kinds[f.kind].Name == g.Type {
+			return
+		}
+		if g.Slots != 0 && g.TotalCores != 0 && g.TotalMem != 0 {
+			scores[i] = usageScore(g, g.UsedSlots, g.UsedMem, g.UsedCores, defaultWeights)
+		}
+	}
+	orders := make([]int, 2*len(n.GPUs)) // one allocation for both
+	for k, r := range [2]sortRule{{}, {binpack: true}} {
+		o := orders[k*len(n.GPUs) : (k+1)*len(n.GPUs)]
+		copy(o, n.regOrder)
+		if len(n.regOrder) != len(n.GPUs) {
+			copy(o, registrationOrder(n.GPUs))
+		}
+		if !sortByKeys(n, o, scores[:len(n.GPUs)], &r) {
+			return
+		}
+	}
+	f.spread, f.binpack = orders[:len(n.GPUs)], orders[len(n.GPUs):]
+}
+
+// orderFromFacts sets f.order to the node's cached order when it is the one sortGPUs would give: the first
+// sort on the node (from the registration order), nothing of the pod overlaid, the default weights and a single
+// spread or binpack rule without NUMA groups.
+func (f *fitter) orderFromFacts(n *Node, r *ContainerRequest) bool {
+	rule := &f.rule
+	if !judgeByFacts || f.extraUsed || rule.chain != nil || rule.mutex || rule.numaGroups || f.req.Weights != defaultWeights {
+		return false
+	}
+	facts := f.c.factsOf(n)
+	if !facts.ok || facts.kind != r.Kind || facts.spread == nil {
+		return false
+	}
+	if rule.binpack {
+		f.order = append(f.order[:0], facts.binpack...)
+	} else {
+		f.order = append(f.order[:0], facts.spread...)
+	}
+	return true
 }
 
 // quickShort reports whether container r certainly fails on n with every device's first failing gate given by

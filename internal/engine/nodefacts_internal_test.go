@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -98,4 +99,84 @@ func TestFactsOnCrowdedNodes(t *testing.T) {
 			judged, withUnhealthy, withNoSlots, withMemory)
 	}
 	t.Logf("%d judged nodes: %d with unhealthy GPUs, %d with GPUs out of slots, %d with open GPUs", judged, withUnhealthy, withNoSlots, withMemory)
+}
+
+// TestOrderFromFactsIsTheSort holds the cached device orders (orderFromFacts) to the sort they replace: on
+// NVIDIA nodes and on nodes of types whose score adds the request (Ascend, whose plugin registers the type's
+// own name), with GPUs of different sizes, NUMA nodes and usage, for pods of every sort rule and with scoring
+// weights. Wherever the facts give an order it must be sortGPUs' order from the registration order.
+func TestOrderFromFactsIsTheSort(t *testing.T) {
+	policies := []string{"", "binpack", "spread", "binpack,numa", "mutex", "numa"}
+	used := map[string]int{}
+	for seed := uint64(1); seed <= 80; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		var nodes []*corev1.Node
+		for i := 0; i < 6; i++ {
+			name := fmt.Sprintf("node-%02d", i)
+			var devs []codec.DeviceInfo
+			if i%2 == 0 {
+				devs = gpus(name, 1+rng.IntN(10), 81920)
+			} else {
+				devs = vdevs(name, "npu", "Ascend910B3", 1+rng.IntN(10), 65536, 100, 4)
+			}
+			for g := range devs {
+				devs[g].Numa = rng.IntN(2)
+				devs[g].Count = int32(2 + rng.IntN(8))
+				devs[g].Devmem = []int64{24576, 65536, 81920}[rng.IntN(3)]
+			}
+			if i%2 == 0 {
+				nodes = append(nodes, mkNode(name, devs))
+			} else {
+				nodes = append(nodes, vendorNode(name, b3Reg, devs))
+			}
+		}
+		c := newTestCluster(nodes, nil)
+		for _, n := range c.nodeList {
+			for gi := range n.GPUs {
+				g := &n.GPUs[gi]
+				g.UsedSlots = int32(rng.IntN(int(g.Slots) + 1))
+				g.UsedMem = int64(rng.IntN(int(g.TotalMem/1024)+1)) * 1024
+				g.UsedCores = int64(rng.IntN(int(g.TotalCores) + 1))
+			}
+			n.facts = nil // usage written by hand, as applyToNode does
+		}
+		for i := 0; i < 12; i++ {
+			var p *corev1.Pod
+			if i%2 == 0 {
+				p = mkPod("ns", "p", tb.MakeContainer("c").GPUs(int64(1+rng.IntN(2))).GPUMem(int64(1024*(1+rng.IntN(20)))).GPUCores(int64(10*rng.IntN(5))).Obj())
+			} else {
+				p = mkPod("ns", "p", vctr("c", b3, 1+rng.IntN(2), b3Mem, 1024*(1+rng.IntN(20))))
+			}
+			if pol := policies[rng.IntN(len(policies))]; pol != "" {
+				p = withAnno(p, AnnoGPUPolicy, pol)
+			}
+			if rng.IntN(3) == 0 {
+				p = withAnno(p, AnnoDeviceScoreWeight, "slot=2,core=0.5,memory=1")
+			}
+			req, _ := parseRequest(p, c.cfg, c.kinds)
+			for _, n := range c.nodeList {
+				f := newFitter(c, req, nil, false)
+				f.resetExtra(n)
+				r := &f.req.Containers[0]
+				if !f.orderFromFacts(n, r) {
+					continue
+				}
+				got := append([]int(nil), f.order...)
+				f.resetOrder(n)
+				f.sortGPUs(n, r)
+				if !slices.Equal(got, f.order) {
+					t.Fatalf("seed %d pod %d node %s (%s, rule %+v): facts' order %v, the sort's %v", seed, i, n.Name, n.GPUs[0].Type, f.rule, got, f.order)
+				}
+				kind := "spread"
+				if f.rule.binpack {
+					kind = "binpack"
+				}
+				used[n.GPUs[0].Type+" "+kind]++
+			}
+		}
+	}
+	if used["NVIDIA-A100-SXM4-80GB spread"] == 0 || used["NVIDIA-A100-SXM4-80GB binpack"] == 0 {
+		t.Fatalf("the facts' orders were not used for both rules: %v", used)
+	}
+	t.Logf("orders from facts compared: %v", used)
 }

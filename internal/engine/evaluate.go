@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -149,9 +150,9 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			// several times more).
 			spread := req.NodePolicy == PolicySpread
 			if sum != nil {
-				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rows[a].rank(), rows[b].rank(), a, b) })
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rows[i].rank() })
 			} else {
-				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rankOf(&v.Nodes[i]) })
 			}
 		}
 		if sum != nil {
@@ -356,6 +357,59 @@ func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 		return -1
 	}
 	return 1
+}
+
+// sortFeasible sorts feasible (node indices in ascending order) by rankCompare, comparing one key per node made
+// once instead of two ranks per comparison. rankCompare is a total order without NaN scores, so any sort gives
+// its one order; with a NaN (where rankCompare finds no order) the comparisons rankCompare makes decide, as
+// before.
+func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
+	keys := make([]rankKey, len(feasible))
+	for k, i := range feasible {
+		r := rank(i)
+		if r.score != r.score || r.card < math.MinInt32 || r.card > math.MaxInt32 || i > math.MaxInt32 {
+			slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rank(a), rank(b), a, b) })
+			return
+		}
+		score := orderedBits64(r.score) // spread: the lowest score first
+		if !spread {
+			score = ^score
+		}
+		keys[k] = rankKey{score: score, card: int32(r.card), node: int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b rankKey) int {
+		switch {
+		case a.card != b.card:
+			return int(a.card) - int(b.card)
+		case a.score != b.score:
+			if a.score < b.score {
+				return -1
+			}
+			return 1
+		}
+		return int(a.node) - int(b.node)
+	})
+	for k := range keys {
+		feasible[k] = int(keys[k].node)
+	}
+}
+
+// rankKey is a feasible node's place in rankCompare's order: card rank, then score as ordered bits, then index.
+type rankKey struct {
+	score      uint64
+	card, node int32
+}
+
+// orderedBits64 maps a float64 other than NaN to a uint64 in the same order; -0 and +0 map to one value.
+func orderedBits64(v float64) uint64 {
+	if v == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(v)
+	if b&(1<<63) != 0 {
+		return ^b
+	}
+	return b | 1<<63
 }
 
 func (a nodeRank) beats(policy string, b nodeRank) bool {

@@ -141,3 +141,38 @@ func TestNaNWeightsKeepTheOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSortFeasibleIsRankCompare holds the feasible sort on keys to the sort by rankCompare it replaced, on random
+// ranks with many ties, card ranks, -0 and +0, infinities and a NaN, under both node policies.
+func TestSortFeasibleIsRankCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	scores := []float64{0, math.Copysign(0, -1), 1.5, 1.5, 2, -3, math.Inf(1), math.Inf(-1), 7.25}
+	for round := 0; round < 3000; round++ {
+		n := 1 + rng.IntN(60)
+		ranks := make([]nodeRank, n)
+		for i := range ranks {
+			ranks[i] = nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+			if rng.IntN(4) == 0 {
+				ranks[i].score = rng.Float64() * 30
+			}
+		}
+		if round%10 == 0 {
+			ranks[rng.IntN(n)].score = math.NaN()
+		}
+		var feasible []int
+		for i := range ranks {
+			if rng.IntN(5) > 0 {
+				feasible = append(feasible, i)
+			}
+		}
+		for _, spread := range []bool{false, true} {
+			want := slices.Clone(feasible)
+			slices.SortFunc(want, func(a, b int) int { return rankCompare(spread, ranks[a], ranks[b], a, b) })
+			got := slices.Clone(feasible)
+			sortFeasible(got, spread, func(i int) nodeRank { return ranks[i] })
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d spread=%v ranks %v: got %v, want %v", round, spread, ranks, got, want)
+			}
+		}
+	}
+}

@@ -240,7 +240,13 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			identify(n, ns.GPUs)
 		}
 		if res.ok {
-			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
+			score := 0.0
+			if !judgeByFacts || self != nil && self.Node == n.Name {
+				score = nodeScore(n, self)
+			} else {
+				score = c.factsOf(n).score // nodefacts.go: computed once per change of the node
+			}
+			ns.Fits, ns.Score = true, score+f.familyScore(n)
 			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
 			}
@@ -364,7 +370,8 @@ func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 // its one order; with a NaN (where rankCompare finds no order) the comparisons rankCompare makes decide, as
 // before.
 func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
-	keys := make([]rankKey, len(feasible))
+	buf := make([]rankKey, 2*len(feasible)) // the keys and the radix sort's scratch, one allocation
+	keys := buf[:len(feasible)]
 	for k, i := range feasible {
 		r := rank(i)
 		if r.score != r.score || r.card < math.MinInt32 || r.card > math.MaxInt32 || i > math.MaxInt32 {
@@ -377,21 +384,47 @@ func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
 		}
 		keys[k] = rankKey{score: score, card: int32(r.card), node: int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b rankKey) int {
-		switch {
-		case a.card != b.card:
-			return int(a.card) - int(b.card)
-		case a.score != b.score:
-			if a.score < b.score {
-				return -1
-			}
-			return 1
-		}
-		return int(a.node) - int(b.node)
-	})
+	keys = radixSortRanks(keys, buf[len(feasible):])
 	for k := range keys {
 		feasible[k] = int(keys[k].node)
 	}
+}
+
+// radixSortRanks sorts keys by card, then score, then node, with tmp (as long) as scratch, and returns the
+// sorted slice (keys or tmp). The keys come in node order and each pass is stable, so the passes over the
+// score's bytes and then the card's bytes leave equal nodes in node order. A pass whose byte is the same in
+// every key is skipped (most of the card's, and the score's top bytes).
+func radixSortRanks(keys, tmp []rankKey) []rankKey {
+	if len(keys) < 2 {
+		return keys
+	}
+	src, dst := keys, tmp
+	for shift := uint(0); shift < 64+32; shift += 8 {
+		var count [256]int
+		byteOf := func(k *rankKey) byte {
+			if shift < 64 {
+				return byte(k.score >> shift)
+			}
+			return byte((uint32(k.card) ^ 1<<31) >> (shift - 64))
+		}
+		for i := range src {
+			count[byteOf(&src[i])]++
+		}
+		if count[byteOf(&src[0])] == len(src) {
+			continue
+		}
+		pos := 0
+		for b := range count {
+			pos, count[b] = pos+count[b], pos
+		}
+		for i := range src {
+			b := byteOf(&src[i])
+			dst[count[b]] = src[i]
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // rankKey is a feasible node's place in rankCompare's order: card rank, then score as ordered bits, then index.

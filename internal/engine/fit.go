@@ -46,8 +46,9 @@ type fitter struct {
 	// failed so, until the next node.
 	// With quick, fitNode leaves the statuses of the last node as they are until a walk writes them
 	// (clearPending): the facts' judgement never does.
-	orderStale, extraUsed, quick, clearPending bool
-	quickFacts                                 *nodeFacts
+	// migExtra says a MIG placement was added to extra since the last reset.
+	orderStale, extraUsed, quick, clearPending, migExtra bool
+	quickFacts                                           *nodeFacts
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -248,8 +249,13 @@ func (f *fitter) resetExtra(n *Node) {
 	}
 	if f.extraUsed || len(f.extra) != len(n.GPUs) {
 		f.extra = f.extra[:len(n.GPUs)]
-		for i := range f.extra {
-			f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+		if f.migExtra { // keep the placement lists' arrays for the next MIG walk
+			for i := range f.extra {
+				f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+			}
+			f.migExtra = false
+		} else {
+			clear(f.extra)
 		}
 		f.extraUsed = false
 	}
@@ -360,24 +366,7 @@ func (f *fitter) clearStatuses(statuses []GPUStatus) {
 		return
 	}
 	f.clearPending = false
-	for i := range statuses {
-		statuses[i].clearResult()
-	}
-}
-
-// clearResult empties what the walk writes. The identity fields (Index, UUID, Type, Numa) are left as they
-// are: the walk never reads them.
-func (s *GPUStatus) clearResult() {
-	s.Selected, s.other, s.instances = false, false, 0
-	if s.again != "" {
-		s.again = ""
-	}
-	if r := &s.Result; r.Gate != "" || r.Code != "" || r.Detail != "" || r.Unit != "" || r.Need != 0 || r.Have != 0 || r.Total != 0 {
-		s.Result = Check{} // written only when set: the scratch row is on the heap, and most are clear already
-	}
-	if s.Checks != nil {
-		s.Checks = nil
-	}
+	clear(statuses) // the identity fields too: the walk never reads them, and one clear costs less than a test per field
 }
 
 // identify fills the identity of node n's GPUs into st (one status per GPU, in the node's order).
@@ -597,7 +586,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				break // no placement: the check passed, so this is not reached
 			}
 			f.extra[gi].mig = append(f.extra[gi].mig, pl)
-			f.extraUsed = true
+			f.extraUsed, f.migExtra = true, true
 			pending = append(pending, gi)
 			// The second look counts its failure as one more reason of this GPU's.
 			if again := f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil); again.Failed() {
@@ -686,6 +675,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				// (AddResourceUsage, pkg/device/nvidia/device.go:651-652 at v2.10.0): later containers see it.
 				d.MigProfile, d.MigPlacement, d.MemMiB, d.Cores = prof.Name, &pl, prof.MemoryMB, prof.Core
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
+				f.migExtra = true
 			}
 		}
 		if kind.CoresMask {

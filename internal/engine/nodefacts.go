@@ -20,8 +20,10 @@ var judgeByFacts = true
 // nodeFacts is a node's devices summed up for quickShort. Only a node of one device type with neither MIG nor
 // cordoned devices gets them (ok); any other node is walked.
 type nodeFacts struct {
-	ok   bool
-	kind int
+	// score is the node's score (nodeScore) with no pod left out; every node has it.
+	score float64
+	ok    bool
+	kind  int
 	// unhealthy and noSlots count the devices that fail the health gate and, healthy, the slots gate (for a
 	// type whose Fit checks slots); firstUnhealthy and firstNoSlot are the first of each (-1 for none), the
 	// device each group offers as its example (every one shows the same headroom: none).
@@ -59,7 +61,8 @@ func (c *Cluster) factsOf(n *Node) *nodeFacts {
 
 // computeFacts sums up n's devices (see nodeFacts).
 func (c *Cluster) computeFacts(n *Node) *nodeFacts {
-	f := &nodeFacts{firstUnhealthy: -1, firstNoSlot: -1, bestOpen: -1, total: -1}
+	score := nodeScore(n, nil)
+	f := &nodeFacts{score: score, firstUnhealthy: -1, firstNoSlot: -1, bestOpen: -1, total: -1}
 	if len(n.GPUs) == 0 {
 		return f
 	}
@@ -69,7 +72,7 @@ func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 	for i := range n.GPUs {
 		g := &n.GPUs[i]
 		if int(g.Kind) != f.kind || g.Mode == ModeMIG || g.Cordoned {
-			return &nodeFacts{}
+			return &nodeFacts{score: score}
 		}
 		switch {
 		case !g.Healthy:

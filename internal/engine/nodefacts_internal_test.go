@@ -73,6 +73,14 @@ func TestFactsOnCrowdedNodes(t *testing.T) {
 			pods = append(pods, p)
 		}
 		for i, p := range pods {
+			if i%3 == 2 && len(placed) > 0 { // the facts of the nodes whose usage changes must follow
+				moved := placed[rng.IntN(len(placed))]
+				if rng.IntN(2) == 0 {
+					c.RemovePod(moved.Namespace, moved.Name)
+				} else {
+					c.SetPod(moved)
+				}
+			}
 			restore := SetJudgeByFacts(false)
 			walked := c.Evaluate(p, EvalOptions{})
 			restore()

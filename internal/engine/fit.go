@@ -356,7 +356,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		}
 	}
 	res.ok = true
-	f.clearStatuses(statuses) // a pod whose containers ran no walk (none) reads as cleared
+	if f.detail {
+		f.clearStatuses(statuses) // a detailed node's statuses are read: cleared if no walk wrote them
+	}
 	return res
 }
 
@@ -499,6 +501,9 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 			f.quickFacts = facts // nodefacts.go: the facts say every device's first failing gate
 			return ContainerPlacement{}, 0, 0, false
 		}
+	}
+	if judged == nil && f.quickFits(n, ci, r, numaBind, topology) {
+		return ContainerPlacement{}, 0, 0, true // nodefacts.go: only the yes is read
 	}
 	f.clearStatuses(statuses)
 	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {

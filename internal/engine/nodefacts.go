@@ -255,3 +255,51 @@ func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, 
 	f.checkInto(n, gi, r, 0, 0, nil, &c)
 	e.offer(n.Name, n.GPUs[gi].Index, &c)
 }
+
+// quickFits reports whether container ci certainly fits on n, for a caller that needs only the yes (evalRange's
+// fitting nodes: the chosen node is fitted again to build its placement). HAMi's walk takes each device that
+// passes every gate until it holds r.Count; when no gate depends on what the walk took before (no quota on the
+// way, no NUMA binding or topology, no family rows or choices, no MIG device taken twice) and nothing after this
+// container reads what it took (the last app container, or an init container, which leaves nothing behind), the
+// container fits exactly when r.Count devices pass, in whatever order they are looked at, and no sort is needed.
+// The statuses are not written; false says nothing (the walk decides).
+func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topology bool) bool {
+	if !f.quick || f.detail || f.build || numaBind || topology || !f.unsortedFailOK(r, numaBind) || !f.lastLook(ci) {
+		return false
+	}
+	kr, kind := &f.c.rows[r.Kind], &f.c.kinds[r.Kind]
+	if len(kr.early) > 0 || len(kr.late) > 0 || kind.Pair > 1 && r.Count > 1 || kind.Select != nil || kind.SelectInOrder != nil ||
+		kind.Prioritize != nil || kind.Topology != nil || kind.ScoreNode != nil || kind.CoresMask {
+		return false
+	}
+	facts := f.c.factsOf(n)
+	if !facts.ok || facts.kind != r.Kind || facts.open < r.Count || r.MemoryMiB <= 0 && facts.total < 0 ||
+		facts.free[r.Count-1] < r.MemoryOn(facts.total) {
+		return false // (the facts' open devices with the memory: fewer than asked for means the walk must say why)
+	}
+	pass := 0
+	var c Check
+	for gi := range n.GPUs {
+		if f.checkInto(n, gi, r, 0, 0, nil, &c); !c.Failed() {
+			if pass++; pass == r.Count {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lastLook reports whether nothing after container ci reads what its walk takes: an init container (tried
+// against the node alone) or the last app container.
+func (f *fitter) lastLook(ci int) bool {
+	cs := f.req.Containers
+	if cs[ci].Init {
+		return true
+	}
+	for j := ci + 1; j < len(cs); j++ {
+		if !cs[j].Init {
+			return false
+		}
+	}
+	return true
+}

@@ -372,6 +372,7 @@ func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
 	buf := make([]rankKey, 2*len(feasible)) // the keys and the radix sort's scratch, one allocation
 	keys := buf[:len(feasible)]
+	sameCard := true
 	for k, i := range feasible {
 		r := rank(i)
 		if r.score != r.score || r.card < math.MinInt32 || r.card > math.MaxInt32 || i > math.MaxInt32 {
@@ -383,44 +384,59 @@ func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
 			score = ^score
 		}
 		keys[k] = rankKey{score: score, card: int32(r.card), node: int32(i)}
+		sameCard = sameCard && keys[k].card == keys[0].card
 	}
-	keys = radixSortRanks(keys, buf[len(feasible):])
+	if sameCard {
+		keys = radixSortRanks(keys, buf[len(feasible):])
+	} else { // a card quota's ranks (rare): compare
+		slices.SortFunc(keys, func(a, b rankKey) int {
+			switch {
+			case a.card != b.card:
+				return int(a.card) - int(b.card)
+			case a.score != b.score:
+				if a.score < b.score {
+					return -1
+				}
+				return 1
+			}
+			return int(a.node) - int(b.node)
+		})
+	}
 	for k := range keys {
 		feasible[k] = int(keys[k].node)
 	}
 }
 
-// radixSortRanks sorts keys by card, then score, then node, with tmp (as long) as scratch, and returns the
-// sorted slice (keys or tmp). The keys come in node order and each pass is stable, so the passes over the
-// score's bytes and then the card's bytes leave equal nodes in node order. A pass whose byte is the same in
-// every key is skipped (most of the card's, and the score's top bytes).
+// radixSortRanks sorts keys by score, then node, with tmp (as long) as scratch, and returns the sorted slice
+// (keys or tmp); every key has the same card. The keys come in node order and each pass is stable, so the
+// passes over the score's bytes, lowest first, leave equal scores in node order. All eight histograms are
+// counted in one pass; a byte that is the same in every key is skipped.
 func radixSortRanks(keys, tmp []rankKey) []rankKey {
 	if len(keys) < 2 {
 		return keys
 	}
+	var count [8][256]int32
+	for i := range keys {
+		s := keys[i].score
+		for d := range count {
+			count[d][byte(s>>(8*d))]++
+		}
+	}
 	src, dst := keys, tmp
-	for shift := uint(0); shift < 64+32; shift += 8 {
-		var count [256]int
-		byteOf := func(k *rankKey) byte {
-			if shift < 64 {
-				return byte(k.score >> shift)
-			}
-			return byte((uint32(k.card) ^ 1<<31) >> (shift - 64))
-		}
-		for i := range src {
-			count[byteOf(&src[i])]++
-		}
-		if count[byteOf(&src[0])] == len(src) {
+	for d := range count {
+		c := &count[d]
+		if int(c[byte(src[0].score>>(8*d))]) == len(src) {
 			continue
 		}
-		pos := 0
-		for b := range count {
-			pos, count[b] = pos+count[b], pos
+		var pos int32
+		for b := range c {
+			pos, c[b] = pos+c[b], pos
 		}
+		shift := uint(8 * d)
 		for i := range src {
-			b := byteOf(&src[i])
-			dst[count[b]] = src[i]
-			count[b]++
+			b := byte(src[i].score >> shift)
+			dst[c[b]] = src[i]
+			c[b]++
 		}
 		src, dst = dst, src
 	}

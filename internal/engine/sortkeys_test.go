@@ -130,15 +130,19 @@ func TestNaNWeightsKeepTheOrder(t *testing.T) {
 }
 
 // TestSortFeasibleIsRankCompare holds the feasible sort on keys to the sort by rankCompare it replaced, on random
-// ranks with many ties, card ranks, -0 and +0, infinities and a NaN, under both node policies.
+// ranks with many ties, with and without card ranks, -0 and +0, infinities and a NaN, under both node policies.
 func TestSortFeasibleIsRankCompare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	scores := []float64{0, math.Copysign(0, -1), 1.5, 1.5, 2, -3, math.Inf(1), math.Inf(-1), 7.25}
+	// Neighbours of 1.5 differ from it in the lowest byte only, as a radix sort's first pass sees them.
+	scores := []float64{0, math.Copysign(0, -1), 1.5, 1.5, math.Nextafter(1.5, 2), math.Nextafter(1.5, 1), 2, -3, math.Inf(1), math.Inf(-1), 7.25}
 	for round := 0; round < 3000; round++ {
 		n := 1 + rng.IntN(60)
 		ranks := make([]nodeRank, n)
 		for i := range ranks {
-			ranks[i] = nodeRank{card: rng.IntN(3), score: scores[rng.IntN(len(scores))]}
+			ranks[i] = nodeRank{score: scores[rng.IntN(len(scores))]}
+			if round%2 == 0 { // card ranks on every other round: the others take the radix sort
+				ranks[i].card = rng.IntN(3)
+			}
 			if rng.IntN(4) == 0 {
 				ranks[i].score = rng.Float64() * 30
 			}

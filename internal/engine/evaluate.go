@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -149,9 +150,9 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			// several times more).
 			spread := req.NodePolicy == PolicySpread
 			if sum != nil {
-				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rows[a].rank(), rows[b].rank(), a, b) })
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rows[i].rank() })
 			} else {
-				slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rankOf(&v.Nodes[a]), rankOf(&v.Nodes[b]), a, b) })
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rankOf(&v.Nodes[i]) })
 			}
 		}
 		if sum != nil {
@@ -217,6 +218,8 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 	// One scratch row of GPU results is reused for every node; only nodes asked for in detail keep a copy.
 	scratch := make([]GPUStatus, maxGPUs)
 	r := rangeResult{best: -1}
+	f.quick = judgeByFacts // every failed node's answer below reads res.facts when set
+	defer func() { f.quick = false }()
 	var examples []GPUStatus
 	var brief NodeStatus
 	for i := lo; i < hi; i++ {
@@ -237,7 +240,13 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			identify(n, ns.GPUs)
 		}
 		if res.ok {
-			ns.Fits, ns.Score = true, nodeScore(n, self)+f.familyScore(n)
+			score := 0.0
+			if !judgeByFacts || self != nil && self.Node == n.Name {
+				score = nodeScore(n, self)
+			} else {
+				score = c.factsOf(n).score // nodefacts.go: computed once per change of the node
+			}
+			ns.Fits, ns.Score = true, score+f.familyScore(n)
 			if _, rank := f.card.gate(n, f.cardModels); rank > 0 {
 				ns.CardRank = rank
 			}
@@ -258,6 +267,28 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			if res.reason != "" {
 				ns.Reason = res.reason
 			}
+		} else if res.facts != nil {
+			// The facts judged the container (nodefacts.go): the statuses were not written.
+			cr := &f.req.Containers[res.container]
+			ns.Container = cr.Name
+			ns.Code, ns.Reason = f.quickReasons(n, res.facts, cr)
+			if rows == nil {
+				if ex := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
+					if examples == nil {
+						examples = make([]GPUStatus, 0, hi-lo)
+					}
+					examples = append(examples, GPUStatus{})
+					e := &examples[len(examples)-1]
+					f.checkInto(n, ex, cr, 0, 0, nil, &e.Result)
+					e.identify(&n.GPUs[ex])
+					ns.Example = e
+				}
+			}
+			r.agg.addQuick(f, n, ns, res.facts, cr)
+			if rows != nil {
+				rows[i] = r.outcomes.brief(ns)
+			}
+			continue
 		} else {
 			ns.Container = req.Containers[res.container].Name
 			ns.Code, ns.Reason = f.gpuReasons(st)
@@ -334,6 +365,102 @@ func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 	return 1
 }
 
+// sortFeasible sorts feasible (node indices in ascending order) by rankCompare, comparing one key per node made
+// once instead of two ranks per comparison. rankCompare is a total order without NaN scores, so any sort gives
+// its one order; with a NaN (where rankCompare finds no order) the comparisons rankCompare makes decide, as
+// before.
+func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
+	buf := make([]rankKey, 2*len(feasible)) // the keys and the radix sort's scratch, one allocation
+	keys := buf[:len(feasible)]
+	sameCard := true
+	for k, i := range feasible {
+		r := rank(i)
+		if r.score != r.score || r.card < math.MinInt32 || r.card > math.MaxInt32 || i > math.MaxInt32 {
+			slices.SortFunc(feasible, func(a, b int) int { return rankCompare(spread, rank(a), rank(b), a, b) })
+			return
+		}
+		score := orderedBits64(r.score) // spread: the lowest score first
+		if !spread {
+			score = ^score
+		}
+		keys[k] = rankKey{score: score, card: int32(r.card), node: int32(i)}
+		sameCard = sameCard && keys[k].card == keys[0].card
+	}
+	if sameCard {
+		keys = radixSortRanks(keys, buf[len(feasible):])
+	} else { // a card quota's ranks (rare): compare
+		slices.SortFunc(keys, func(a, b rankKey) int {
+			switch {
+			case a.card != b.card:
+				return int(a.card) - int(b.card)
+			case a.score != b.score:
+				if a.score < b.score {
+					return -1
+				}
+				return 1
+			}
+			return int(a.node) - int(b.node)
+		})
+	}
+	for k := range keys {
+		feasible[k] = int(keys[k].node)
+	}
+}
+
+// radixSortRanks sorts keys by score, then node, with tmp (as long) as scratch, and returns the sorted slice
+// (keys or tmp); every key has the same card. The keys come in node order and each pass is stable, so the
+// passes over the score's bytes, lowest first, leave equal scores in node order. All eight histograms are
+// counted in one pass; a byte that is the same in every key is skipped.
+func radixSortRanks(keys, tmp []rankKey) []rankKey {
+	if len(keys) < 2 {
+		return keys
+	}
+	var count [8][256]int32
+	for i := range keys {
+		s := keys[i].score
+		for d := range count {
+			count[d][byte(s>>(8*d))]++
+		}
+	}
+	src, dst := keys, tmp
+	for d := range count {
+		c := &count[d]
+		if int(c[byte(src[0].score>>(8*d))]) == len(src) {
+			continue
+		}
+		var pos int32
+		for b := range c {
+			pos, c[b] = pos+c[b], pos
+		}
+		shift := uint(8 * d)
+		for i := range src {
+			b := byte(src[i].score >> shift)
+			dst[c[b]] = src[i]
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
+// rankKey is a feasible node's place in rankCompare's order: card rank, then score as ordered bits, then index.
+type rankKey struct {
+	score      uint64
+	card, node int32
+}
+
+// orderedBits64 maps a float64 other than NaN to a uint64 in the same order; -0 and +0 map to one value.
+func orderedBits64(v float64) uint64 {
+	if v == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(v)
+	if b&(1<<63) != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
 func (a nodeRank) beats(policy string, b nodeRank) bool {
 	if a.card != b.card {
 		return a.card < b.card
@@ -404,6 +531,19 @@ func (k *reasonKey) add(code Code, n int) bool {
 	return true
 }
 
+// same is k == o, comparing the codes by sameCode.
+func (k *reasonKey) same(o *reasonKey) bool {
+	if k.gpus != o.gpus || k.k != o.k || k.counts != o.counts {
+		return false
+	}
+	for j := 0; j < k.k; j++ {
+		if !sameCode(k.codes[j], o.codes[j]) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameCode is a == b without a call where both are the same constant (the codes the gates write), which is
 // most of the comparisons of a node's devices.
 func sameCode(a, b Code) bool {
@@ -430,16 +570,21 @@ func (f *fitter) gpuReasons(st []GPUStatus) (Code, string) {
 			return gpuReasons(st) // rare: more distinct codes than the key holds
 		}
 	}
+	return f.reasonsFor(key)
+}
+
+// reasonsFor is reasonText of a key through the fitter's cache.
+func (f *fitter) reasonsFor(key reasonKey) (Code, string) {
 	rc := f.reasonCache
 	if rc == nil {
 		rc = &reasonCache{texts: map[reasonKey]cachedReason{}}
 		f.reasonCache = rc
-	} else if rc.lastSet && key == rc.lastKey { // neighbouring nodes mostly fail alike: no hash
+	} else if rc.lastSet && key.same(&rc.lastKey) { // neighbouring nodes mostly fail alike: no hash
 		return rc.last.code, rc.last.text
 	}
 	r, ok := rc.texts[key]
 	if !ok {
-		r.code, r.text = gpuReasons(st)
+		r.code, r.text = reasonText(key.codes[:key.k], key.counts[:key.k], key.gpus)
 		rc.texts[key] = r
 	}
 	rc.lastKey, rc.last, rc.lastSet = key, r, true
@@ -504,6 +649,13 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 			counts[j] += cw.n
 		}
 	}
+	return reasonText(codes[:k], counts[:k], len(st))
+}
+
+// reasonText is the FailedNodes text and the most common code of a node of gpus devices whose counted codes
+// are codes (distinct, at most 16), counts[j] times each.
+func reasonText(codes []Code, counts []int, gpus int) (Code, string) {
+	k := len(codes)
 	if k == 0 {
 		return "", ""
 	}
@@ -511,7 +663,7 @@ func gpuReasons(st []GPUStatus) (Code, string) {
 	dom := 0
 	var b strings.Builder
 	for j := 0; j < k; j++ {
-		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(len(st)) + " " + string(codes[j])
+		parts[j] = strconv.Itoa(counts[j]) + "/" + strconv.Itoa(gpus) + " " + string(codes[j])
 		if counts[j] > counts[dom] || counts[j] == counts[dom] && GateRank(codes[j]) < GateRank(codes[dom]) {
 			dom = j
 		}

@@ -43,16 +43,7 @@ type aggregate struct {
 
 // add records a failed node. st is the node's GPU results for the failing container.
 func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res nodeFit) {
-	found := false
-	for i := range a.codes {
-		if a.codes[i].Code == ns.Code {
-			a.codes[i].Nodes++
-			found = true
-		}
-	}
-	if !found {
-		a.codes = append(a.codes, ReasonCount{Code: ns.Code, Nodes: 1})
-	}
+	a.countNode(ns.Code)
 	if res.fitCheck != nil {
 		a.ex(ns.Code).offer(n.Name, -1, res.fitCheck)
 	}
@@ -106,6 +97,20 @@ func (a *aggregate) add(f *fitter, n *Node, ns *NodeStatus, st []GPUStatus, res 
 		if m := kthLargest(a.free, r.Count); m > a.memFit {
 			a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
 		}
+	}
+}
+
+// countNode counts one more failed node of code.
+func (a *aggregate) countNode(code Code) {
+	found := false
+	for i := range a.codes {
+		if a.codes[i].Code == code {
+			a.codes[i].Nodes++
+			found = true
+		}
+	}
+	if !found {
+		a.codes = append(a.codes, ReasonCount{Code: code, Nodes: 1})
 	}
 }
 

@@ -1,5 +1,7 @@
 package engine
 
+import corev1 "k8s.io/api/core/v1"
+
 // SetParallelMinNodes lets the external tests force the sequential or the parallel walk; it returns the
 // restore.
 func SetParallelMinNodes(n int) func() {
@@ -13,4 +15,33 @@ func SetUnsortedFail(on bool) func() {
 	old := unsortedFail
 	unsortedFail = on
 	return func() { unsortedFail = old }
+}
+
+// SetJudgeByFacts turns the facts' judgement of failing containers (nodefacts.go) on or off; it returns the
+// restore.
+func SetJudgeByFacts(on bool) func() {
+	old := judgeByFacts
+	judgeByFacts = on
+	return func() { judgeByFacts = old }
+}
+
+// FactsJudged counts the nodes where the facts, not the walk, judge pod's failing container in Evaluate.
+func FactsJudged(c *Cluster, pod *corev1.Pod) int { return len(factsJudged(c, pod)) }
+
+// factsJudged are the nodes where the facts judge pod's failing container in Evaluate.
+func factsJudged(c *Cluster, pod *corev1.Pod) []*Node {
+	req, _ := parseRequest(pod, c.cfg, c.kinds)
+	if _, hami := c.schedulerOf(pod); !hami || !req.WantsGPU() {
+		return nil
+	}
+	f := newFitter(c, req, c.pods[pod.Namespace+"/"+pod.Name], false)
+	f.card, f.kube = c.cardStatus(pod), c.kubeGateFor(pod, EvalOptions{}.Kube)
+	f.quick = true
+	var out []*Node
+	for _, node := range c.nodeList {
+		if res := f.fitNode(node, make([]GPUStatus, len(node.GPUs)), nil); res.facts != nil {
+			out = append(out, node)
+		}
+	}
+	return out
 }

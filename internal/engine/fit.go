@@ -40,8 +40,15 @@ type fitter struct {
 	// ignoreFilters lets cordon, type and UUID filters pass, to find GPUs only a filter excludes.
 	ignoreFilters bool
 	// orderStale says order must be reset to the node's registration order before the next sort; extraUsed
-	// that extra holds something of the node fitted last (resetExtra clears it only then).
-	orderStale, extraUsed bool
+	// that extra holds something of the node fitted last (resetExtra clears it only then). quick lets a
+	// container that quickShort judges fail without its walk (nodefacts.go): only callers that read a failed
+	// node's answer through the facts (evalRange) set it; quickFacts are the facts of the node whose container
+	// failed so, until the next node.
+	// With quick, fitNode leaves the statuses of the last node as they are until a walk writes them
+	// (clearPending): the facts' judgement never does.
+	// migExtra says a MIG placement was added to extra since the last reset.
+	orderStale, extraUsed, quick, clearPending, migExtra bool
+	quickFacts                                           *nodeFacts
 	// orig is the pod's request as read; req is the fitter's own copy of it when a type resolves its request
 	// per node (ownRequest), else orig.
 	orig *PodRequest
@@ -224,9 +231,12 @@ type nodeFit struct {
 	reason    string // kube-scheduler's reasons, for a failure of its checks; a family node row's HAMi text
 	// fitCode and fitReason are the family's own reason for a failing container (Kind.FitFailure), in place
 	// of the per-device count; "" when it has none.
-	fitCode    Code
-	fitReason  string
-	fitCheck   *Check
+	fitCode   Code
+	fitReason string
+	fitCheck  *Check
+	// facts are the node's facts when its failing container was judged by them (quickShort): the statuses
+	// are then not written.
+	facts      *nodeFacts
 	container  int // index into req.Containers of the first failing container
 	gpus       []GPUStatus
 	containers []ContainerPlacement
@@ -239,8 +249,13 @@ func (f *fitter) resetExtra(n *Node) {
 	}
 	if f.extraUsed || len(f.extra) != len(n.GPUs) {
 		f.extra = f.extra[:len(n.GPUs)]
-		for i := range f.extra {
-			f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+		if f.migExtra { // keep the placement lists' arrays for the next MIG walk
+			for i := range f.extra {
+				f.extra[i] = extraUse{mig: f.extra[i].mig[:0]}
+			}
+			f.migExtra = false
+		} else {
+			clear(f.extra)
 		}
 		f.extraUsed = false
 	}
@@ -263,8 +278,10 @@ func (f *fitter) resetExtra(n *Node) {
 // cost more than the gates).
 func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 	res := nodeFit{container: -1, gpus: statuses}
-	for i := range statuses {
-		statuses[i].clearResult()
+	f.quickFacts = nil
+	f.clearPending = true
+	if !f.quick {
+		f.clearStatuses(statuses)
 	}
 	// kube-scheduler's own filters run before it calls HAMi's: a node they reject is never HAMi's to judge.
 	if f.kube != nil && !f.kube.passes(n) {
@@ -302,7 +319,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		f.restoreExtra(saved)
 		if !ok {
 			res.container = ci
-			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			if res.facts = f.quickFacts; res.facts == nil { // quickShort leaves out the kinds with a fitFailure
+				res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			}
 			return res
 		}
 		if f.build {
@@ -325,7 +344,9 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		cp, mem, cores, ok := f.fitContainer(n, ci, podMem, podCores, statuses)
 		if !ok {
 			res.container = ci
-			res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			if res.facts = f.quickFacts; res.facts == nil { // quickShort leaves out the kinds with a fitFailure
+				res.fitCode, res.fitReason, res.fitCheck = f.fitFailure(n, ci, statuses)
+			}
 			return res
 		}
 		podMem += mem
@@ -335,22 +356,19 @@ func (f *fitter) fitNode(n *Node, statuses []GPUStatus, now nowFunc) nodeFit {
 		}
 	}
 	res.ok = true
+	if f.detail {
+		f.clearStatuses(statuses) // a detailed node's statuses are read: cleared if no walk wrote them
+	}
 	return res
 }
 
-// clearResult empties what the walk writes. The identity fields (Index, UUID, Type, Numa) are left as they
-// are: the walk never reads them.
-func (s *GPUStatus) clearResult() {
-	s.Selected, s.other, s.instances = false, false, 0
-	if s.again != "" {
-		s.again = ""
+// clearStatuses clears the node's statuses once before the first walk writes them.
+func (f *fitter) clearStatuses(statuses []GPUStatus) {
+	if !f.clearPending {
+		return
 	}
-	if r := &s.Result; r.Gate != "" || r.Code != "" || r.Detail != "" || r.Unit != "" || r.Need != 0 || r.Have != 0 || r.Total != 0 {
-		s.Result = Check{} // written only when set: the scratch row is on the heap, and most are clear already
-	}
-	if s.Checks != nil {
-		s.Checks = nil
-	}
+	f.clearPending = false
+	clear(statuses) // the identity fields too: the walk never reads them, and one clear costs less than a test per field
 }
 
 // identify fills the identity of node n's GPUs into st (one status per GPU, in the node's order).
@@ -478,15 +496,30 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	// placements in extra[].mig until the walk ends (CustomFilterRule places them again, 602-619).
 	revisit := f.c.rows[r.Kind].mig && !topology
 	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
+	if judged == nil {
+		if facts, ok := f.quickShort(n, r, numaBind); ok {
+			f.quickFacts = facts // nodefacts.go: the facts say every device's first failing gate
+			return ContainerPlacement{}, 0, 0, false
+		}
+	}
+	if judged == nil && f.quickFits(n, ci, r, numaBind, topology) {
+		return ContainerPlacement{}, 0, 0, true // nodefacts.go: only the yes is read
+	}
+	f.clearStatuses(statuses)
 	if f.unsortedFailOK(r, numaBind) && f.certainlyShort(n, r, judged, revisit) {
 		f.failUnsorted(n, r, podMem, podCores, statuses, judged) // unsorted.go: the sort cannot change a failure
 		return ContainerPlacement{}, 0, 0, false
 	}
-	if f.orderStale { // set where HAMi starts from the node's device list; a failing container never reads it
+	switch {
+	case f.orderStale && f.orderFromFacts(n, r): // nodefacts.go: the first sort, when the node's usage alone decides it
+		f.orderStale = false
+	case f.orderStale: // set where HAMi starts from the node's device list; a failing container never reads it
 		f.resetOrder(n)
 		f.orderStale = false
+		f.sortGPUs(n, r)
+	default:
+		f.sortGPUs(n, r)
 	}
-	f.sortGPUs(n, r)
 	sel := f.sel[:0]
 	var selMem, selCores int64
 	prevNuma, started := 0, false
@@ -558,7 +591,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				break // no placement: the check passed, so this is not reached
 			}
 			f.extra[gi].mig = append(f.extra[gi].mig, pl)
-			f.extraUsed = true
+			f.extraUsed, f.migExtra = true, true
 			pending = append(pending, gi)
 			// The second look counts its failure as one more reason of this GPU's.
 			if again := f.checkGPU(n, gi, r, podMem+selMem, podCores+selCores, nil); again.Failed() {
@@ -647,6 +680,7 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 				// (AddResourceUsage, pkg/device/nvidia/device.go:651-652 at v2.10.0): later containers see it.
 				d.MigProfile, d.MigPlacement, d.MemMiB, d.Cores = prof.Name, &pl, prof.MemoryMB, prof.Core
 				f.extra[gi].mig = append(f.extra[gi].mig, pl)
+				f.migExtra = true
 			}
 		}
 		if kind.CoresMask {

@@ -263,7 +263,7 @@ func init() {
 // codeIndex maps a code to its slot in an aggregate's arrays; unknown codes share the last.
 func codeIndex(c Code) int {
 	for i, k := range tableCodes {
-		if k == c {
+		if sameCode(k, c) {
 			return i
 		}
 	}

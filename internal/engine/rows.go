@@ -28,6 +28,9 @@ type kindRows struct {
 	// otherDetail is the "device" result's text for a device of each Kind (by index) this type's request is
 	// not judged on, made once here instead of per device of every node walked.
 	otherDetail []string
+	// groupCode are the aggregate slots (codeIndex) of the health, slots and memory codes, the groups of a
+	// node's facts (nodefacts.go).
+	groupCode [3]int
 }
 
 func compileRows(kinds []device.Kind) []kindRows {
@@ -43,6 +46,7 @@ func compileRows(kinds []device.Kind) []kindRows {
 		if c := kinds[k].UnhealthyCode; c != "" {
 			kr.unhealthy = Code(c)
 		}
+		kr.groupCode = [3]int{codeIndex(kr.unhealthy), codeIndex(CardTimeSlicingExhausted), codeIndex(CardInsufficientMemory)}
 		for i := range kinds[k].Rows {
 			r := &kinds[k].Rows[i]
 			switch {

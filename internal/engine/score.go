@@ -28,7 +28,11 @@ func (f *fitter) gpuScore(g *GPU, gi int, r *ContainerRequest) float32 {
 		cores += r.Cores
 		mem += r.MemoryOn(g.TotalMem)
 	}
-	w := f.req.Weights
+	return usageScore(g, slots, mem, cores, f.req.Weights)
+}
+
+// usageScore is gpuScore's arithmetic for the usage given (a GPU registering no slots, cores or memory aside).
+func usageScore(g *GPU, slots int32, mem, cores int64, w Weights) float32 {
 	u := float32(slots) / float32(g.Slots)
 	c := float32(cores) / float32(g.TotalCores)
 	m := float32(mem) / float32(g.TotalMem)

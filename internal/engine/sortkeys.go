@@ -8,19 +8,20 @@ import "math"
 // the same, so the order is the same (TestSortByKeysIsLess). It reports false, leaving f.order alone, for the
 // other rules, a NUMA node outside int32 and a NaN score (Less finds no order between a NaN and anything; a key
 // would).
-func (f *fitter) sortByKeys(n *Node) bool {
-	r := &f.rule
-	o := f.order
+func (f *fitter) sortByKeys(n *Node) bool { return sortByKeys(n, f.order, f.scores, &f.rule) }
+
+// sortByKeys sorts o (positions in n.GPUs) by scores under rule r, as fitter.sortByKeys.
+func sortByKeys(n *Node, o []int, scores []float32, r *sortRule) bool {
 	if r.chain != nil || r.mutex || len(o) > sortInsertionMax {
 		return false
 	}
 	var keys [sortInsertionMax]uint64
 	for p, gi := range o {
 		numa := n.GPUs[gi].Numa
-		if numa < math.MinInt32 || numa > math.MaxInt32 || f.scores[gi] != f.scores[gi] {
+		if numa < math.MinInt32 || numa > math.MaxInt32 || scores[gi] != scores[gi] {
 			return false // a NaN score (weights from the pod's annotation: NaN, or Inf times 0) orders as Less does
 		}
-		score := orderedBits(f.scores[gi])  // ascending: binpack's scores
+		score := orderedBits(scores[gi])    // ascending: binpack's scores
 		node := uint32(int32(numa)) ^ 1<<31 // ascending
 		if !r.binpack {
 			score = ^score // spread: the highest score first

@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -95,18 +94,6 @@ func TestRankCompareIsBeats(t *testing.T) {
 	}
 }
 
-// TestCheckFieldsAreCleared keeps clearResult's field list complete: it names every field of Check.
-func TestCheckFieldsAreCleared(t *testing.T) {
-	if n := reflect.TypeFor[Check]().NumField(); n != 7 {
-		t.Fatalf("Check has %d fields; clearResult (fit.go) tests 7: add the new one there and here", n)
-	}
-	s := GPUStatus{Result: Check{Total: 1}}
-	s.clearResult()
-	if s.Result != (Check{}) {
-		t.Fatalf("a result with only a total was not cleared: %+v", s.Result)
-	}
-}
-
 // TestSameCodeIsEquality: sameCode's shortcut for one constant must not change what == says.
 func TestSameCodeIsEquality(t *testing.T) {
 	codes := []Code{"", CardInsufficientMemory, Code(strings.Clone(string(CardInsufficientMemory))), CardInsufficientCore,
@@ -137,6 +124,45 @@ func TestNaNWeightsKeepTheOrder(t *testing.T) {
 			}
 			if got := v.Placement.Containers[0].Devices[0].UUID; got != "gpu-c" {
 				t.Errorf("%s, %s: placed on %s, want gpu-c (no order among NaN scores)", w, policy, got)
+			}
+		}
+	}
+}
+
+// TestSortFeasibleIsRankCompare holds the feasible sort on keys to the sort by rankCompare it replaced, on random
+// ranks with many ties, with and without card ranks, -0 and +0, infinities and a NaN, under both node policies.
+func TestSortFeasibleIsRankCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	// Neighbours of 1.5 differ from it in the lowest byte only, as a radix sort's first pass sees them.
+	scores := []float64{0, math.Copysign(0, -1), 1.5, 1.5, math.Nextafter(1.5, 2), math.Nextafter(1.5, 1), 2, -3, math.Inf(1), math.Inf(-1), 7.25}
+	for round := 0; round < 3000; round++ {
+		n := 1 + rng.IntN(60)
+		ranks := make([]nodeRank, n)
+		for i := range ranks {
+			ranks[i] = nodeRank{score: scores[rng.IntN(len(scores))]}
+			if round%2 == 0 { // card ranks on every other round: the others take the radix sort
+				ranks[i].card = rng.IntN(3)
+			}
+			if rng.IntN(4) == 0 {
+				ranks[i].score = rng.Float64() * 30
+			}
+		}
+		if round%10 == 0 {
+			ranks[rng.IntN(n)].score = math.NaN()
+		}
+		var feasible []int
+		for i := range ranks {
+			if rng.IntN(5) > 0 {
+				feasible = append(feasible, i)
+			}
+		}
+		for _, spread := range []bool{false, true} {
+			want := slices.Clone(feasible)
+			slices.SortFunc(want, func(a, b int) int { return rankCompare(spread, ranks[a], ranks[b], a, b) })
+			got := slices.Clone(feasible)
+			sortFeasible(got, spread, func(i int) nodeRank { return ranks[i] })
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d spread=%v ranks %v: got %v, want %v", round, spread, ranks, got, want)
 			}
 		}
 	}

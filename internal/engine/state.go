@@ -90,6 +90,7 @@ type Node struct {
 	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
 	judged    [][]bool          // per Kind, the GPUs its requests are judged on when not its own (sees.go); nil mostly
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
+	facts     *nodeFacts        // its devices summed up (nodefacts.go); nil until asked for after a change
 }
 
 // DevicesOf is the number of the node's devices of kind k (an index in Config.Kinds).
@@ -125,6 +126,7 @@ const smallNode = 16
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
 	c := *n
+	c.facts = nil
 	c.kindCount = append([]int(nil), n.kindCount...)
 	c.GPUs = make([]GPU, len(n.GPUs))
 	copy(c.GPUs, n.GPUs)
@@ -577,6 +579,7 @@ func (c *Cluster) unlistOnNode(p *PodAllocation) {
 
 // applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.
 func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
+	n.facts = nil // its usage changes
 	var probs []Problem
 	for _, u := range p.Uses {
 		g := n.GPUByUUID(u.UUID)

@@ -1,0 +1,305 @@
+package engine
+
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+)
+
+// A node's facts are what its devices say before any pod is looked at: how many are unhealthy, how many have
+// no free slot, and the free memory of the rest. They change only when the node's usage or registration does,
+// so they are computed once per change (lazily, by the first evaluation that asks) instead of once per
+// evaluation. They let a container that asks for more memory than any open device has free be judged without
+// walking the devices: each device's first failing gate is then known from its group (health, slots, memory),
+// and so are the node's reason, its example device and what the explanation counts.
+
+// judgeByFacts switches quickShort and orderFromFacts; tests turn it off to compare the answers with the
+// walk's and the sort's.
+var judgeByFacts = true
+
+// nodeFacts is a node's devices summed up for quickShort. Only a node of one device type with neither MIG nor
+// cordoned devices gets them (ok); any other node is walked.
+type nodeFacts struct {
+	// score is the node's score (nodeScore) with no pod left out; every node has it.
+	score float64
+	ok    bool
+	kind  int
+	// unhealthy and noSlots count the devices that fail the health gate and, healthy, the slots gate (for a
+	// type whose Fit checks slots); firstUnhealthy and firstNoSlot are the first of each (-1 for none), the
+	// device each group offers as its example (every one shows the same headroom: none).
+	unhealthy, noSlots          int
+	firstUnhealthy, firstNoSlot int
+	// open are the other devices' positions; free their free memory (total - used, as the memory gate reads
+	// it), largest first, and bestOpen the first open device with the largest; total is their common total
+	// memory, or -1 when they differ (a request in percent then needs the walk).
+	open     int
+	free     []int64
+	bestOpen int
+	total    int64
+	// spread and binpack are HAMi's device order for a container of the node's type under the single spread
+	// and binpack rules with the default weights, from the registration order and the node's own usage: what
+	// fitContainer's first sort on the node gives when nothing of the pod is overlaid (ordered). nil when the
+	// insertion sort does not apply (more than sortInsertionMax devices) or the type's score adds the request
+	// (a type registering its CommonWord as the device type).
+	spread, binpack []int
+}
+
+// defaultWeights are the device scoring weights of a pod without hami.io/device-scoring-weights.
+var defaultWeights = Weights{Slot: 1, Core: 1, Memory: 1}
+
+// factsOf returns n's facts, computing them on first use after a change. Evaluations may run at once on one
+// cluster, so the pointer is read and written atomically; two computing at once write equal facts.
+func (c *Cluster) factsOf(n *Node) *nodeFacts {
+	p := (*unsafe.Pointer)(unsafe.Pointer(&n.facts))
+	if f := (*nodeFacts)(atomic.LoadPointer(p)); f != nil {
+		return f
+	}
+	f := c.computeFacts(n)
+	atomic.StorePointer(p, unsafe.Pointer(f))
+	return f
+}
+
+// computeFacts sums up n's devices (see nodeFacts).
+func (c *Cluster) computeFacts(n *Node) *nodeFacts {
+	score := nodeScore(n, nil)
+	f := &nodeFacts{score: score, firstUnhealthy: -1, firstNoSlot: -1, bestOpen: -1, total: -1}
+	if len(n.GPUs) == 0 {
+		return f
+	}
+	f.kind = int(n.GPUs[0].Kind)
+	unslotted := c.rows[f.kind].unslotted
+	var best int64
+	for i := range n.GPUs {
+		g := &n.GPUs[i]
+		if int(g.Kind) != f.kind || g.Mode == ModeMIG || g.Cordoned {
+			return &nodeFacts{score: score}
+		}
+		switch {
+		case !g.Healthy:
+			if f.unhealthy++; f.firstUnhealthy < 0 {
+				f.firstUnhealthy = i
+			}
+		case g.Slots <= g.UsedSlots && !unslotted:
+			if f.noSlots++; f.firstNoSlot < 0 {
+				f.firstNoSlot = i
+			}
+		default:
+			free := g.TotalMem - g.UsedMem
+			if f.open == 0 {
+				f.total = g.TotalMem
+			} else if f.total != g.TotalMem {
+				f.total = -1
+			}
+			if f.open == 0 || free > best {
+				best, f.bestOpen = free, i
+			}
+			f.open++
+			f.free = append(f.free, free)
+		}
+	}
+	slices.Sort(f.free)
+	slices.Reverse(f.free)
+	f.ok = true
+	c.orderFacts(n, f)
+	return f
+}
+
+// orderFacts fills f.spread and f.binpack (see nodeFacts).
+func (c *Cluster) orderFacts(n *Node, f *nodeFacts) {
+	if len(n.GPUs) > sortInsertionMax {
+		return
+	}
+	var scores [sortInsertionMax]float32
+	for i := range n.GPUs {
+		g := &n.GPUs[i]
+		if c.kinds[f.kind].Name == g.Type {
+			return
+		}
+		if g.Slots != 0 && g.TotalCores != 0 && g.TotalMem != 0 {
+			scores[i] = usageScore(g, g.UsedSlots, g.UsedMem, g.UsedCores, defaultWeights)
+		}
+	}
+	orders := make([]int, 2*len(n.GPUs)) // one allocation for both
+	for k, r := range [2]sortRule{{}, {binpack: true}} {
+		o := orders[k*len(n.GPUs) : (k+1)*len(n.GPUs)]
+		copy(o, n.regOrder)
+		if len(n.regOrder) != len(n.GPUs) {
+			copy(o, registrationOrder(n.GPUs))
+		}
+		if !sortByKeys(n, o, scores[:len(n.GPUs)], &r) {
+			return
+		}
+	}
+	f.spread, f.binpack = orders[:len(n.GPUs)], orders[len(n.GPUs):]
+}
+
+// orderFromFacts sets f.order to the node's cached order when it is the one sortGPUs would give: the first
+// sort on the node (from the registration order), nothing of the pod overlaid, the default weights and a single
+// spread or binpack rule without NUMA groups.
+func (f *fitter) orderFromFacts(n *Node, r *ContainerRequest) bool {
+	rule := &f.rule
+	if !judgeByFacts || f.extraUsed || rule.chain != nil || rule.mutex || rule.numaGroups || f.req.Weights != defaultWeights {
+		return false
+	}
+	facts := f.c.factsOf(n)
+	if !facts.ok || facts.kind != r.Kind || facts.spread == nil {
+		return false
+	}
+	if rule.binpack {
+		f.order = append(f.order[:0], facts.binpack...)
+	} else {
+		f.order = append(f.order[:0], facts.spread...)
+	}
+	return true
+}
+
+// quickShort reports whether container r certainly fails on n with every device's first failing gate given by
+// its group in n's facts: the walk then need not run (evalRange builds the node's answer from the facts). It
+// holds when nothing but health, slots and memory can decide a device: no selector, family row, mutex, quota,
+// NUMA binding or per-device detail is in play, no usage of the pod's own is overlaid, and no open device has
+// the memory asked for.
+func (f *fitter) quickShort(n *Node, r *ContainerRequest, numaBind bool) (*nodeFacts, bool) {
+	if !f.quick || f.extraUsed || f.req.Mutex || f.ignoreFilters || !f.unsortedFailOK(r, numaBind) {
+		return nil, false
+	}
+	kr := &f.c.rows[r.Kind]
+	if len(kr.early) > 0 || !f.sels[r.Kind].none() {
+		return nil, false
+	}
+	if k := &f.c.kinds[r.Kind]; k.Pair > 1 && r.Count > 1 || k.FitFailure != nil {
+		return nil, false
+	}
+	facts := f.c.factsOf(n)
+	if !facts.ok || facts.kind != r.Kind {
+		return nil, false
+	}
+	if facts.open > 0 {
+		if r.MemoryMiB <= 0 && facts.total < 0 {
+			return nil, false
+		}
+		if r.MemoryOn(facts.total) <= facts.free[0] {
+			return nil, false
+		}
+	}
+	return facts, true
+}
+
+// none reports whether the selectors pass every device (no mode, type or UUID filter).
+func (s *selectors) none() bool {
+	return s == nil || s.mode == "" && len(s.useTypes) == 0 && len(s.noUseTypes) == 0 && len(s.useUUIDs) == 0 && len(s.noUseUUIDs) == 0
+}
+
+// quickReasons is gpuReasons for a node quickShort judged: the health, slots and memory codes by group.
+func (f *fitter) quickReasons(n *Node, facts *nodeFacts, r *ContainerRequest) (Code, string) {
+	var key reasonKey
+	key.gpus = len(n.GPUs)
+	if facts.unhealthy > 0 {
+		key.add(f.c.rows[r.Kind].unhealthy, facts.unhealthy)
+	}
+	if facts.noSlots > 0 {
+		key.add(CardTimeSlicingExhausted, facts.noSlots)
+	}
+	if facts.open > 0 {
+		key.add(CardInsufficientMemory, facts.open)
+	}
+	return f.reasonsFor(key)
+}
+
+// quickExample is the device exampleGPU would pick for code among a quickShort node's statuses: the first of
+// its group with the most headroom.
+func quickExample(facts *nodeFacts, code Code, unhealthy Code) int {
+	switch {
+	case sameCode(code, CardInsufficientMemory):
+		return facts.bestOpen
+	case sameCode(code, CardTimeSlicingExhausted):
+		return facts.firstNoSlot
+	case sameCode(code, unhealthy):
+		return facts.firstUnhealthy
+	}
+	return -1
+}
+
+// addQuick is aggregate.add for a node quickShort judged, from its facts: each group's count and example, and
+// the open devices' free memory.
+func (a *aggregate) addQuick(f *fitter, n *Node, ns *NodeStatus, facts *nodeFacts, r *ContainerRequest) {
+	a.countNode(ns.Code)
+	idx := &f.c.rows[r.Kind].groupCode
+	if facts.unhealthy > 0 {
+		a.offerQuick(f, n, facts.firstUnhealthy, r, idx[0], facts.unhealthy, 0)
+	}
+	if facts.noSlots > 0 {
+		a.offerQuick(f, n, facts.firstNoSlot, r, idx[1], facts.noSlots, 0)
+	}
+	if facts.open > 0 {
+		g := &n.GPUs[facts.bestOpen]
+		a.offerQuick(f, n, facts.bestOpen, r, idx[2], facts.open, g.TotalMem-g.UsedMem)
+		// The free list add builds holds these values (memory failures); its k-th largest is free[k-1].
+		if facts.open >= r.Count {
+			if m := max(facts.free[r.Count-1], 0); m > a.memFit {
+				a.memFit, a.memFitNode, a.memFitCount = m, n.Name, r.Count
+			}
+		}
+	}
+}
+
+// offerQuick counts a group's devices in slot k and offers its example device gi, whose check shows the
+// headroom have; the check is made only when it would become the example (add offers every device; the first
+// with the most headroom stays).
+func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, k, count int, have int64) {
+	a.gpus[k] += count
+	e := &a.best[k]
+	if e.set && have <= e.have {
+		return
+	}
+	var c Check
+	f.checkInto(n, gi, r, 0, 0, nil, &c)
+	e.offer(n.Name, n.GPUs[gi].Index, &c)
+}
+
+// quickFits reports whether container ci certainly fits on n, for a caller that needs only the yes (evalRange's
+// fitting nodes: the chosen node is fitted again to build its placement). HAMi's walk takes each device that
+// passes every gate until it holds r.Count; when no gate depends on what the walk took before (no quota on the
+// way, no NUMA binding or topology, no family rows or choices, no MIG device taken twice) and nothing after this
+// container reads what it took (the last app container, or an init container, which leaves nothing behind), the
+// container fits exactly when r.Count devices pass, in whatever order they are looked at, and no sort is needed.
+// The statuses are not written; false says nothing (the walk decides).
+func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topology bool) bool {
+	if !f.quick || f.detail || f.build || numaBind || topology || !f.unsortedFailOK(r, numaBind) || !f.lastLook(ci) {
+		return false
+	}
+	kr, kind := &f.c.rows[r.Kind], &f.c.kinds[r.Kind]
+	if len(kr.early) > 0 || len(kr.late) > 0 || kind.Pair > 1 && r.Count > 1 || kind.Select != nil || kind.SelectInOrder != nil ||
+		kind.Prioritize != nil || kind.Topology != nil || kind.ScoreNode != nil || kind.CoresMask {
+		return false
+	}
+	facts := f.c.factsOf(n)
+	if !facts.ok || facts.kind != r.Kind || facts.open < r.Count || r.MemoryMiB <= 0 && facts.total < 0 ||
+		facts.free[r.Count-1] < r.MemoryOn(facts.total) {
+		return false // (the facts' open devices with the memory: fewer than asked for means the walk must say why)
+	}
+	pass := 0
+	var c Check
+	for gi := range n.GPUs {
+		if f.checkInto(n, gi, r, 0, 0, nil, &c); !c.Failed() {
+			if pass++; pass == r.Count {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lastLook reports whether nothing after container ci reads what its walk takes: an init container (tried
+// against the node alone) or the last app container.
+func (f *fitter) lastLook(ci int) bool {
+	cs := f.req.Containers
+	if cs[ci].Init {
+		return true
+	}
+	for j := ci + 1; j < len(cs); j++ {
+		if !cs[j].Init {
+			return false
+		}
+	}
+	return true
+}

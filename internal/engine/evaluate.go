@@ -273,13 +273,13 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.Container = cr.Name
 			ns.Code, ns.Reason = f.quickReasons(n, res.facts, cr)
 			if rows == nil {
-				if ex := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
+				if ex, group := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
 					if examples == nil {
 						examples = make([]GPUStatus, 0, hi-lo)
 					}
 					examples = append(examples, GPUStatus{})
 					e := &examples[len(examples)-1]
-					f.checkInto(n, ex, cr, 0, 0, nil, &e.Result)
+					e.Result = f.quickCheck(n, ex, cr, group)
 					e.identify(&n.GPUs[ex])
 					ns.Example = e
 				}

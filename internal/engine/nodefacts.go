@@ -67,6 +67,7 @@ func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 		return f
 	}
 	f.kind = int(n.GPUs[0].Kind)
+	f.free = make([]int64, 0, len(n.GPUs))
 	unslotted := c.rows[f.kind].unslotted
 	var best int64
 	for i := range n.GPUs {

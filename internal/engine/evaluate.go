@@ -273,13 +273,13 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 			ns.Container = cr.Name
 			ns.Code, ns.Reason = f.quickReasons(n, res.facts, cr)
 			if rows == nil {
-				if ex := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
+				if ex, group := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
 					if examples == nil {
 						examples = make([]GPUStatus, 0, hi-lo)
 					}
 					examples = append(examples, GPUStatus{})
 					e := &examples[len(examples)-1]
-					f.checkInto(n, ex, cr, 0, 0, nil, &e.Result)
+					e.Result = f.quickCheck(n, ex, cr, group)
 					e.identify(&n.GPUs[ex])
 					ns.Example = e
 				}
@@ -370,7 +370,12 @@ func rankCompare(spread bool, ra, rb nodeRank, a, b int) int {
 // its one order; with a NaN (where rankCompare finds no order) the comparisons rankCompare makes decide, as
 // before.
 func sortFeasible(feasible []int, spread bool, rank func(int) nodeRank) {
-	buf := make([]rankKey, 2*len(feasible)) // the keys and the radix sort's scratch, one allocation
+	bp := rankKeyPool.Get().(*[]rankKey) // the keys and the radix sort's scratch
+	defer rankKeyPool.Put(bp)
+	if cap(*bp) < 2*len(feasible) {
+		*bp = make([]rankKey, 2*len(feasible))
+	}
+	buf := (*bp)[:2*len(feasible)]
 	keys := buf[:len(feasible)]
 	sameCard := true
 	for k, i := range feasible {
@@ -442,6 +447,9 @@ func radixSortRanks(keys, tmp []rankKey) []rankKey {
 	}
 	return src
 }
+
+// rankKeyPool holds sortFeasible's buffers between evaluations: a cluster's feasible list is as long each time.
+var rankKeyPool = sync.Pool{New: func() any { return new([]rankKey) }}
 
 // rankKey is a feasible node's place in rankCompare's order: card rank, then score as ordered bits, then index.
 type rankKey struct {

@@ -738,7 +738,7 @@ func (f *fitter) checkInto(n *Node, gi int, r *ContainerRequest, podMem, podCore
 		return c.Failed()
 	}
 	if failed := !g.Healthy; failed || want {
-		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[r.Kind].unhealthy, "registered unhealthy")) {
+		if c := (Check{Gate: "health"}); stop(failIf(&c, failed, f.c.rows[r.Kind].unhealthy, healthDetail)) {
 			*out = c
 			return
 		}
@@ -779,7 +779,7 @@ func (f *fitter) checkInto(n *Node, gi int, r *ContainerRequest, podMem, podCore
 		}
 	}
 	if failed := g.Slots <= usedSlots && !kr.unslotted; failed || want {
-		c := Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
+		c := slotsCheck(g, usedSlots)
 		if stop(failIf(&c, failed, CardTimeSlicingExhausted, "")) {
 			*out = c
 			return
@@ -803,7 +803,7 @@ func (f *fitter) checkInto(n *Node, gi int, r *ContainerRequest, podMem, podCore
 		}
 	}
 	if failed := g.TotalMem-usedMem < memNeed; failed || want {
-		c := Check{Gate: "memory", Need: memNeed, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}
+		c := memoryCheck(g, usedMem, memNeed)
 		if stop(failIf(&c, failed, CardInsufficientMemory, "")) {
 			*out = c
 			return
@@ -872,6 +872,19 @@ func failIf(c *Check, failed bool, code Code, detail string) *Check {
 		}
 	}
 	return c
+}
+
+// healthDetail is the health gate's detail for an unhealthy device.
+const healthDetail = "registered unhealthy"
+
+// slotsCheck is the slots gate's numbers for g with usedSlots taken; memoryCheck the memory gate's with
+// usedMem taken and need asked for (the code is the gate's to add).
+func slotsCheck(g *GPU, usedSlots int32) Check {
+	return Check{Gate: "slots", Need: 1, Have: max(int64(g.Slots-usedSlots), 0), Total: int64(g.Slots), Unit: "slots"}
+}
+
+func memoryCheck(g *GPU, usedMem, need int64) Check {
+	return Check{Gate: "memory", Need: need, Have: g.TotalMem - usedMem, Total: g.TotalMem, Unit: "MiB"}
 }
 
 // allChecks is every gate's result for one GPU, for detailed explanations.

@@ -67,6 +67,7 @@ func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 		return f
 	}
 	f.kind = int(n.GPUs[0].Kind)
+	f.free = make([]int64, 0, len(n.GPUs))
 	unslotted := c.rows[f.kind].unslotted
 	var best int64
 	for i := range n.GPUs {
@@ -205,18 +206,35 @@ func (f *fitter) quickReasons(n *Node, facts *nodeFacts, r *ContainerRequest) (C
 	return f.reasonsFor(key)
 }
 
+// quickCheck is the check of device gi of a node quickShort judged, in group (0 unhealthy, 1 out of slots, 2
+// open, short of memory): checkInto's failing check for it, without the gates before.
+func (f *fitter) quickCheck(n *Node, gi int, r *ContainerRequest, group int) Check {
+	g := &n.GPUs[gi]
+	switch group {
+	case 0:
+		return Check{Gate: "health", Code: f.c.rows[r.Kind].unhealthy, Detail: healthDetail}
+	case 1:
+		c := slotsCheck(g, g.UsedSlots)
+		c.Code = CardTimeSlicingExhausted
+		return c
+	}
+	c := memoryCheck(g, g.UsedMem, r.MemoryOn(g.TotalMem))
+	c.Code = CardInsufficientMemory
+	return c
+}
+
 // quickExample is the device exampleGPU would pick for code among a quickShort node's statuses: the first of
 // its group with the most headroom.
-func quickExample(facts *nodeFacts, code Code, unhealthy Code) int {
+func quickExample(facts *nodeFacts, code Code, unhealthy Code) (gi, group int) {
 	switch {
 	case sameCode(code, CardInsufficientMemory):
-		return facts.bestOpen
+		return facts.bestOpen, 2
 	case sameCode(code, CardTimeSlicingExhausted):
-		return facts.firstNoSlot
+		return facts.firstNoSlot, 1
 	case sameCode(code, unhealthy):
-		return facts.firstUnhealthy
+		return facts.firstUnhealthy, 0
 	}
-	return -1
+	return -1, -1
 }
 
 // addQuick is aggregate.add for a node quickShort judged, from its facts: each group's count and example, and
@@ -225,14 +243,14 @@ func (a *aggregate) addQuick(f *fitter, n *Node, ns *NodeStatus, facts *nodeFact
 	a.countNode(ns.Code)
 	idx := &f.c.rows[r.Kind].groupCode
 	if facts.unhealthy > 0 {
-		a.offerQuick(f, n, facts.firstUnhealthy, r, idx[0], facts.unhealthy, 0)
+		a.offerQuick(f, n, facts.firstUnhealthy, r, 0, idx[0], facts.unhealthy, 0)
 	}
 	if facts.noSlots > 0 {
-		a.offerQuick(f, n, facts.firstNoSlot, r, idx[1], facts.noSlots, 0)
+		a.offerQuick(f, n, facts.firstNoSlot, r, 1, idx[1], facts.noSlots, 0)
 	}
 	if facts.open > 0 {
 		g := &n.GPUs[facts.bestOpen]
-		a.offerQuick(f, n, facts.bestOpen, r, idx[2], facts.open, g.TotalMem-g.UsedMem)
+		a.offerQuick(f, n, facts.bestOpen, r, 2, idx[2], facts.open, g.TotalMem-g.UsedMem)
 		// The free list add builds holds these values (memory failures); its k-th largest is free[k-1].
 		if facts.open >= r.Count {
 			if m := max(facts.free[r.Count-1], 0); m > a.memFit {
@@ -245,14 +263,13 @@ func (a *aggregate) addQuick(f *fitter, n *Node, ns *NodeStatus, facts *nodeFact
 // offerQuick counts a group's devices in slot k and offers its example device gi, whose check shows the
 // headroom have; the check is made only when it would become the example (add offers every device; the first
 // with the most headroom stays).
-func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, k, count int, have int64) {
+func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, group, k, count int, have int64) {
 	a.gpus[k] += count
 	e := &a.best[k]
 	if e.set && have <= e.have {
 		return
 	}
-	var c Check
-	f.checkInto(n, gi, r, 0, 0, nil, &c)
+	c := f.quickCheck(n, gi, r, group)
 	e.offer(n.Name, n.GPUs[gi].Index, &c)
 }
 

@@ -172,7 +172,7 @@ type PodAllocation struct {
 	// gone, as kubectl's STATUS Terminating says.
 	Terminating bool `json:"terminating,omitempty"`
 
-	// slot is the allocation's index in its node's list (Cluster.byNode), beside Terminating in its padding.
+	// slot is the allocation's index in its node's list (nodeRecord.pods), beside Terminating in its padding.
 	slot int32
 
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
@@ -210,8 +210,8 @@ type Cluster struct {
 	// without a walk over every device at each evaluation; largestMem is that largest.
 	memSizes   map[int64]int
 	largestMem int64
-	pods       map[string]*PodAllocation
-	byNode     map[string][]*PodAllocation       // node -> its counted pods, in no order (PodAllocation.slot)
+	pods       map[string]podEntry    // namespace/name -> the pod's allocation and kube tracking (records.go)
+	records    map[string]*nodeRecord // node name -> what the pods on it add (records.go)
 	quotas     map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
 	nsUsed     map[string]*usage
 	problems   map[string][]Problem // object key -> problems found when it was last set
@@ -248,8 +248,8 @@ func NewCluster(cfg Config) *Cluster {
 		listKeys:  listKeys(kinds),
 		nodes:     map[string]*Node{},
 		memSizes:  map[int64]int{},
-		pods:      map[string]*PodAllocation{},
-		byNode:    map[string][]*PodAllocation{},
+		pods:      map[string]podEntry{},
+		records:   map[string]*nodeRecord{},
 		quotas:    map[string]map[string]quotaLimits{},
 		nsUsed:    map[string]*usage{},
 		problems:  map[string][]Problem{},
@@ -278,11 +278,14 @@ func (c *Cluster) Node(name string) *Node { return c.nodes[name] }
 func (c *Cluster) NodeNames() []string { return c.nodeNames }
 
 // Pod returns the counted pod namespace/name, or nil.
-func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[namespace+"/"+name] }
+func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[namespace+"/"+name].alloc }
 
 // PodsOn lists the counted pods on a node, sorted by namespace/name.
 func (c *Cluster) PodsOn(node string) []*PodAllocation {
-	out := append([]*PodAllocation(nil), c.byNode[node]...)
+	var out []*PodAllocation
+	if r := c.records[node]; r != nil {
+		out = append(out, r.pods...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out
 }
@@ -337,8 +340,10 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	c.gpuCount += len(node.GPUs)
 	c.countMemSizes(node, +1)
 	c.nodes[n.Name] = node
-	c.trackKubeNode(n)
-	for _, p := range c.byNode[n.Name] {
+	rec := c.record(n.Name)
+	rec.node = node
+	c.trackKubeNode(n, node)
+	for _, p := range rec.pods {
 		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
 		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
 	}
@@ -354,7 +359,11 @@ func (c *Cluster) RemoveNode(name string) {
 		return
 	}
 	delete(c.nodes, name)
-	c.untrackKubeNode(name)
+	delete(c.kube.nodes, name)
+	if r := c.records[name]; r != nil {
+		r.node = nil
+		c.dropIfEmpty(r)
+	}
 	c.gpuCount -= len(old.GPUs)
 	c.countMemSizes(old, -1)
 	if len(old.Cards) > 0 {
@@ -494,8 +503,8 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
 	key := pod.Namespace + "/" + pod.Name
 	c.removePod(key)
-	c.trackKubePod(pod, key)
-	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys)
+	entry := podEntry{kube: c.trackKubePod(pod)}
+	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys, c.bulk.slab())
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {
@@ -503,10 +512,13 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 		c.trackCardPod(cp, +1)
 	}
 	if alloc != nil {
-		c.pods[key] = alloc
-		onNode := c.byNode[alloc.Node]
-		alloc.slot = int32(len(onNode))
-		c.byNode[alloc.Node] = append(onNode, alloc)
+		entry.alloc = alloc
+		rec := entry.kube.at // mostly the node the pod is bound to: one lookup for both
+		if rec == nil || rec.name != alloc.Node {
+			rec = c.record(alloc.Node)
+		}
+		alloc.slot = int32(len(rec.pods))
+		rec.pods = append(rec.pods, alloc)
 		if !c.nsUsage(alloc.Namespace).charge(alloc.QuotaMem, alloc.QuotaCores) {
 			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey + "]",
 				Message: fmt.Sprintf("%d MiB and %d%% cores would take namespace %s's HAMi usage past %d; the pod is not charged to its quota",
@@ -518,9 +530,12 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 			alloc.VendorQuota = nil
 		}
 		alloc.probs = append([]Problem(nil), probs...)
-		if n := c.nodes[alloc.Node]; n != nil {
+		if n := rec.node; n != nil {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
+	}
+	if entry.alloc != nil || entry.kube.at != nil {
+		c.pods[key] = entry
 	}
 	if len(probs) > 0 { // removePod forgot the old ones
 		c.problems["Pod/"+key] = probs
@@ -543,36 +558,28 @@ func (c *Cluster) removePod(key string) {
 			delete(c.problems, string(probKey))
 		}
 	}
-	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)
 		delete(c.cardPods, key)
 	}
-	old, ok := c.pods[key]
+	entry, ok := c.pods[key]
 	if !ok {
 		return
 	}
 	delete(c.pods, key)
-	c.unlistOnNode(old)
-	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
-	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
-	if n := c.nodes[old.Node]; n != nil {
-		c.applyToNode(n, old, -1)
-	}
-}
-
-// unlistOnNode takes a counted pod out of its node's list: the last one takes its slot.
-func (c *Cluster) unlistOnNode(p *PodAllocation) {
-	onNode := c.byNode[p.Node]
-	last := len(onNode) - 1
-	if last == 0 {
-		delete(c.byNode, p.Node)
+	c.untrackKubePod(&entry.kube)
+	old := entry.alloc
+	if old == nil {
 		return
 	}
-	moved := onNode[last]
-	onNode[p.slot], moved.slot = moved, p.slot
-	onNode[last] = nil
-	c.byNode[p.Node] = onNode[:last]
+	rec := c.records[old.Node]
+	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
+	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
+	if n := rec.node; n != nil {
+		c.applyToNode(n, old, -1)
+	}
+	rec.unlist(old)
+	c.dropIfEmpty(rec)
 }
 
 // applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.

@@ -210,8 +210,8 @@ type Cluster struct {
 	// without a walk over every device at each evaluation; largestMem is that largest.
 	memSizes   map[int64]int
 	largestMem int64
-	pods       map[string]podEntry    // namespace/name -> the pod's allocation and kube tracking (records.go)
-	records    map[string]*nodeRecord // node name -> what the pods on it add (records.go)
+	pods       map[string]podEntry               // namespace/name -> the pod's allocation and kube tracking (records.go)
+	records    map[string]*nodeRecord            // node name -> what the pods on it add (records.go)
 	quotas     map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
 	nsUsed     map[string]*usage
 	problems   map[string][]Problem // object key -> problems found when it was last set

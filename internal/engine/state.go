@@ -82,7 +82,7 @@ type Node struct {
 	Cards       []NodeCard `json:"cards,omitempty"`
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
-	uuidIndex map[string]int
+	uuids     uuidIndex // finds a GPU by UUID (uuidindex.go)
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	kn        *kubefit.Node     // the node object as kube-scheduler's checks read it (kq's source)
 	pos       int               // index in Cluster.nodeList
@@ -102,25 +102,14 @@ func (n *Node) DevicesOf(k int) int {
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
 func (n *Node) GPUByUUID(uuid string) *GPU {
-	if len(n.GPUs) <= smallNode && uuid != "" {
-		// A node's few GPUs are scanned (the UUIDs' last bytes first: they share long prefixes), which reads
-		// memory the caller is about to write rather than the index map's.
-		last := uuid[len(uuid)-1]
-		for i := range n.GPUs {
-			if id := n.GPUs[i].UUID; len(id) == len(uuid) && id[len(id)-1] == last && id == uuid {
-				return &n.GPUs[i]
-			}
-		}
-		return nil
-	}
-	if i, ok := n.uuidIndex[uuid]; ok {
+	if i := n.gpuIndex(uuid); i >= 0 {
 		return &n.GPUs[i]
 	}
 	return nil
 }
 
-// smallNode is the number of devices up to which GPUByUUID scans them instead of looking the UUID up.
-const smallNode = 16
+// gpuIndex is the position in n.GPUs of the GPU with that UUID, -1 when none.
+func (n *Node) gpuIndex(uuid string) int { return n.uuids.find(n.GPUs, uuid) }
 
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
@@ -413,7 +402,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
 	for _, t := range n.Spec.Taints {
 		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
 			node.Taints = append(node.Taints, t.ToString())
@@ -443,9 +432,8 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	})
 	node.regOrder = registrationOrder(node.GPUs)
 	node.kindCount = make([]int, len(c.kinds))
-	clear(node.uuidIndex)
+	node.uuids = newUUIDIndex(node.GPUs)
 	for i := range node.GPUs {
-		node.uuidIndex[node.GPUs[i].UUID] = i
 		node.kindCount[node.GPUs[i].Kind]++
 	}
 	node.judged = c.judgedBy(node)

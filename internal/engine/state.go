@@ -82,7 +82,7 @@ type Node struct {
 	Cards       []NodeCard `json:"cards,omitempty"`
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
-	uuids     uuidIndex // finds a GPU by UUID (uuidindex.go)
+	uuids     uuidIndex         // finds a GPU by UUID (uuidindex.go)
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	kn        *kubefit.Node     // the node object as kube-scheduler's checks read it (kq's source)
 	pos       int               // index in Cluster.nodeList

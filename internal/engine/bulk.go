@@ -16,9 +16,30 @@ import (
 type bulkLoad struct {
 	// requests are kubefit.ReadRequests of the one-container pods read so far, by their requests map: the
 	// snapshot reader hands the pods of a workload one decoded map, and no object changes during SetPods.
-	requests map[unsafe.Pointer]kubefit.Amounts
+	requests map[unsafe.Pointer]*kubefit.Amounts
 	// blocks are the counted pods' allocations, made a chunk at a time instead of one by one.
 	blocks []podAllocationBlock
+	// keys holds the pods' namespace/name keys, written one after another into chunks instead of a string
+	// each (the model keeps them: its pod index and each allocation's Key).
+	keys []byte
+}
+
+// keyChunk is the size of one chunk of pod keys (about 200 keys).
+const keyChunk = 4 << 10
+
+// podKey is namespace/name, from the bulk load's key chunks while it runs.
+func (c *Cluster) podKey(namespace, name string) string {
+	if c.bulk == nil {
+		return namespace + "/" + name
+	}
+	b := c.bulk
+	n := len(namespace) + 1 + len(name)
+	if cap(b.keys)-len(b.keys) < n {
+		b.keys = make([]byte, 0, max(keyChunk, n))
+	}
+	start := len(b.keys)
+	b.keys = append(append(append(b.keys, namespace...), '/'), name...)
+	return unsafe.String(&b.keys[start], n) // the bytes are never written again: a chunk is only appended to
 }
 
 // blockChunk is how many pod allocations SetPods makes at once: a chunk stays in memory while one of its pods
@@ -70,7 +91,7 @@ func (c *Cluster) SetPods(pods []*corev1.Pod) {
 	if len(c.pods) == 0 {
 		c.pods = make(map[string]podEntry, len(pods))
 	}
-	c.bulk = &bulkLoad{requests: map[unsafe.Pointer]kubefit.Amounts{}}
+	c.bulk = &bulkLoad{requests: map[unsafe.Pointer]*kubefit.Amounts{}}
 	for _, p := range pods {
 		c.SetPod(p)
 	}
@@ -84,19 +105,25 @@ func (c *Cluster) SetPods(pods []*corev1.Pod) {
 	}
 }
 
+// noRequests is the requests of every pod that requests nothing: one value, never written.
+var noRequests kubefit.Amounts
+
 // readRequests is kubefit.ReadRequests(pod), from SetPods' memo for a pod of one container whose requests
-// are all it asks (no init container, overhead or pod-level resources).
-func (c *Cluster) readRequests(pod *corev1.Pod) kubefit.Amounts {
+// are all it asks (no init container, overhead or pod-level resources): the pods of the memo share one.
+func (c *Cluster) readRequests(pod *corev1.Pod) *kubefit.Amounts {
 	s := &pod.Spec
 	if c.bulk == nil || len(s.Containers) != 1 || len(s.InitContainers) > 0 || s.Overhead != nil || s.Resources != nil ||
 		len(s.Containers[0].Resources.Requests) == 0 {
-		return kubefit.ReadRequests(pod)
+		if a := kubefit.ReadRequests(pod); !a.Empty() {
+			return &a
+		}
+		return &noRequests
 	}
 	key := reflect.ValueOf(s.Containers[0].Resources.Requests).UnsafePointer()
 	if a, ok := c.bulk.requests[key]; ok {
 		return a
 	}
 	a := kubefit.ReadRequests(pod)
-	c.bulk.requests[key] = a
-	return a
+	c.bulk.requests[key] = &a
+	return &a
 }

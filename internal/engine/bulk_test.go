@@ -99,8 +99,10 @@ func modelDiff(a, b *Cluster) []string {
 		differ("kube pod "+key, kp.node(), kq.node())
 		differ("the record of kube pod "+key, kp.at == a.records[kp.node()], kq.at == b.records[kq.node()])
 		var x, y kubefit.Usage
-		x.Add(kp.requests, +1)
-		y.Add(kq.requests, +1)
+		if kp.requests != nil && kq.requests != nil {
+			x.Add(*kp.requests, +1)
+			y.Add(*kq.requests, +1)
+		}
 		differ("the requests of kube pod "+key, usageView(&x), usageView(&y))
 	}
 	differ("card pods", a.cardPods, b.cardPods)

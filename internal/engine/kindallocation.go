@@ -78,10 +78,11 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, lists [
 		}
 		found = true
 		if q := kind.QosIndex(pod.Annotations); q >= 0 {
-			if alloc.qos == nil {
-				alloc.qos = map[int]int{}
+			r := alloc.rareFields()
+			if r.qos == nil {
+				r.qos = map[int]int{}
 			}
-			alloc.qos[k] = q
+			r.qos[k] = q
 		}
 		_, _, _, _, read := kind.Readers()
 		entries, err := read(l.key, l.raw)

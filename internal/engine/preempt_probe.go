@@ -60,8 +60,8 @@ func (p *Probe) Hold(node string, keys []string, into []Held) []Held {
 			if a := e.alloc; a != nil && a.Node == node {
 				h.alloc = a
 			}
-			if e.kube.node() == node {
-				h.kube, h.inKube = e.kube.requests, true
+			if e.kube.at != nil && e.kube.node() == node {
+				h.kube, h.inKube = *e.kube.requests, true
 			}
 		}
 		into = append(into, h)

@@ -86,10 +86,11 @@ type kubeWorld struct {
 }
 
 // kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: the record of the node it is counted
-// on (so removing it needs no lookup; nil when it is not counted), and its requests.
+// on (so removing it needs no lookup; nil when it is not counted), and its requests (shared by the pods whose
+// requests SetPods read once; never changed).
 type kubePod struct {
 	at       *nodeRecord
-	requests kubefit.Amounts
+	requests *kubefit.Amounts
 }
 
 // node is the name of the node the pod is counted on, "" when none.
@@ -153,7 +154,7 @@ func (c *Cluster) trackKubePod(pod *corev1.Pod) kubePod {
 		return kubePod{}
 	}
 	kp := kubePod{at: c.record(pod.Spec.NodeName), requests: c.readRequests(pod)}
-	kp.at.kube.Add(kp.requests, +1)
+	kp.at.kube.Add(*kp.requests, +1)
 	if c.bulk == nil { // SetPods refreshes every node's Quick once, at its end
 		kp.at.requick()
 	}
@@ -166,7 +167,7 @@ func (c *Cluster) untrackKubePod(kp *kubePod) {
 	if r == nil {
 		return
 	}
-	r.kube.Add(kp.requests, -1)
+	r.kube.Add(*kp.requests, -1)
 	if r.kube.Pods > 0 {
 		if c.bulk == nil {
 			r.requick()
@@ -231,8 +232,8 @@ func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
 		return u
 	}
 	cp := u.Clone() // the tracked usage is shared
-	if g.self.node() == node {
-		cp.Add(g.self.requests, -1)
+	if g.self.at != nil && g.self.node() == node {
+		cp.Add(*g.self.requests, -1)
 	}
 	for i := 0; i < g.copies[node]; i++ {
 		cp.Add(g.pod.Amounts(), +1)

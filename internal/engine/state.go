@@ -164,12 +164,51 @@ type PodAllocation struct {
 	// slot is the allocation's index in its node's list (nodeRecord.pods), beside Terminating in its padding.
 	slot int32
 
+	key  string   // namespace/name, the key SetPod built (Key)
+	rare *podRare // what few pods have; nil for most, so that the allocation stays small
+}
+
+// podRare is what a counted pod's allocation keeps only when the pod has it.
+type podRare struct {
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
 	qos map[int]int
-
-	key     string    // namespace/name, the key SetPod built (Key)
-	annoKey string    // the device-list annotation the allocation was read from
+	// listKey is the device-list annotation the allocation was read from when it is not
+	// codec.PodAllocatedAnnotation.
+	listKey string
 	probs   []Problem // problems found reading the pod, before any node was consulted
+}
+
+// rareFields is the allocation's podRare, made on first use.
+func (p *PodAllocation) rareFields() *podRare {
+	if p.rare == nil {
+		p.rare = &podRare{}
+	}
+	return p.rare
+}
+
+// annoKey is the device-list annotation the allocation was read from.
+func (p *PodAllocation) annoKey() string {
+	if p.rare == nil || p.rare.listKey == "" {
+		return codec.PodAllocatedAnnotation
+	}
+	return p.rare.listKey
+}
+
+// readProblems are the problems found reading the pod, before any node was consulted.
+func (p *PodAllocation) readProblems() []Problem {
+	if p.rare == nil {
+		return nil
+	}
+	return p.rare.probs
+}
+
+// qosOf is the pod's QoS policy index for Kind k, false when none is known.
+func (p *PodAllocation) qosOf(k int) (int, bool) {
+	if p.rare == nil {
+		return 0, false
+	}
+	q, ok := p.rare.qos[k]
+	return q, ok
 }
 
 // Key is namespace/name.
@@ -334,7 +373,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	c.trackKubeNode(n, node)
 	for _, p := range rec.pods {
 		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
-		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
+		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.readProblems()...), c.applyToNode(node, p, +1)...))
 	}
 	c.setProblems("Node/"+n.Name, probs)
 	return probs
@@ -489,7 +528,7 @@ func registerVersionProblem(format string, v HAMiVersion) string {
 // SetPod adds, updates or removes (when it no longer counts) a pod's usage.
 func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
-	key := pod.Namespace + "/" + pod.Name
+	key := c.podKey(pod.Namespace, pod.Name)
 	c.removePod(key)
 	entry := podEntry{kube: c.trackKubePod(pod)}
 	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys, c.bulk.slab())
@@ -508,7 +547,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 		alloc.slot = int32(len(rec.pods))
 		rec.pods = append(rec.pods, alloc)
 		if !c.nsUsage(alloc.Namespace).charge(alloc.QuotaMem, alloc.QuotaCores) {
-			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey + "]",
+			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey() + "]",
 				Message: fmt.Sprintf("%d MiB and %d%% cores would take namespace %s's HAMi usage past %d; the pod is not charged to its quota",
 					alloc.QuotaMem, alloc.QuotaCores, alloc.Namespace, maxQuotaUse)})
 			// What a pod charges is what was added: removing it, or leaving it out for a re-evaluation, takes back nothing.
@@ -517,7 +556,9 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 		if !c.nsUsage(alloc.Namespace).chargeVendor(alloc.VendorQuota) {
 			alloc.VendorQuota = nil
 		}
-		alloc.probs = append([]Problem(nil), probs...)
+		if len(probs) > 0 {
+			alloc.rareFields().probs = append([]Problem(nil), probs...)
+		}
 		if n := rec.node; n != nil {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
@@ -587,12 +628,12 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 		// The check reads only this use and the GPU's registration, so adding and removing agree.
 		if msg := overCapacity(u, g); msg != "" {
 			if sign > 0 {
-				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + p.annoKey + "]",
+				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + p.annoKey() + "]",
 					Message: fmt.Sprintf("GPU %s on node %s: %s; this use of the GPU is not counted", u.UUID, n.Name, msg)})
 			}
 			continue
 		}
-		if q, ok := p.qos[int(g.Kind)]; ok && u.Cores < 100 {
+		if q, ok := p.qosOf(int(g.Kind)); ok && u.Cores < 100 {
 			g.qos[q] += int32(sign)
 		}
 		if sign > 0 {

@@ -87,7 +87,10 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 	}
 	blk := newBlock(slab)
 	blk.PodAllocation = PodAllocation{Namespace: pod.Namespace, Name: pod.Name, key: key,
-		Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey, Terminating: pod.DeletionTimestamp != nil}
+		Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), Terminating: pod.DeletionTimestamp != nil}
+	if annoKey != codec.PodAllocatedAnnotation {
+		blk.rareFields().listKey = annoKey
+	}
 	alloc := &blk.PodAllocation
 	vendor := familyAllocations(pod, cfg, kinds, lists, alloc, bad)
 	if !ok && vendor {

@@ -42,9 +42,10 @@ func (c *Cluster) podKey(namespace, name string) string {
 	return unsafe.String(&b.keys[start], n) // the bytes are never written again: a chunk is only appended to
 }
 
-// blockChunk is how many pod allocations SetPods makes at once: a chunk stays in memory while one of its pods
-// is counted, so a chunk is small beside a large cluster's pods and large beside the cost of one allocation.
-const blockChunk = 256
+// blockChunk is how many pod allocations SetPods makes at once, about 64 KiB of them (whole pages: no room is
+// lost to rounding): a chunk stays in memory while one of its pods is counted, so a chunk is small beside a
+// large cluster's pods and large beside the cost of one allocation.
+const blockChunk = (64 << 10) / unsafe.Sizeof(podAllocationBlock{})
 
 // slab is where podAllocation takes its blocks from: the bulk load's chunks, nil (one allocation a pod) when
 // no bulk load runs.

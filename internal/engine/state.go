@@ -224,12 +224,12 @@ func (p *PodAllocation) Key() string {
 // run concurrently with each other, as the extender's do under its reader lock (see cardcache.go).
 type Cluster struct {
 	cfg       Config
-	kinds     []device.Kind        // cfg.Kinds(): NVIDIA first
-	units     []string             // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
-	vkeys     []vendorKey          // the other kinds' quota keys
-	listKeys  map[string][]listKey // every kind's device-list annotation keys (kindallocation.go)
-	rows      []kindRows           // per kind, its rows compiled (rows.go)
-	readyKind int                  // the kind with the devices-ready gate (NVIDIA's); -1 when none
+	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
+	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey   // the other kinds' quota keys
+	listKeys  listKeyIndex  // every kind's device-list annotation keys (kindallocation.go)
+	rows      []kindRows    // per kind, its rows compiled (rows.go)
+	readyKind int           // the kind with the devices-ready gate (NVIDIA's); -1 when none
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -531,7 +531,7 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	key := c.podKey(pod.Namespace, pod.Name)
 	c.removePod(key)
 	entry := podEntry{kube: c.trackKubePod(pod)}
-	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys, c.bulk.slab())
+	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, &c.listKeys, c.bulk.slab())
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {

@@ -60,7 +60,7 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 
 // podAllocation reads what a counted pod holds, or nil when it does not count. key is its namespace/name, keys
 // are listKeys(kinds).
-func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind, keys map[string][]listKey, slab *[]podAllocationBlock) (*PodAllocation, []Problem) {
+func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind, keys *listKeyIndex, slab *[]podAllocationBlock) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
 		return nil, nil
 	}

@@ -109,7 +109,7 @@ func (n *Node) GPUByUUID(uuid string) *GPU {
 }
 
 // gpuIndex is the position in n.GPUs of the GPU with that UUID, -1 when none.
-func (n *Node) gpuIndex(uuid string) int { return n.uuids.find(n.GPUs, uuid) }
+func (n *Node) gpuIndex(uuid string) int { return n.uuids.find(uuid) }
 
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {

@@ -3,11 +3,13 @@ package engine
 import "hash/maphash"
 
 // uuidIndex finds a node's device by UUID without reading every device: a short hash of each UUID, in the
-// order of the node's GPUs, is scanned (a cache line for a node's few devices, where the UUIDs themselves are
-// as many strings elsewhere in memory), and a match is confirmed on the UUID. A node of many devices also has
-// a map. Built once per node (buildNode), after its GPUs are in their final order.
+// order of the node's GPUs, is scanned, and a match is confirmed on a copy of the UUIDs kept one after
+// another (a few cache lines side by side, where the devices and their UUID strings are as many places in
+// memory). A node of many devices has a map instead. Built once per node (buildNode), after its GPUs are in
+// their final order.
 type uuidIndex struct {
-	tags []uint32
+	tags []uint64       // per GPU: the UUID's hash in the high half, the end of its copy in ids in the low half
+	ids  string         // the UUIDs one after another
 	many map[string]int // UUID -> position, for a node of more than smallNode devices
 }
 
@@ -21,32 +23,42 @@ func uuidTag(uuid string) uint32 { return uint32(maphash.String(uuidSeed, uuid))
 
 // newUUIDIndex indexes the GPUs' UUIDs by position; the first of a UUID listed twice wins.
 func newUUIDIndex(gpus []GPU) uuidIndex {
-	ix := uuidIndex{tags: make([]uint32, len(gpus))}
-	for i := range gpus {
-		ix.tags[i] = uuidTag(gpus[i].UUID)
-	}
 	if len(gpus) > smallNode {
-		ix.many = make(map[string]int, len(gpus))
+		ix := uuidIndex{many: make(map[string]int, len(gpus))}
 		for i := len(gpus) - 1; i >= 0; i-- {
 			ix.many[gpus[i].UUID] = i
 		}
+		return ix
 	}
+	size := 0
+	for i := range gpus {
+		size += len(gpus[i].UUID)
+	}
+	ids := make([]byte, 0, size)
+	ix := uuidIndex{tags: make([]uint64, len(gpus))}
+	for i := range gpus {
+		ids = append(ids, gpus[i].UUID...)
+		ix.tags[i] = uint64(uuidTag(gpus[i].UUID))<<32 | uint64(len(ids))
+	}
+	ix.ids = string(ids)
 	return ix
 }
 
-// find is the position of the GPU with that UUID in gpus (the GPUs the index was built from), -1 when none.
-func (ix *uuidIndex) find(gpus []GPU, uuid string) int {
+// find is the position of the GPU with that UUID, -1 when none.
+func (ix *uuidIndex) find(uuid string) int {
 	if ix.many != nil {
 		if i, ok := ix.many[uuid]; ok {
 			return i
 		}
 		return -1
 	}
-	tag := uuidTag(uuid)
+	tag, start := uint64(uuidTag(uuid)), 0
 	for i, t := range ix.tags {
-		if t == tag && gpus[i].UUID == uuid {
+		end := int(uint32(t))
+		if t>>32 == tag && ix.ids[start:end] == uuid {
 			return i
 		}
+		start = end
 	}
 	return -1
 }

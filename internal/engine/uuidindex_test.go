@@ -30,7 +30,7 @@ func TestUUIDIndexFindsEveryGPU(t *testing.T) {
 			queries = append(queries, gpus[i].UUID)
 		}
 		for _, q := range queries {
-			if got, want := ix.find(gpus, q), scan(q); got != want {
+			if got, want := ix.find(q), scan(q); got != want {
 				t.Errorf("%d GPUs: find(%q) = %d, want %d", n, q, got, want)
 			}
 		}

@@ -1,6 +1,9 @@
 package engine
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // uuidIndex finds a node's device by UUID without reading every device: a short hash of each UUID, in the
 // order of the node's GPUs, is scanned, and a match is confirmed on a copy of the UUIDs kept one after
@@ -34,13 +37,14 @@ func newUUIDIndex(gpus []GPU) uuidIndex {
 	for i := range gpus {
 		size += len(gpus[i].UUID)
 	}
-	ids := make([]byte, 0, size)
+	var ids strings.Builder
+	ids.Grow(size)
 	ix := uuidIndex{tags: make([]uint64, len(gpus))}
 	for i := range gpus {
-		ids = append(ids, gpus[i].UUID...)
-		ix.tags[i] = uint64(uuidTag(gpus[i].UUID))<<32 | uint64(len(ids))
+		ids.WriteString(gpus[i].UUID)
+		ix.tags[i] = uint64(uuidTag(gpus[i].UUID))<<32 | uint64(ids.Len())
 	}
-	ix.ids = string(ids)
+	ix.ids = ids.String()
 	return ix
 }
 

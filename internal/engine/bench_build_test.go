@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,9 +42,26 @@ func BenchmarkBuildKube5000Nodes50kPods(b *testing.B) {
 			c.SetPod(p)
 		}
 	})
+	b.StopTimer()
 	if got := len(c.PodsOn("node-00000")); got != len(pods)/len(nodes) {
 		b.Fatalf("node-00000 counts %d pods, want %d", got, len(pods)/len(nodes))
 	}
+	// model-MiB is what one built model keeps: the live heap with it less the live heap without it.
+	with := liveHeap()
+	runtime.KeepAlive(c)
+	c = nil
+	without := liveHeap()
+	runtime.KeepAlive(nodes) // the objects stay: only the model is measured
+	runtime.KeepAlive(pods)
+	b.ReportMetric(float64(with-without)/(1<<20), "model-MiB")
+}
+
+// liveHeap is the bytes of live heap objects after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // genbigObjects makes hack/genbig's nodes (8 x 80 GiB GPUs, allocatable CPU, memory and pods) and its bound

@@ -16,13 +16,66 @@ import (
 type bulkLoad struct {
 	// requests are kubefit.ReadRequests of the one-container pods read so far, by their requests map: the
 	// snapshot reader hands the pods of a workload one decoded map, and no object changes during SetPods.
-	requests map[unsafe.Pointer]kubefit.Amounts
+	requests map[unsafe.Pointer]*kubefit.Amounts
+	// blocks are the counted pods' allocations, made a chunk at a time instead of one by one.
+	blocks []podAllocationBlock
+	// keys holds the pods' namespace/name keys, written one after another into chunks instead of a string
+	// each (the model keeps them: its pod index and each allocation's Key).
+	keys []byte
+}
+
+// keyChunk is the size of one chunk of pod keys (about 200 keys).
+const keyChunk = 4 << 10
+
+// podKey is namespace/name, from the bulk load's key chunks while it runs.
+func (c *Cluster) podKey(namespace, name string) string {
+	if c.bulk == nil {
+		return namespace + "/" + name
+	}
+	b := c.bulk
+	n := len(namespace) + 1 + len(name)
+	if cap(b.keys)-len(b.keys) < n {
+		b.keys = make([]byte, 0, max(keyChunk, n))
+	}
+	start := len(b.keys)
+	b.keys = append(append(append(b.keys, namespace...), '/'), name...)
+	return unsafe.String(&b.keys[start], n) // the bytes are never written again: a chunk is only appended to
+}
+
+// blockChunk is how many pod allocations SetPods makes at once, about 64 KiB of them (whole pages: no room is
+// lost to rounding): a chunk stays in memory while one of its pods is counted, so a chunk is small beside a
+// large cluster's pods and large beside the cost of one allocation.
+const blockChunk = (64 << 10) / unsafe.Sizeof(podAllocationBlock{})
+
+// slab is where podAllocation takes its blocks from: the bulk load's chunks, nil (one allocation a pod) when
+// no bulk load runs.
+func (b *bulkLoad) slab() *[]podAllocationBlock {
+	if b == nil {
+		return nil
+	}
+	return &b.blocks
+}
+
+// newBlock is a zero pod allocation block, from the slab's chunk when there is one.
+func newBlock(slab *[]podAllocationBlock) *podAllocationBlock {
+	if slab == nil {
+		return new(podAllocationBlock)
+	}
+	if len(*slab) == 0 {
+		*slab = make([]podAllocationBlock, blockChunk)
+	}
+	b := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return b
 }
 
 // SetNodes is SetNode of every node in order, the node maps sized once when the cluster has none yet.
 func (c *Cluster) SetNodes(nodes []*corev1.Node) {
 	if len(c.nodes) == 0 {
 		c.nodes = make(map[string]*Node, len(nodes))
+		if len(c.records) == 0 {
+			c.records = make(map[string]*nodeRecord, len(nodes))
+		}
 		c.kube.nodes = make(map[string]*kubefit.Node, len(nodes))
 		c.nodeNames = make([]string, 0, len(nodes))
 		c.nodeList = make([]*Node, 0, len(nodes))
@@ -37,36 +90,41 @@ func (c *Cluster) SetNodes(nodes []*corev1.Node) {
 // refreshed once at the end instead of after every pod, and pods sharing one requests map read it once.
 func (c *Cluster) SetPods(pods []*corev1.Pod) {
 	if len(c.pods) == 0 {
-		c.pods = make(map[string]*PodAllocation, len(pods))
-		c.byNode = make(map[string][]*PodAllocation, len(c.nodes))
+		c.pods = make(map[string]podEntry, len(pods))
 	}
-	if c.cfg.SchedulerName != "" && len(c.kube.where) == 0 {
-		c.kube.usage, c.kube.where = make(map[string]*kubeUse, len(c.nodes)), make(map[string]kubePod, len(pods))
-	}
-	c.bulk = &bulkLoad{requests: map[unsafe.Pointer]kubefit.Amounts{}}
+	c.bulk = &bulkLoad{requests: map[unsafe.Pointer]*kubefit.Amounts{}}
 	for _, p := range pods {
 		c.SetPod(p)
 	}
 	c.bulk = nil
-	// A node whose last pod left during the load had its Quick reset then (untrackKubePod).
-	for _, ku := range c.kube.usage {
-		ku.requick()
+	if c.cfg.SchedulerName != "" {
+		// A node whose last pod left during the load had its Quick reset then (untrackKubePod); refreshing a
+		// record without bound pods gives the same Quick again.
+		for _, r := range c.records {
+			r.requick()
+		}
 	}
 }
 
+// noRequests is the requests of every pod that requests nothing: one value, never written.
+var noRequests kubefit.Amounts
+
 // readRequests is kubefit.ReadRequests(pod), from SetPods' memo for a pod of one container whose requests
-// are all it asks (no init container, overhead or pod-level resources).
-func (c *Cluster) readRequests(pod *corev1.Pod) kubefit.Amounts {
+// are all it asks (no init container, overhead or pod-level resources): the pods of the memo share one.
+func (c *Cluster) readRequests(pod *corev1.Pod) *kubefit.Amounts {
 	s := &pod.Spec
 	if c.bulk == nil || len(s.Containers) != 1 || len(s.InitContainers) > 0 || s.Overhead != nil || s.Resources != nil ||
 		len(s.Containers[0].Resources.Requests) == 0 {
-		return kubefit.ReadRequests(pod)
+		if a := kubefit.ReadRequests(pod); !a.Empty() {
+			return &a
+		}
+		return &noRequests
 	}
 	key := reflect.ValueOf(s.Containers[0].Resources.Requests).UnsafePointer()
 	if a, ok := c.bulk.requests[key]; ok {
 		return a
 	}
 	a := kubefit.ReadRequests(pod)
-	c.bulk.requests[key] = a
-	return a
+	c.bulk.requests[key] = &a
+	return &a
 }

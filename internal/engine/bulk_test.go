@@ -79,29 +79,30 @@ func modelDiff(a, b *Cluster) []string {
 		differ("node "+name, a.nodes[name], b.nodes[name])
 	}
 	differ("node list", a.nodeList, b.nodeList)
-	differ("counted pods", sortedKeys(a.pods), sortedKeys(b.pods))
-	for key, p := range a.pods {
-		differ("pod "+key, p, b.pods[key])
+	differ("pod entries", sortedKeys(a.pods), sortedKeys(b.pods))
+	for key, e := range a.pods {
+		differ("pod "+key, e.alloc, b.pods[key].alloc)
 	}
 	differ("pods by node", podsByNode(a), podsByNode(b))
 	differ("namespace usage", a.nsUsed, b.nsUsed)
 	differ("kube nodes", a.kube.nodes, b.kube.nodes)
-	// A usage's sums and a pod's requests are lists in the order a map gave them: compared by their values.
-	differ("kube-tracked nodes", sortedKeys(a.kube.usage), sortedKeys(b.kube.usage))
-	for name, u := range a.kube.usage {
-		if v := b.kube.usage[name]; v != nil {
-			differ("kube usage of "+name, usageView(&u.Usage), usageView(&v.Usage))
-			differ("the node of kube usage "+name, u.node != nil, v.node == b.nodes[name] && v.node != nil)
+	differ("node records", sortedKeys(a.records), sortedKeys(b.records))
+	for name, r := range a.records {
+		if s := b.records[name]; s != nil {
+			// A usage's sums and a pod's requests are lists in the order a map gave them: compared by their values.
+			differ("kube usage of "+name, usageView(&r.kube), usageView(&s.kube))
+			differ("the node of record "+name, r.node != nil, s.node == b.nodes[name] && s.node != nil)
 		}
 	}
-	differ("kube-tracked pods", sortedKeys(a.kube.where), sortedKeys(b.kube.where))
-	for key, kp := range a.kube.where {
-		kq := b.kube.where[key]
-		differ("kube pod "+key, kp.node, kq.node)
-		differ("the usage of kube pod "+key, kp.usage == a.kube.usage[kp.node], kq.usage == b.kube.usage[kq.node])
+	for key, e := range a.pods {
+		kp, kq := e.kube, b.pods[key].kube
+		differ("kube pod "+key, kp.node(), kq.node())
+		differ("the record of kube pod "+key, kp.at == a.records[kp.node()], kq.at == b.records[kq.node()])
 		var x, y kubefit.Usage
-		x.Add(kp.requests, +1)
-		y.Add(kq.requests, +1)
+		if kp.requests != nil && kq.requests != nil {
+			x.Add(*kp.requests, +1)
+			y.Add(*kq.requests, +1)
+		}
 		differ("the requests of kube pod "+key, usageView(&x), usageView(&y))
 	}
 	differ("card pods", a.cardPods, b.cardPods)
@@ -131,8 +132,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // podsByNode is every node's counted pods, as PodsOn lists them.
 func podsByNode(c *Cluster) map[string][]*PodAllocation {
 	out := map[string][]*PodAllocation{}
-	for name := range c.byNode {
-		out[name] = c.PodsOn(name)
+	for name, r := range c.records {
+		if len(r.pods) > 0 {
+			out[name] = c.PodsOn(name)
+		}
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		}
 		return v
 	}
-	self := c.pods[key]
+	self := c.pods[key].alloc
 	f := newFitter(c, req, self, false)
 	f.card, f.kube = v.Card, kube
 	v.Quota = withoutSelf(v.Quota, self)

@@ -34,7 +34,7 @@ func factsJudged(c *Cluster, pod *corev1.Pod) []*Node {
 	if _, hami := c.schedulerOf(pod); !hami || !req.WantsGPU() {
 		return nil
 	}
-	f := newFitter(c, req, c.pods[pod.Namespace+"/"+pod.Name], false)
+	f := newFitter(c, req, c.pods[pod.Namespace+"/"+pod.Name].alloc, false)
 	f.card, f.kube = c.cardStatus(pod), c.kubeGateFor(pod, EvalOptions{}.Kube)
 	f.quick = true
 	var out []*Node

@@ -262,7 +262,7 @@ func (f *fitter) resetExtra(n *Node) {
 	if f.self != nil && f.self.Node == n.Name {
 		f.extraUsed = true
 		for _, u := range f.self.Uses {
-			if i, ok := n.uuidIndex[u.UUID]; ok {
+			if i := n.gpuIndex(u.UUID); i >= 0 {
 				f.extra[i].slots -= u.Slots
 				f.extra[i].mem -= u.Mem
 				f.extra[i].cores -= u.Cores

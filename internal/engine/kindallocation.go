@@ -16,14 +16,33 @@ type listKey struct {
 	allocated bool
 }
 
-// listKeys maps every device-list annotation key of the cluster's Kinds to its Kinds, built once per cluster,
-// so a pod's annotations are read in one pass whatever the number of families.
-func listKeys(kinds []device.Kind) map[string][]listKey {
-	out := map[string][]listKey{}
+// listKeyIndex maps every device-list annotation key of the cluster's Kinds to its Kinds, built once per
+// cluster, so a pod's annotations are read in one pass whatever the number of families.
+type listKeyIndex struct {
+	byKey map[string][]listKey
+	// lens has a bit for the length of each key shorter than 256: most of a pod's other annotations
+	// (hami.io/vgpu-node, hami.io/bind-phase ...) are told apart by their length, without a lookup.
+	lens [4]uint64
+}
+
+// maybe reports whether an annotation key may be a device-list key.
+func (ix *listKeyIndex) maybe(key string) bool {
+	n := len(key)
+	return n >= 256 || ix.lens[n>>6]&(1<<(n&63)) != 0
+}
+
+func listKeys(kinds []device.Kind) listKeyIndex {
+	out := listKeyIndex{byKey: map[string][]listKey{}}
+	add := func(key string, lk listKey) {
+		out.byKey[key] = append(out.byKey[key], lk)
+		if n := len(key); n < 256 {
+			out.lens[n>>6] |= 1 << (n & 63)
+		}
+	}
 	for k := range kinds {
-		out[kinds[k].Allocated] = append(out[kinds[k].Allocated], listKey{kind: k, allocated: true})
+		add(kinds[k].Allocated, listKey{kind: k, allocated: true})
 		if to := kinds[k].ToAllocate; to != kinds[k].Allocated {
-			out[to] = append(out[to], listKey{kind: k})
+			add(to, listKey{kind: k})
 		}
 	}
 	return out
@@ -38,10 +57,13 @@ type deviceList struct {
 
 // deviceLists finds a pod's device lists in one pass over its annotations, one per Kind (its Allocated list
 // before its ToAllocate list), in Kind order.
-func deviceLists(annos map[string]string, keys map[string][]listKey, buf []deviceList) []deviceList {
+func deviceLists(annos map[string]string, keys *listKeyIndex, buf []deviceList) []deviceList {
 	out := buf[:0]
 	for key, raw := range annos {
-		for _, lk := range keys[key] {
+		if !keys.maybe(key) {
+			continue
+		}
+		for _, lk := range keys.byKey[key] {
 			out = addDeviceList(out, deviceList{kind: lk.kind, key: key, raw: raw, allocated: lk.allocated})
 		}
 	}
@@ -78,10 +100,11 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, lists [
 		}
 		found = true
 		if q := kind.QosIndex(pod.Annotations); q >= 0 {
-			if alloc.qos == nil {
-				alloc.qos = map[int]int{}
+			r := alloc.rareFields()
+			if r.qos == nil {
+				r.qos = map[int]int{}
 			}
-			alloc.qos[k] = q
+			r.qos[k] = q
 		}
 		_, _, _, _, read := kind.Readers()
 		entries, err := read(l.key, l.raw)

@@ -29,7 +29,7 @@ func (c *Cluster) NewProbe(pod *corev1.Pod, opts EvalOptions) *Probe {
 	if req == nil || !req.WantsGPU() {
 		return nil
 	}
-	self := c.pods[pod.Namespace+"/"+pod.Name]
+	self := c.pods[pod.Namespace+"/"+pod.Name].alloc
 	f := newFitter(c, req, self, false)
 	f.card, f.kube = c.cardStatus(pod), c.kubeGateFor(pod, opts.Kube)
 	p := &Probe{c: c, f: f}
@@ -56,11 +56,12 @@ func (p *Probe) Hold(node string, keys []string, into []Held) []Held {
 	for _, key := range keys {
 		var h Held
 		if key != self {
-			if a := p.c.pods[key]; a != nil && a.Node == node {
+			e := p.c.pods[key]
+			if a := e.alloc; a != nil && a.Node == node {
 				h.alloc = a
 			}
-			if kp, ok := p.c.kube.where[key]; ok && kp.node == node {
-				h.kube, h.inKube = kp.requests, true
+			if e.kube.at != nil && e.kube.node() == node {
+				h.kube, h.inKube = *e.kube.requests, true
 			}
 		}
 		into = append(into, h)

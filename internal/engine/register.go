@@ -43,7 +43,7 @@ func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
 		}
 		node.GPUs = slices.Grow(node.GPUs, len(reg.Devices))
 		for _, d := range reg.Devices {
-			if _, dup := node.uuidIndex[d.ID]; dup {
+			if registered(node.GPUs, d.ID) {
 				bad(reg.Field, "%s %s is registered twice; the second entry is ignored", kind.Word, d.ID)
 				continue
 			}
@@ -51,7 +51,6 @@ func (c *Cluster) addDevices(n *corev1.Node, node *Node, bad reportFunc) {
 			if mode == "" {
 				mode = ModeHamiCore
 			}
-			node.uuidIndex[d.ID] = len(node.GPUs)
 			node.GPUs = append(node.GPUs, GPU{
 				UUID: d.ID, Index: d.Index, Type: d.Type, Numa: d.Numa, Mode: mode, Healthy: d.Health,
 				Slots: d.Count, TotalMem: d.Devmem, TotalCores: d.Devcore, MigProfiles: d.MigProfiles, reg: len(node.GPUs),
@@ -86,6 +85,17 @@ func deviceName(k *device.Kind) string {
 		return ""
 	}
 	return k.Name
+}
+
+// registered reports whether a device of that UUID is among those read so far (a node's few devices are
+// scanned: no map is made per node).
+func registered(gpus []GPU, uuid string) bool {
+	for i := range gpus {
+		if gpus[i].UUID == uuid {
+			return true
+		}
+	}
+	return false
 }
 
 func slicesContains(s []uint8, v uint8) bool {

@@ -78,120 +78,105 @@ func hamiOnlyResources(pod *corev1.Pod, cfg Config) []string {
 }
 
 // kubeWorld is the part of the cluster kube-scheduler's standard checks read: the Node objects (always kept:
-// the extender's bind checks the node's taints and labels) and, when the Config names HAMi's profile (the
-// CLI and the terminal UI), what the pods bound to each node request.
+// the extender's bind checks the node's taints and labels). What the pods bound to each node request, when the
+// Config names HAMi's profile (the CLI and the terminal UI), is kept in the node's record (nodeRecord.kube) and
+// each pod's entry (podEntry.kube).
 type kubeWorld struct {
 	nodes map[string]*kubefit.Node
-	usage map[string]*kubeUse // node -> its bound pods' count and requests
-	where map[string]kubePod  // namespace/name -> where the pod is counted
 }
 
-// kubeUse is a node's bound pods as kube-scheduler counts them, beside the engine's node (nil while the node
-// is not known), so that a pod's change refreshes the node's Quick with one lookup.
-type kubeUse struct {
-	kubefit.Usage
-	node *Node
-}
-
-// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: its node, the node's usage it is
-// counted in (so removing it needs no lookup), and its requests.
+// kubePod is a bound pod as kube-scheduler's NodeResourcesFit counts it: the record of the node it is counted
+// on (so removing it needs no lookup; nil when it is not counted), and its requests (shared by the pods whose
+// requests SetPods read once; never changed).
 type kubePod struct {
-	node     string
-	usage    *kubeUse
-	requests kubefit.Amounts
+	at       *nodeRecord
+	requests *kubefit.Amounts
 }
 
-// usageOf is the node's kube usage, nil when no counted pod is bound to it.
+// node is the name of the node the pod is counted on, "" when none.
+func (kp *kubePod) node() string {
+	if kp.at == nil {
+		return ""
+	}
+	return kp.at.name
+}
+
+// usageOf is the node's kube usage (zero while no counted pod is bound to it), nil when the node has no record.
+// A probe that takes a node's last bound pod off for a moment (Probe.apply) puts it back through the same usage.
 func (c *Cluster) usageOf(name string) *kubefit.Usage {
-	if ku := c.kube.usage[name]; ku != nil {
-		return &ku.Usage
+	if r := c.records[name]; r != nil {
+		return &r.kube
 	}
 	return nil
 }
 
-func (c *Cluster) trackKubeNode(n *corev1.Node) {
+func (c *Cluster) trackKubeNode(n *corev1.Node, node *Node) {
 	if c.kube.nodes == nil {
 		c.kube.nodes = map[string]*kubefit.Node{}
 	}
 	kn := kubefit.NewNode(n)
 	c.kube.nodes[n.Name] = kn
-	node := c.nodes[n.Name]
-	if ku := c.kube.usage[n.Name]; ku != nil {
-		ku.node = node
-	}
-	if node != nil {
-		node.kn = kn
-		node.kq = kn.Quick(c.usageOf(n.Name))
-	}
+	node.kn = kn
+	node.kq = kn.Quick(c.usageOf(n.Name))
 }
 
 // requick refreshes the node's Quick after its bound pods changed.
 func (c *Cluster) requick(name string) {
-	if ku := c.kube.usage[name]; ku != nil {
-		ku.requick()
-	} else if node := c.nodes[name]; node != nil && node.kn != nil {
-		node.kq = node.kn.Quick(nil)
-	}
+	c.records[name].requick()
 }
 
-// requick refreshes the Quick of the node the usage is counted on.
-func (ku *kubeUse) requick() {
-	if node := ku.node; node != nil && node.kn != nil {
-		node.kq = node.kn.Quick(&ku.Usage)
-	}
-}
-
-func (c *Cluster) untrackKubeNode(name string) {
-	delete(c.kube.nodes, name)
-	if ku := c.kube.usage[name]; ku != nil {
-		ku.node = nil
-	}
-}
-
-// trackKubePod counts a bound pod's requests on its node; key is its namespace/name, which counts nothing yet
-// (SetPod removed it first).
-func (c *Cluster) trackKubePod(pod *corev1.Pod, key string) {
-	if c.cfg.SchedulerName == "" {
+// requick refreshes the Quick of the record's node from the record's kube usage.
+func (r *nodeRecord) requick() {
+	if r == nil {
 		return
+	}
+	if node := r.node; node != nil && node.kn != nil {
+		node.kq = node.kn.Quick(r.kubeUsage())
+	}
+}
+
+// kubeUsage is the record's bound pods as kube-scheduler counts them, nil when none is (or no record).
+func (r *nodeRecord) kubeUsage() *kubefit.Usage {
+	if r == nil || r.kube.Pods == 0 {
+		return nil
+	}
+	return &r.kube
+}
+
+// trackKubePod counts a bound pod's requests on its node and says where it is counted (nothing when the
+// cluster does not track kube-scheduler's counts or the pod does not count); the pod counts nothing yet
+// (SetPod removed it first).
+func (c *Cluster) trackKubePod(pod *corev1.Pod) kubePod {
+	if c.cfg.SchedulerName == "" {
+		return kubePod{}
 	}
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-		return
+		return kubePod{}
 	}
-	if c.kube.usage == nil {
-		c.kube.usage, c.kube.where = map[string]*kubeUse{}, map[string]kubePod{}
-	}
-	ku := c.kube.usage[pod.Spec.NodeName]
-	if ku == nil {
-		ku = &kubeUse{node: c.nodes[pod.Spec.NodeName]}
-		c.kube.usage[pod.Spec.NodeName] = ku
-	}
-	kp := kubePod{node: pod.Spec.NodeName, usage: ku, requests: c.readRequests(pod)}
-	ku.Add(kp.requests, +1)
-	c.kube.where[key] = kp
+	kp := kubePod{at: c.record(pod.Spec.NodeName), requests: c.readRequests(pod)}
+	kp.at.kube.Add(*kp.requests, +1)
 	if c.bulk == nil { // SetPods refreshes every node's Quick once, at its end
-		ku.requick()
+		kp.at.requick()
 	}
+	return kp
 }
 
-func (c *Cluster) untrackKubePod(key string) {
-	kp, ok := c.kube.where[key]
-	if !ok {
+// untrackKubePod takes a pod's requests off the node it was counted on.
+func (c *Cluster) untrackKubePod(kp *kubePod) {
+	r := kp.at
+	if r == nil {
 		return
 	}
-	delete(c.kube.where, key)
-	// The usage a pod was counted in stays in kube.usage while it counts any pod.
-	ku := kp.usage
-	ku.Add(kp.requests, -1)
-	if ku.Pods > 0 {
+	r.kube.Add(*kp.requests, -1)
+	if r.kube.Pods > 0 {
 		if c.bulk == nil {
-			ku.requick()
+			r.requick()
 		}
 		return
 	}
-	delete(c.kube.usage, kp.node)
-	if node := ku.node; node != nil && node.kn != nil {
-		node.kq = node.kn.Quick(nil)
-	}
+	r.kube = kubefit.Usage{} // the next pod starts a new count, as the first did
+	r.requick()
+	c.dropIfEmpty(r)
 }
 
 // KubeScope says which of kube-scheduler's own checks an evaluation runs as gates of its verdict.
@@ -233,7 +218,7 @@ func (c *Cluster) kubeGateFor(pod *corev1.Pod, scope KubeScope) *kubeGate {
 	}
 	pod = withDefaultRequests(pod)
 	g := &kubeGate{pod: kubefit.Prepare(pod, c.cfg.ManagedResources()), static: scope == KubeStatic}
-	g.self = c.kube.where[pod.Namespace+"/"+pod.Name]
+	g.self = c.pods[pod.Namespace+"/"+pod.Name].kube
 	return g
 }
 
@@ -243,12 +228,12 @@ func (c *Cluster) kubeUsage(g *kubeGate, node string) *kubefit.Usage {
 	if u == nil {
 		u = &kubefit.Usage{}
 	}
-	if g == nil || g.self.node != node && g.copies[node] == 0 {
+	if g == nil || g.self.node() != node && g.copies[node] == 0 {
 		return u
 	}
 	cp := u.Clone() // the tracked usage is shared
-	if g.self.node == node {
-		cp.Add(g.self.requests, -1)
+	if g.self.at != nil && g.self.node() == node {
+		cp.Add(*g.self.requests, -1)
 	}
 	for i := 0; i < g.copies[node]; i++ {
 		cp.Add(g.pod.Amounts(), +1)
@@ -269,7 +254,7 @@ func (c *Cluster) kubeNode(name string) *kubefit.Node {
 // passes is the common case's shortcut: the node surely passes kube-scheduler's checks, judged from the
 // Quick kept on the engine's node (no node object read). false means run kubeCheck.
 func (g *kubeGate) passes(n *Node) bool {
-	return g.self.node != n.Name && (g.copies == nil || g.copies[n.Name] == 0) && g.pod.QuickPass(&n.kq)
+	return g.self.node() != n.Name && (g.copies == nil || g.copies[n.Name] == 0) && g.pod.QuickPass(&n.kq)
 }
 
 // check runs the gate on one node: nil when the node passes, else the node's check and kube-scheduler's
@@ -352,7 +337,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 		v.Card = nil // only Volcano enforces the queues' card quota
 	}
 	// Every check runs on every node: the detail lists all that stand in the way, the first decides.
-	g := &kubeGate{pod: kubefit.Prepare(pod, nil), self: c.kube.where[pod.Namespace+"/"+pod.Name]}
+	g := &kubeGate{pod: kubefit.Prepare(pod, nil), self: c.pods[pod.Namespace+"/"+pod.Name].kube}
 	results := make([]kubefit.NodeResult, len(names))
 	for i, name := range names {
 		results[i] = kubefit.NodeResult{Node: name, Failures: g.pod.AllFailures(c.kubeNode(name), c.kubeUsage(g, name))}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,7 +84,7 @@ type Node struct {
 	Cards       []NodeCard `json:"cards,omitempty"`
 	CardSlots   int64      `json:"cardSlots,omitempty"`
 
-	uuidIndex map[string]int
+	uuids     uuidIndex         // finds a GPU by UUID (uuidindex.go)
 	kq        kubefit.Quick     // kube-scheduler's view of the node for the common case (kubeGate.passes)
 	kn        *kubefit.Node     // the node object as kube-scheduler's checks read it (kq's source)
 	pos       int               // index in Cluster.nodeList
@@ -103,25 +105,14 @@ func (n *Node) DevicesOf(k int) int {
 
 // GPUByUUID returns the node's GPU with that UUID, or nil.
 func (n *Node) GPUByUUID(uuid string) *GPU {
-	if len(n.GPUs) <= smallNode && uuid != "" {
-		// A node's few GPUs are scanned (the UUIDs' last bytes first: they share long prefixes), which reads
-		// memory the caller is about to write rather than the index map's.
-		last := uuid[len(uuid)-1]
-		for i := range n.GPUs {
-			if id := n.GPUs[i].UUID; len(id) == len(uuid) && id[len(id)-1] == last && id == uuid {
-				return &n.GPUs[i]
-			}
-		}
-		return nil
-	}
-	if i, ok := n.uuidIndex[uuid]; ok {
+	if i := n.gpuIndex(uuid); i >= 0 {
 		return &n.GPUs[i]
 	}
 	return nil
 }
 
-// smallNode is the number of devices up to which GPUByUUID scans them instead of looking the UUID up.
-const smallNode = 16
+// gpuIndex is the position in n.GPUs of the GPU with that UUID, -1 when none.
+func (n *Node) gpuIndex(uuid string) int { return n.uuids.find(uuid) }
 
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
@@ -174,15 +165,54 @@ type PodAllocation struct {
 	// gone, as kubectl's STATUS Terminating says.
 	Terminating bool `json:"terminating,omitempty"`
 
-	// slot is the allocation's index in its node's list (Cluster.byNode), beside Terminating in its padding.
+	// slot is the allocation's index in its node's list (nodeRecord.pods), beside Terminating in its padding.
 	slot int32
 
+	key  string   // namespace/name, the key SetPod built (Key)
+	rare *podRare // what few pods have; nil for most, so that the allocation stays small
+}
+
+// podRare is what a counted pod's allocation keeps only when the pod has it.
+type podRare struct {
 	// qos is the pod's QoS policy index by Kind index, for Kinds with policies; absent: none known.
 	qos map[int]int
-
-	key     string    // namespace/name, the key SetPod built (Key)
-	annoKey string    // the device-list annotation the allocation was read from
+	// listKey is the device-list annotation the allocation was read from when it is not
+	// codec.PodAllocatedAnnotation.
+	listKey string
 	probs   []Problem // problems found reading the pod, before any node was consulted
+}
+
+// rareFields is the allocation's podRare, made on first use.
+func (p *PodAllocation) rareFields() *podRare {
+	if p.rare == nil {
+		p.rare = &podRare{}
+	}
+	return p.rare
+}
+
+// annoKey is the device-list annotation the allocation was read from.
+func (p *PodAllocation) annoKey() string {
+	if p.rare == nil || p.rare.listKey == "" {
+		return codec.PodAllocatedAnnotation
+	}
+	return p.rare.listKey
+}
+
+// readProblems are the problems found reading the pod, before any node was consulted.
+func (p *PodAllocation) readProblems() []Problem {
+	if p.rare == nil {
+		return nil
+	}
+	return p.rare.probs
+}
+
+// qosOf is the pod's QoS policy index for Kind k, false when none is known.
+func (p *PodAllocation) qosOf(k int) (int, bool) {
+	if p.rare == nil {
+		return 0, false
+	}
+	q, ok := p.rare.qos[k]
+	return q, ok
 }
 
 // Key is namespace/name.
@@ -198,12 +228,12 @@ func (p *PodAllocation) Key() string {
 // run concurrently with each other, as the extender's do under its reader lock (see cardcache.go).
 type Cluster struct {
 	cfg       Config
-	kinds     []device.Kind        // cfg.Kinds(): NVIDIA first
-	units     []string             // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
-	vkeys     []vendorKey          // the other kinds' quota keys
-	listKeys  map[string][]listKey // every kind's device-list annotation keys (kindallocation.go)
-	rows      []kindRows           // per kind, its rows compiled (rows.go)
-	readyKind int                  // the kind with the devices-ready gate (NVIDIA's); -1 when none
+	kinds     []device.Kind // cfg.Kinds(): NVIDIA first
+	units     []string      // per kind, the plural of its word ("GPUs", "NPUs"): a Check's unit
+	vkeys     []vendorKey   // the other kinds' quota keys
+	listKeys  listKeyIndex  // every kind's device-list annotation keys (kindallocation.go)
+	rows      []kindRows    // per kind, its rows compiled (rows.go)
+	readyKind int           // the kind with the devices-ready gate (NVIDIA's); -1 when none
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
@@ -212,8 +242,8 @@ type Cluster struct {
 	// without a walk over every device at each evaluation; largestMem is that largest.
 	memSizes   map[int64]int
 	largestMem int64
-	pods       map[string]*PodAllocation
-	byNode     map[string][]*PodAllocation       // node -> its counted pods, in no order (PodAllocation.slot)
+	pods       map[string]podEntry               // namespace/name -> the pod's allocation and kube tracking (records.go)
+	records    map[string]*nodeRecord            // node name -> what the pods on it add (records.go)
 	quotas     map[string]map[string]quotaLimits // namespace -> ResourceQuota name -> limits
 	nsUsed     map[string]*usage
 	problems   map[string][]Problem // object key -> problems found when it was last set
@@ -250,8 +280,8 @@ func NewCluster(cfg Config) *Cluster {
 		listKeys:  listKeys(kinds),
 		nodes:     map[string]*Node{},
 		memSizes:  map[int64]int{},
-		pods:      map[string]*PodAllocation{},
-		byNode:    map[string][]*PodAllocation{},
+		pods:      map[string]podEntry{},
+		records:   map[string]*nodeRecord{},
 		quotas:    map[string]map[string]quotaLimits{},
 		nsUsed:    map[string]*usage{},
 		problems:  map[string][]Problem{},
@@ -280,11 +310,14 @@ func (c *Cluster) Node(name string) *Node { return c.nodes[name] }
 func (c *Cluster) NodeNames() []string { return c.nodeNames }
 
 // Pod returns the counted pod namespace/name, or nil.
-func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[namespace+"/"+name] }
+func (c *Cluster) Pod(namespace, name string) *PodAllocation { return c.pods[namespace+"/"+name].alloc }
 
 // PodsOn lists the counted pods on a node, sorted by namespace/name.
 func (c *Cluster) PodsOn(node string) []*PodAllocation {
-	out := append([]*PodAllocation(nil), c.byNode[node]...)
+	var out []*PodAllocation
+	if r := c.records[node]; r != nil {
+		out = append(out, r.pods...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out
 }
@@ -339,10 +372,12 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	c.gpuCount += len(node.GPUs)
 	c.countMemSizes(node, +1)
 	c.nodes[n.Name] = node
-	c.trackKubeNode(n)
-	for _, p := range c.byNode[n.Name] {
+	rec := c.record(n.Name)
+	rec.node = node
+	c.trackKubeNode(n, node)
+	for _, p := range rec.pods {
 		// The pod's problems are what reading it found plus what this node's GPUs say about its use.
-		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.probs...), c.applyToNode(node, p, +1)...))
+		c.setProblems("Pod/"+p.Key(), append(append([]Problem(nil), p.readProblems()...), c.applyToNode(node, p, +1)...))
 	}
 	c.setProblems("Node/"+n.Name, probs)
 	return probs
@@ -356,7 +391,11 @@ func (c *Cluster) RemoveNode(name string) {
 		return
 	}
 	delete(c.nodes, name)
-	c.untrackKubeNode(name)
+	delete(c.kube.nodes, name)
+	if r := c.records[name]; r != nil {
+		r.node = nil
+		c.dropIfEmpty(r)
+	}
 	c.gpuCount -= len(old.GPUs)
 	c.countMemSizes(old, -1)
 	if len(old.Cards) > 0 {
@@ -406,7 +445,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, uuidIndex: map[string]int{}, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
 	for _, t := range n.Spec.Taints {
 		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
 			node.Taints = append(node.Taints, t.ToString())
@@ -424,21 +463,20 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	c.addDevices(n, node, bad)
 	// Device type, then index, then UUID, for display; GPU walks start from the registration order (GPU.reg),
 	// as HAMi's do.
-	sort.SliceStable(node.GPUs, func(i, j int) bool {
-		a, b := &node.GPUs[i], &node.GPUs[j]
+	// A stable sort's result is the same whatever its algorithm: slices' needs no reflection per node.
+	slices.SortStableFunc(node.GPUs, func(a, b GPU) int {
 		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+			return cmp.Compare(a.Kind, b.Kind)
 		}
 		if a.Index != b.Index {
-			return a.Index < b.Index
+			return cmp.Compare(a.Index, b.Index)
 		}
-		return a.UUID < b.UUID
+		return strings.Compare(a.UUID, b.UUID)
 	})
 	node.regOrder = registrationOrder(node.GPUs)
 	node.kindCount = make([]int, len(c.kinds))
-	clear(node.uuidIndex)
+	node.uuids = newUUIDIndex(node.GPUs)
 	for i := range node.GPUs {
-		node.uuidIndex[node.GPUs[i].UUID] = i
 		node.kindCount[node.GPUs[i].Kind]++
 	}
 	node.judged = c.judgedBy(node)
@@ -494,10 +532,10 @@ func registerVersionProblem(format string, v HAMiVersion) string {
 // SetPod adds, updates or removes (when it no longer counts) a pod's usage.
 func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 	c.version++
-	key := pod.Namespace + "/" + pod.Name
+	key := c.podKey(pod.Namespace, pod.Name)
 	c.removePod(key)
-	c.trackKubePod(pod, key)
-	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, c.listKeys)
+	entry := podEntry{kube: c.trackKubePod(pod)}
+	alloc, probs := podAllocation(pod, key, c.cfg, c.kinds, &c.listKeys, c.bulk.slab())
 	cp, cardProbs := readCardPod(pod)
 	probs = append(probs, cardProbs...)
 	if cp != nil {
@@ -505,12 +543,15 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 		c.trackCardPod(cp, +1)
 	}
 	if alloc != nil {
-		c.pods[key] = alloc
-		onNode := c.byNode[alloc.Node]
-		alloc.slot = int32(len(onNode))
-		c.byNode[alloc.Node] = append(onNode, alloc)
+		entry.alloc = alloc
+		rec := entry.kube.at // mostly the node the pod is bound to: one lookup for both
+		if rec == nil || rec.name != alloc.Node {
+			rec = c.record(alloc.Node)
+		}
+		alloc.slot = int32(len(rec.pods))
+		rec.pods = append(rec.pods, alloc)
 		if !c.nsUsage(alloc.Namespace).charge(alloc.QuotaMem, alloc.QuotaCores) {
-			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey + "]",
+			probs = append(probs, Problem{Kind: "Pod", Object: key, Field: "metadata.annotations[" + alloc.annoKey() + "]",
 				Message: fmt.Sprintf("%d MiB and %d%% cores would take namespace %s's HAMi usage past %d; the pod is not charged to its quota",
 					alloc.QuotaMem, alloc.QuotaCores, alloc.Namespace, maxQuotaUse)})
 			// What a pod charges is what was added: removing it, or leaving it out for a re-evaluation, takes back nothing.
@@ -519,10 +560,15 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 		if !c.nsUsage(alloc.Namespace).chargeVendor(alloc.VendorQuota) {
 			alloc.VendorQuota = nil
 		}
-		alloc.probs = append([]Problem(nil), probs...)
-		if n := c.nodes[alloc.Node]; n != nil {
+		if len(probs) > 0 {
+			alloc.rareFields().probs = append([]Problem(nil), probs...)
+		}
+		if n := rec.node; n != nil {
 			probs = append(probs, c.applyToNode(n, alloc, +1)...)
 		}
+	}
+	if entry.alloc != nil || entry.kube.at != nil {
+		c.pods[key] = entry
 	}
 	if len(probs) > 0 { // removePod forgot the old ones
 		c.problems["Pod/"+key] = probs
@@ -545,36 +591,28 @@ func (c *Cluster) removePod(key string) {
 			delete(c.problems, string(probKey))
 		}
 	}
-	c.untrackKubePod(key)
 	if cp := c.cardPods[key]; cp != nil {
 		c.trackCardPod(cp, -1)
 		delete(c.cardPods, key)
 	}
-	old, ok := c.pods[key]
+	entry, ok := c.pods[key]
 	if !ok {
 		return
 	}
 	delete(c.pods, key)
-	c.unlistOnNode(old)
-	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
-	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
-	if n := c.nodes[old.Node]; n != nil {
-		c.applyToNode(n, old, -1)
-	}
-}
-
-// unlistOnNode takes a counted pod out of its node's list: the last one takes its slot.
-func (c *Cluster) unlistOnNode(p *PodAllocation) {
-	onNode := c.byNode[p.Node]
-	last := len(onNode) - 1
-	if last == 0 {
-		delete(c.byNode, p.Node)
+	c.untrackKubePod(&entry.kube)
+	old := entry.alloc
+	if old == nil {
 		return
 	}
-	moved := onNode[last]
-	onNode[p.slot], moved.slot = moved, p.slot
-	onNode[last] = nil
-	c.byNode[p.Node] = onNode[:last]
+	rec := c.records[old.Node]
+	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
+	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
+	if n := rec.node; n != nil {
+		c.applyToNode(n, old, -1)
+	}
+	rec.unlist(old)
+	c.dropIfEmpty(rec)
 }
 
 // applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.
@@ -595,12 +633,12 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 		// The check reads only this use and the GPU's registration, so adding and removing agree.
 		if msg := overCapacity(u, g); msg != "" {
 			if sign > 0 {
-				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + p.annoKey + "]",
+				probs = append(probs, Problem{Kind: "Pod", Object: p.Key(), Field: "metadata.annotations[" + p.annoKey() + "]",
 					Message: fmt.Sprintf("GPU %s on node %s: %s; this use of the GPU is not counted", u.UUID, n.Name, msg)})
 			}
 			continue
 		}
-		if q, ok := p.qos[int(g.Kind)]; ok && u.Cores < 100 {
+		if q, ok := p.qosOf(int(g.Kind)); ok && u.Cores < 100 {
 			g.qos[q] += int32(sign)
 		}
 		if sign > 0 {

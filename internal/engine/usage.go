@@ -60,7 +60,7 @@ func UnboundHolding(pod *corev1.Pod, now time.Time) string {
 
 // podAllocation reads what a counted pod holds, or nil when it does not count. key is its namespace/name, keys
 // are listKeys(kinds).
-func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind, keys map[string][]listKey) (*PodAllocation, []Problem) {
+func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind, keys *listKeyIndex, slab *[]podAllocationBlock) (*PodAllocation, []Problem) {
 	if !Counts(pod) {
 		return nil, nil
 	}
@@ -85,8 +85,12 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 			break
 		}
 	}
-	blk := &podAllocationBlock{PodAllocation: PodAllocation{Namespace: pod.Namespace, Name: pod.Name, key: key,
-		Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), annoKey: annoKey, Terminating: pod.DeletionTimestamp != nil}}
+	blk := newBlock(slab)
+	blk.PodAllocation = PodAllocation{Namespace: pod.Namespace, Name: pod.Name, key: key,
+		Node: strings.TrimSpace(pod.Annotations[codec.PodNodeAnnotation]), Terminating: pod.DeletionTimestamp != nil}
+	if annoKey != codec.PodAllocatedAnnotation {
+		blk.rareFields().listKey = annoKey
+	}
 	alloc := &blk.PodAllocation
 	vendor := familyAllocations(pod, cfg, kinds, lists, alloc, bad)
 	if !ok && vendor {
@@ -123,7 +127,8 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 }
 
 // podAllocationBlock is a counted pod's allocation with room for what most pods hold, one container's
-// devices and one device's use, so that reading a pod allocates it once.
+// devices and one device's use, so that reading a pod allocates it once (SetPods makes them a chunk at a time,
+// bulk.go).
 type podAllocationBlock struct {
 	PodAllocation
 	containers [1]ContainerAllocation

@@ -34,6 +34,9 @@ type Amounts struct {
 	exact corev1.ResourceList // the requests as Quantities, when one does not fit milli-units
 }
 
+// Empty reports whether the amounts hold no value (a pod that requests nothing).
+func (a *Amounts) Empty() bool { return len(a.list) == 0 && a.exact == nil }
+
 // maxWhole is the largest whole value whose milli-units fit an int64.
 const maxWhole = (1<<63 - 1) / 1000
 

@@ -154,3 +154,27 @@ func TestReadRequestsIsRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestAmountsEmpty: only a pod that requests nothing has empty amounts; a request of zero, or one that does not
+// fit milli-units (kept as Quantities), is a value.
+func TestAmountsEmpty(t *testing.T) {
+	pod := func(l corev1.ResourceList) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: l}}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		pod   *corev1.Pod
+		empty bool
+	}{
+		{"no container", &corev1.Pod{}, true},
+		{"no requests", pod(nil), true},
+		{"cpu", pod(corev1.ResourceList{"cpu": resource.MustParse("1")}), false},
+		{"zero cpu", pod(corev1.ResourceList{"cpu": resource.MustParse("0")}), false},
+		{"finer than a milli-unit", pod(corev1.ResourceList{"cpu": resource.MustParse("1n")}), false},
+	} {
+		a := ReadRequests(tc.pod)
+		if got := a.Empty(); got != tc.empty {
+			t.Errorf("%s: Empty() = %v, want %v", tc.name, got, tc.empty)
+		}
+	}
+}

@@ -359,7 +359,7 @@ func isTerminal(w io.Writer) bool {
 // pendingRows evaluates every GPU pod that waits for a node.
 func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now time.Time) []render.PendingRow {
 	var rows []render.PendingRow
-	for _, p := range s.Pods {
+	for p := range s.Pods.All() {
 		if _, ok := query.PendingGPU(p, cfg); !ok {
 			continue
 		}

@@ -227,7 +227,7 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 			in.groups[g.GetNamespace()+"/"+g.GetName()] = g
 		}
 	}
-	for _, p := range s.Pods {
+	for p := range s.Pods.All() {
 		if p == nil || query.Finished(p) {
 			continue
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -65,8 +66,9 @@ type UnboundHolder struct {
 // clock, and the detail it shows.
 type ExplainInput struct {
 	Pod *corev1.Pod
-	// Pods are every pod of the cluster (unbound holders, a running scheduler's pod), in any order.
-	Pods []*corev1.Pod
+	// Pods are every pod of the cluster (unbound holders, a running scheduler's pod), in any order; a snapshot
+	// yields each built for the call (Snapshot.Pods.All), and they are read in passes, never held. nil: none.
+	Pods iter.Seq[*corev1.Pod]
 	// Events are the pod's events; EventsRead says they are all there is (a snapshot, or read live): only then
 	// does "no FailedScheduling event" say anything.
 	Events     []*corev1.Event
@@ -118,13 +120,16 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 }
 
 // UnboundHolders lists, by namespace/name, the pods holding GPUs on a node they are not bound to.
-func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
+func UnboundHolders(pods iter.Seq[*corev1.Pod], now time.Time) []UnboundHolder {
 	type found struct {
 		pod *corev1.Pod
 		UnboundHolder
 	}
 	var all []found
-	for _, p := range pods {
+	if pods == nil {
+		pods = noPods
+	}
+	for p := range pods {
 		if p == nil {
 			continue
 		}
@@ -148,6 +153,9 @@ func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
 	}
 	return out
 }
+
+// noPods stands for a nil sequence of pods: none.
+func noPods(func(*corev1.Pod) bool) {}
 
 // sortedEvents is the events oldest first (EventTime), in a new slice; nil for none.
 func sortedEvents(events []*corev1.Event) []*corev1.Event {

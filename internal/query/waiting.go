@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ type SchedulerSighting struct {
 }
 
 // SeeScheduler looks for the scheduler in the snapshot's Leases and pods.
-func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, pods []*corev1.Pod, now time.Time) SchedulerSighting {
+func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, pods iter.Seq[*corev1.Pod], now time.Time) SchedulerSighting {
 	var out SchedulerSighting
 	out.Known = leasesRead
 	for _, l := range leases {
@@ -55,7 +56,10 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 	// The first running pod by namespace/name (the first listed among equal ones), whatever order the surface
 	// holds the pods in; found without sorting every pod of the snapshot.
 	var first *corev1.Pod
-	for _, p := range pods {
+	if pods == nil {
+		pods = noPods
+	}
+	for p := range pods {
 		if p == nil {
 			continue
 		}

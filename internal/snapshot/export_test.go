@@ -1,5 +1,7 @@
 package snapshot
 
+import corev1 "k8s.io/api/core/v1"
+
 // ParseWhole is Parse without trimming the pods.
 func ParseWhole(data []byte, name string) (*Snapshot, error) {
 	keepWholePods = true
@@ -19,3 +21,9 @@ func DecodeItem(js []byte) (obj any, hand bool, err error) {
 // DecodeItemByReflection decodes one item by json-iterator's reflection alone, as the reader did before the
 // hand decoder.
 func DecodeItemByReflection(js []byte) (any, error) { return decodeReflect(js, nil) }
+
+// RecordRoundTrip is the pod built from the compact record a snapshot keeps of p.
+func RecordRoundTrip(p *corev1.Pod) *corev1.Pod {
+	r := compactPod(p)
+	return r.pod()
+}

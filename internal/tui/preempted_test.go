@@ -22,7 +22,7 @@ func TestNominatedAndPreemptedPods(t *testing.T) {
 	}
 	deleted := metav1.NewTime(fixedNow.Add(-time.Minute))
 	found := 0
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		switch p.Namespace + "/" + p.Name {
 		case "inference/llm-serve-2":
 			p.Status.NominatedNodeName = "gpu-h100-01"

@@ -1,0 +1,251 @@
+package snapshot
+
+import (
+	"iter"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pods are a snapshot's pods. A pod read from a file is kept as a compact record (podRecord, about 300 bytes
+// for a plain pod against 2.3 KB as a corev1.Pod: a snapshot holds every pod of the cluster for the life of
+// the command); a pod read live, or put in a snapshot built in memory, is kept whole. A reader gets a
+// *corev1.Pod built for it (All, At): it reads it and drops it, so that the pods are never all held whole at
+// once, which would bring the memory back. Every pod is read-only, as every object of a snapshot: a pod built
+// from a record shares its maps and slices with the record.
+type Pods struct {
+	whole []*corev1.Pod
+	recs  [][]podRecord // in chunks: growing never copies what is held
+	n     int           // records held
+}
+
+// recChunk is how many records a chunk holds.
+const recChunk = 1 << 10
+
+// PodsOf are pods kept whole (a live read, a snapshot built in memory), in the order given.
+func PodsOf(pods ...*corev1.Pod) Pods { return Pods{whole: pods} }
+
+// Len is how many pods there are.
+func (ps *Pods) Len() int { return len(ps.whole) + ps.n }
+
+// Add keeps a pod whole, after the others (after records, as a record: whole pods come first).
+func (ps *Pods) Add(p *corev1.Pod) {
+	if ps.n > 0 {
+		ps.addRecord(compactPod(p))
+		return
+	}
+	ps.whole = append(ps.whole, p)
+}
+
+func (ps *Pods) addRecord(r podRecord) {
+	if ps.n%recChunk == 0 {
+		ps.recs = append(ps.recs, make([]podRecord, 0, recChunk))
+	}
+	last := &ps.recs[len(ps.recs)-1]
+	*last = append(*last, r)
+	ps.n++
+}
+
+func (ps *Pods) record(i int) *podRecord { return &ps.recs[i/recChunk][i%recChunk] }
+
+// At is the i-th pod, whole.
+func (ps *Pods) At(i int) *corev1.Pod {
+	if i < len(ps.whole) {
+		return ps.whole[i]
+	}
+	return ps.record(i - len(ps.whole)).pod()
+}
+
+// All yields every pod whole, one at a time, in order (nil ones included, as kept).
+func (ps *Pods) All() iter.Seq[*corev1.Pod] {
+	return func(yield func(*corev1.Pod) bool) {
+		for i := range ps.Len() {
+			if !yield(ps.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Slice is every pod whole at once: for a snapshot that is small or kept whole anyway (the terminal UI's world,
+// tests), never for a read command's large file.
+func (ps *Pods) Slice() []*corev1.Pod {
+	if ps.n == 0 {
+		return ps.whole
+	}
+	out := make([]*corev1.Pod, 0, ps.Len())
+	for p := range ps.All() {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Meta is the i-th pod's namespace, name and node (spec.nodeName), read without building the pod; a nil pod
+// has none.
+func (ps *Pods) Meta(i int) (namespace, name, node string) {
+	if i < len(ps.whole) {
+		if p := ps.whole[i]; p != nil {
+			return p.Namespace, p.Name, p.Spec.NodeName
+		}
+		return "", "", ""
+	}
+	r := ps.record(i - len(ps.whole))
+	return r.namespace, r.name, r.nodeName
+}
+
+// Names yields every pod's namespace and name, read without building the pods (nil pods left out).
+func (ps *Pods) Names() iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for _, p := range ps.whole {
+			if p != nil && !yield(p.Namespace, p.Name) {
+				return
+			}
+		}
+		for _, chunk := range ps.recs {
+			for i := range chunk {
+				if r := &chunk[i]; r.rest != nilPod && !yield(r.namespace, r.name) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// phase is the i-th pod's status.phase, read without building the pod.
+func (ps *Pods) phase(i int) corev1.PodPhase {
+	if i < len(ps.whole) {
+		if p := ps.whole[i]; p != nil {
+			return p.Status.Phase
+		}
+		return ""
+	}
+	return ps.record(i - len(ps.whole)).phase
+}
+
+// annotation is the i-th pod's annotation key, read without building the pod.
+func (ps *Pods) annotation(i int, key string) string {
+	if i < len(ps.whole) {
+		if p := ps.whole[i]; p != nil {
+			return p.Annotations[key]
+		}
+		return ""
+	}
+	r := ps.record(i - len(ps.whole))
+	for j := 0; j < len(r.annotations); j += 2 {
+		if r.annotations[j] == key {
+			return r.annotations[j+1]
+		}
+	}
+	return ""
+}
+
+// Find is the first pod namespace/name, whole, or nil.
+func (ps *Pods) Find(namespace, name string) *corev1.Pod {
+	for i := range ps.Len() {
+		if ns, n, _ := ps.Meta(i); n == name && ns == namespace {
+			return ps.At(i)
+		}
+	}
+	return nil
+}
+
+// podRecord is a pod read from a file as the snapshot keeps it: what every pod has in flat fields, its strings
+// shared (sharing), and what a plain pod lacks (labels, owners, tolerations, affinity, conditions, ...) in rest,
+// a corev1.Pod holding only those fields, nil for a plain pod. pod() builds the corev1.Pod it was made from.
+type podRecord struct {
+	name, namespace         string
+	nodeName, schedulerName string
+	phase                   corev1.PodPhase
+	// annotations are key, value, key, value...: nil for no map, empty for an empty one.
+	annotations []string
+	containers  []containerRecord
+	rest        *corev1.Pod
+	typed       bool // kind Pod, apiVersion v1: rest holds any other
+}
+
+// containerRecord is a container as podRecord keeps it: its name, image and resources flat, the rest (ports,
+// security context, restart policy, ...) in rest, nil for a plain container.
+type containerRecord struct {
+	name, image      string
+	limits, requests corev1.ResourceList
+	rest             *corev1.Container
+}
+
+// compactPod makes the record of a (trimmed) pod; the pod is not changed, and the record shares its strings,
+// maps and slices.
+func compactPod(p *corev1.Pod) podRecord {
+	if p == nil {
+		return podRecord{rest: nilPod}
+	}
+	r := podRecord{name: p.Name, namespace: p.Namespace, nodeName: p.Spec.NodeName, schedulerName: p.Spec.SchedulerName,
+		phase: p.Status.Phase}
+	q := *p
+	q.Name, q.Namespace, q.Spec.NodeName, q.Spec.SchedulerName, q.Status.Phase = "", "", "", "", ""
+	if q.Kind == "Pod" && q.APIVersion == "v1" {
+		r.typed, q.Kind, q.APIVersion = true, "", ""
+	}
+	if p.Annotations != nil {
+		r.annotations = make([]string, 0, 2*len(p.Annotations))
+		for k, v := range p.Annotations {
+			r.annotations = append(r.annotations, k, v)
+		}
+		q.Annotations = nil
+	}
+	if p.Spec.Containers != nil {
+		r.containers = make([]containerRecord, len(p.Spec.Containers))
+		for i := range p.Spec.Containers {
+			r.containers[i] = compactContainer(&p.Spec.Containers[i])
+		}
+		q.Spec.Containers = nil
+	}
+	if !reflect.ValueOf(&q).Elem().IsZero() {
+		r.rest = &q
+	}
+	return r
+}
+
+// nilPod marks the record of a nil pod (a snapshot built in memory may hold one).
+var nilPod = &corev1.Pod{}
+
+func compactContainer(c *corev1.Container) containerRecord {
+	r := containerRecord{name: c.Name, image: c.Image, limits: c.Resources.Limits, requests: c.Resources.Requests}
+	q := *c
+	q.Name, q.Image, q.Resources.Limits, q.Resources.Requests = "", "", nil, nil
+	if !reflect.ValueOf(&q).Elem().IsZero() {
+		r.rest = &q
+	}
+	return r
+}
+
+// pod builds the pod the record was made from.
+func (r *podRecord) pod() *corev1.Pod {
+	if r.rest == nilPod {
+		return nil
+	}
+	p := &corev1.Pod{}
+	if r.rest != nil {
+		*p = *r.rest
+	}
+	if r.typed {
+		p.Kind, p.APIVersion = "Pod", "v1"
+	}
+	p.Name, p.Namespace, p.Spec.NodeName, p.Spec.SchedulerName, p.Status.Phase = r.name, r.namespace, r.nodeName, r.schedulerName, r.phase
+	if r.annotations != nil {
+		p.Annotations = make(map[string]string, len(r.annotations)/2)
+		for i := 0; i < len(r.annotations); i += 2 {
+			p.Annotations[r.annotations[i]] = r.annotations[i+1]
+		}
+	}
+	if r.containers != nil {
+		p.Spec.Containers = make([]corev1.Container, len(r.containers))
+		for i := range r.containers {
+			c := &r.containers[i]
+			if c.rest != nil {
+				p.Spec.Containers[i] = *c.rest
+			}
+			pc := &p.Spec.Containers[i]
+			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = c.name, c.image, c.limits, c.requests
+		}
+	}
+	return p
+}

@@ -172,7 +172,7 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	structured := o.Output == "json" || o.Output == "yaml"
-	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods.All(), Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
+	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods.Scan(), Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
 		Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: o.now(), DetailNodes: o.Nodes, DetailAll: structured,
 		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsOn, cfg) }})
 	if structured {

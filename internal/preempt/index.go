@@ -63,12 +63,14 @@ type pdbInfo struct {
 
 // NewIndex indexes the pods bound to nodes (pending and finished pods hold nothing), the classes and the budgets.
 func NewIndex(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
-	return NewIndexFrom(len(pods), func(i int) *corev1.Pod { return pods[i] }, classes, pdbs)
+	at := func(i int) *corev1.Pod { return pods[i] }
+	return NewIndexFrom(len(pods), at, at, classes, pdbs)
 }
 
-// NewIndexFrom is NewIndex of n pods, the i-th given whole by pod(i) when asked (a snapshot builds it from its
-// compact record): each is read once here, and again only as a proven victim (prove) or for PodOn.
-func NewIndexFrom(n int, pod func(i int) *corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
+// NewIndexFrom is NewIndex of n pods that a snapshot builds from its compact records when asked: read(i) is
+// the i-th pod for building the index, valid until read's next call (the index keeps its strings and labels
+// only); pod(i) is the i-th pod as an object of its own, for a proven victim (prove) and PodOn.
+func NewIndexFrom(n int, read, pod func(i int) *corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
 	ix := &Index{byNode: map[string][]*podInfo{}, classes: map[string]*schedulingv1.PriorityClass{}, pod: pod}
 	for _, pc := range classes {
 		ix.classes[pc.Name] = pc
@@ -90,7 +92,7 @@ func NewIndexFrom(n int, pod func(i int) *corev1.Pod, classes []*schedulingv1.Pr
 	}
 	infos := make([]podInfo, 0, n) // one allocation for every pod
 	for i := range n {
-		p := pod(i)
+		p := read(i)
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}

@@ -67,7 +67,8 @@ type UnboundHolder struct {
 type ExplainInput struct {
 	Pod *corev1.Pod
 	// Pods are every pod of the cluster (unbound holders, a running scheduler's pod), in any order; a snapshot
-	// yields each built for the call (Snapshot.Pods.All), and they are read in passes, never held. nil: none.
+	// yields each built into one reused object (Snapshot.Pods.Scan): they are read in passes, never held
+	// (strings of them may be). nil: none.
 	Pods iter.Seq[*corev1.Pod]
 	// Events are the pod's events; EventsRead says they are all there is (a snapshot, or read live): only then
 	// does "no FailedScheduling event" say anything.
@@ -122,7 +123,7 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 // UnboundHolders lists, by namespace/name, the pods holding GPUs on a node they are not bound to.
 func UnboundHolders(pods iter.Seq[*corev1.Pod], now time.Time) []UnboundHolder {
 	type found struct {
-		pod *corev1.Pod
+		namespace, name string // not the pod: a snapshot's sequence reuses its object (Snapshot.Pods.Scan)
 		UnboundHolder
 	}
 	var all []found
@@ -134,7 +135,7 @@ func UnboundHolders(pods iter.Seq[*corev1.Pod], now time.Time) []UnboundHolder {
 			continue
 		}
 		if why := engine.UnboundHolding(p, now); why != "" {
-			all = append(all, found{p, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why}})
+			all = append(all, found{p.Namespace, p.Name, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why}})
 		}
 	}
 	// By namespace/name; pods whose keys are equal by namespace, then name, then their order.
@@ -142,10 +143,10 @@ func UnboundHolders(pods iter.Seq[*corev1.Pod], now time.Time) []UnboundHolder {
 		if c := strings.Compare(a.Pod, b.Pod); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
+		if c := strings.Compare(a.namespace, b.namespace); c != 0 {
 			return c
 		}
-		return strings.Compare(a.pod.Name, b.pod.Name)
+		return strings.Compare(a.name, b.name)
 	})
 	var out []UnboundHolder
 	for _, f := range all {

@@ -55,7 +55,9 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 	}
 	// The first running pod by namespace/name (the first listed among equal ones), whatever order the surface
 	// holds the pods in; found without sorting every pod of the snapshot.
-	var first *corev1.Pod
+	// Its name is kept, not the pod: a snapshot's sequence reuses its object (Snapshot.Pods.Scan).
+	var firstNS, firstName string
+	found := false
 	if pods == nil {
 		pods = noPods
 	}
@@ -67,12 +69,12 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 			out.Known = true
 		}
 		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil &&
-			(first == nil || p.Namespace < first.Namespace || p.Namespace == first.Namespace && p.Name < first.Name) {
-			first = p
+			(!found || p.Namespace < firstNS || p.Namespace == firstNS && p.Name < firstName) {
+			firstNS, firstName, found = p.Namespace, p.Name, true
 		}
 	}
-	if first != nil {
-		return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", first.Namespace, first.Name)}
+	if found {
+		return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", firstNS, firstName)}
 	}
 	return out
 }

@@ -27,3 +27,14 @@ func RecordRoundTrip(p *corev1.Pod) *corev1.Pod {
 	r := compactPod(p)
 	return r.pod()
 }
+
+// RecordIsFlat says whether the snapshot keeps p, and each of its containers, without a rest (podRecord).
+func RecordIsFlat(p *corev1.Pod) bool {
+	r := compactPod(p)
+	for _, c := range r.containers {
+		if c.rest != nil {
+			return false
+		}
+	}
+	return r.rest == nil
+}

@@ -42,13 +42,16 @@ type Snapshot struct {
 	file string
 	// onNode are the positions of the pods bound to each node (PodsOn), made when first asked.
 	onNode map[string][]int32
+	// onNodeRead and onNodeOut are PodsOn's readers (one per pod of a node) and its answer, reused.
+	onNodeRead []func(int) *corev1.Pod
+	onNodeOut  []*corev1.Pod
 }
 
 // Cluster builds the engine's model. Bad input on single objects becomes problems; the rest is still used.
 func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem) {
 	c := engine.NewCluster(cfg)
 	c.SetNodes(s.Nodes)
-	c.SetPodsFrom(s.Pods.Len(), s.Pods.At) // each pod built for the call and dropped
+	c.SetPodsFrom(s.Pods.Len(), s.Pods.Reader()) // the model keeps nothing of a pod object
 	for _, q := range s.Quotas {
 		c.SetQuota(q)
 	}
@@ -66,8 +69,9 @@ func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem
 // Pod finds a pod by namespace and name.
 func (s *Snapshot) Pod(namespace, name string) *corev1.Pod { return s.Pods.Find(namespace, name) }
 
-// PodsOn is the pods bound to a node (spec.nodeName), in the snapshot's order, each built for the call: what
-// kube-scheduler's checks read one node at a time (query.KubeChecks).
+// PodsOn is the pods bound to a node (spec.nodeName), in the snapshot's order: what kube-scheduler's checks
+// read one node at a time (query.KubeChecks). They are valid until the next call (their objects are reused,
+// as Pods.Reader's).
 func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
 	if s.onNode == nil {
 		s.onNode = map[string][]int32{}
@@ -81,10 +85,14 @@ func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
 	if len(at) == 0 {
 		return nil
 	}
-	out := make([]*corev1.Pod, len(at))
-	for j, i := range at {
-		out[j] = s.Pods.At(int(i))
+	for len(s.onNodeRead) < len(at) {
+		s.onNodeRead = append(s.onNodeRead, s.Pods.Reader())
 	}
+	out := s.onNodeOut[:0]
+	for j, i := range at {
+		out = append(out, s.onNodeRead[j](int(i)))
+	}
+	s.onNodeOut = out
 	return out
 }
 
@@ -95,7 +103,7 @@ func (s *Snapshot) WithWholePods() *Snapshot {
 		return s
 	}
 	w := *s
-	w.Pods, w.onNode = PodsOf(s.Pods.Slice()...), nil
+	w.Pods, w.onNode, w.onNodeRead, w.onNodeOut = PodsOf(s.Pods.Slice()...), nil, nil, nil
 	return &w
 }
 

@@ -89,7 +89,7 @@ func consumersSee(t *testing.T, s *snapshot.Snapshot, now time.Time) seen {
 	c, problems := s.Cluster(cfg)
 	js("problems", problems)
 	byNode := s.PodsOn
-	ix := preempt.NewIndexFrom(s.Pods.Len(), s.Pods.At, s.PriorityClasses, s.PDBs)
+	ix := preempt.NewIndexFrom(s.Pods.Len(), s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs)
 	js("index problems", ix.Problems)
 	var out seen
 	for _, p := range s.Pods.Slice() {
@@ -100,7 +100,7 @@ func consumersSee(t *testing.T, s *snapshot.Snapshot, now time.Time) seen {
 			continue
 		}
 		out.pending++
-		a := query.Explain(c, query.ExplainInput{Pod: p, Pods: s.Pods.All(), Events: s.EventsFor(p.Namespace, p.Name), EventsRead: true,
+		a := query.Explain(c, query.ExplainInput{Pod: p, Pods: s.Pods.Scan(), Events: s.EventsFor(p.Namespace, p.Name), EventsRead: true,
 			Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: now, DetailAll: true,
 			KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, byNode, cfg) }})
 		js(key+" verdict", a.Verdict)

@@ -1,6 +1,10 @@
 package snapshot
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // ParseWhole is Parse without trimming the pods.
 func ParseWhole(data []byte, name string) (*Snapshot, error) {
@@ -28,13 +32,15 @@ func RecordRoundTrip(p *corev1.Pod) *corev1.Pod {
 	return r.pod()
 }
 
-// RecordIsFlat says whether the snapshot keeps p, and each of its containers, without a rest (podRecord).
-func RecordIsFlat(p *corev1.Pod) bool {
+// RecordParts says what of p the snapshot keeps beside its record's flat fields (podRecord): the meta of a
+// controller's admitted pod, and the rest, of the pod or of any container.
+func RecordParts(p *corev1.Pod) (meta, rest bool) {
 	r := compactPod(p)
 	for _, c := range r.containers {
-		if c.rest != nil {
-			return false
-		}
+		rest = rest || c.more != nil && c.more.rest != nil
 	}
-	return r.rest == nil
+	if r.more == nil {
+		return false, rest
+	}
+	return !zeroBytes(unsafe.Pointer(&r.more.meta), unsafe.Sizeof(r.more.meta)), rest || r.more.rest != nil
 }

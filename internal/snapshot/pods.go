@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Pods are a snapshot's pods. A pod read from a file is kept as a compact record (podRecord, about 300 bytes
@@ -103,7 +105,7 @@ func (ps *Pods) Names() iter.Seq2[string, string] {
 		}
 		for _, chunk := range ps.recs {
 			for i := range chunk {
-				if r := &chunk[i]; r.rest != nilPod && !yield(r.namespace, r.name) {
+				if r := &chunk[i]; r.more != nilPod && !yield(r.namespace, r.name) {
 					return
 				}
 			}
@@ -150,8 +152,10 @@ func (ps *Pods) Find(namespace, name string) *corev1.Pod {
 }
 
 // podRecord is a pod read from a file as the snapshot keeps it: what every pod has in flat fields, its strings
-// shared (sharing), and what a plain pod lacks (labels, owners, tolerations, affinity, conditions, ...) in rest,
-// a corev1.Pod holding only those fields, nil for a plain pod. pod() builds the corev1.Pod it was made from.
+// shared (sharing); what the API server adds to a workload's pod (labels, owners, priority, tolerations,
+// conditions, ...) in more.meta; and what is rarer (affinity, spread constraints, init
+// containers, ...) in more.rest, a corev1.Pod holding only those fields, nil for most pods. pod() builds the
+// corev1.Pod it was made from.
 type podRecord struct {
 	name, namespace         string
 	nodeName, schedulerName string
@@ -159,23 +163,78 @@ type podRecord struct {
 	// annotations are key, value, key, value...: nil for no map, empty for an empty one.
 	annotations []string
 	containers  []containerRecord
-	rest        *corev1.Pod
-	typed       bool // kind Pod, apiVersion v1: rest holds any other
+	more        *podMore // nil for a plain pod
+	typed       bool     // kind Pod, apiVersion v1: rest holds any other
 }
 
-// containerRecord is a container as podRecord keeps it: its name, image and resources flat, the rest (ports,
-// security context, restart policy, ...) in rest, nil for a plain container.
+// podMore is what a pod has beyond podRecord's flat fields (one pointer, so that a plain pod's record stays in
+// a 144-byte size class).
+type podMore struct {
+	meta podMeta     // zero for a pod without
+	rest *corev1.Pod // nil for most pods
+}
+
+// podMeta are the fields a pod that a controller made and the API server admitted has, beside podRecord's:
+// about 250 bytes against a corev1.Pod's 1,280.
+type podMeta struct {
+	creation           metav1.Time
+	generateName, uid  string
+	resourceVersion    string
+	labels             map[string]string
+	owners             []metav1.OwnerReference
+	priority           *int32
+	preemptionPolicy   *corev1.PreemptionPolicy
+	restartPolicy      corev1.RestartPolicy
+	serviceAccountName string
+	securityContext    *corev1.PodSecurityContext
+	tolerations        []corev1.Toleration
+	conditions         []corev1.PodCondition
+	podIP              string
+	startTime          *metav1.Time
+}
+
+// takeMeta moves podMeta's fields out of q (which then lacks them) into m.
+func takeMeta(q *corev1.Pod, m *podMeta) {
+	m.creation, q.CreationTimestamp = q.CreationTimestamp, metav1.Time{}
+	m.generateName, m.uid, m.resourceVersion = q.GenerateName, string(q.UID), q.ResourceVersion
+	q.GenerateName, q.UID, q.ResourceVersion = "", "", ""
+	m.labels, m.owners, q.Labels, q.OwnerReferences = q.Labels, q.OwnerReferences, nil, nil
+	sp := &q.Spec
+	m.priority, m.preemptionPolicy, sp.Priority, sp.PreemptionPolicy = sp.Priority, sp.PreemptionPolicy, nil, nil
+	m.restartPolicy, m.serviceAccountName, sp.RestartPolicy, sp.ServiceAccountName = sp.RestartPolicy, sp.ServiceAccountName, "", ""
+	m.securityContext, m.tolerations, sp.SecurityContext, sp.Tolerations = sp.SecurityContext, sp.Tolerations, nil, nil
+	st := &q.Status
+	m.conditions, m.podIP, m.startTime, st.Conditions, st.PodIP, st.StartTime = st.Conditions, st.PodIP, st.StartTime, nil, "", nil
+}
+
+// putMeta is takeMeta undone: m's fields back into p.
+func putMeta(p *corev1.Pod, m *podMeta) {
+	p.CreationTimestamp, p.GenerateName, p.UID, p.ResourceVersion = m.creation, m.generateName, types.UID(m.uid), m.resourceVersion
+	p.Labels, p.OwnerReferences = m.labels, m.owners
+	sp := &p.Spec
+	sp.Priority, sp.PreemptionPolicy, sp.RestartPolicy, sp.ServiceAccountName = m.priority, m.preemptionPolicy, m.restartPolicy, m.serviceAccountName
+	sp.SecurityContext, sp.Tolerations = m.securityContext, m.tolerations
+	p.Status.Conditions, p.Status.PodIP, p.Status.StartTime = m.conditions, m.podIP, m.startTime
+}
+
+// containerRecord is a container as podRecord keeps it: its name, image and resources flat; its ports, and in
+// rest what is rarer (a security context, a restart policy, ...), in more, nil for a plain container.
 type containerRecord struct {
 	name, image      string
 	limits, requests corev1.ResourceList
-	rest             *corev1.Container
+	more             *containerMore
+}
+
+type containerMore struct {
+	ports []corev1.ContainerPort
+	rest  *corev1.Container // nil for most containers
 }
 
 // compactPod makes the record of a (trimmed) pod; the pod is not changed, and the record shares its strings,
 // maps and slices.
 func compactPod(p *corev1.Pod) podRecord {
 	if p == nil {
-		return podRecord{rest: nilPod}
+		return podRecord{more: nilPod}
 	}
 	r := podRecord{name: p.Name, namespace: p.Namespace, nodeName: p.Spec.NodeName, schedulerName: p.Spec.SchedulerName,
 		phase: p.Status.Phase}
@@ -198,8 +257,15 @@ func compactPod(p *corev1.Pod) podRecord {
 		}
 		q.Spec.Containers = nil
 	}
-	if !zeroBytes(unsafe.Pointer(&q), unsafe.Sizeof(q)) {
-		r.rest = &q
+	var m podMeta
+	takeMeta(&q, &m)
+	hasMeta := !zeroBytes(unsafe.Pointer(&m), unsafe.Sizeof(m))
+	hasRest := !zeroBytes(unsafe.Pointer(&q), unsafe.Sizeof(q))
+	if hasMeta || hasRest {
+		r.more = &podMore{meta: m}
+		if hasRest {
+			r.more.rest = &q
+		}
 	}
 	return r
 }
@@ -224,14 +290,18 @@ func zeroBytes(p unsafe.Pointer, size uintptr) bool {
 }
 
 // nilPod marks the record of a nil pod (a snapshot built in memory may hold one).
-var nilPod = &corev1.Pod{}
+var nilPod = &podMore{}
 
 func compactContainer(c *corev1.Container) containerRecord {
 	r := containerRecord{name: c.Name, image: c.Image, limits: c.Resources.Limits, requests: c.Resources.Requests}
 	q := *c
-	q.Name, q.Image, q.Resources.Limits, q.Resources.Requests = "", "", nil, nil
-	if !zeroBytes(unsafe.Pointer(&q), unsafe.Sizeof(q)) {
-		r.rest = &q
+	q.Name, q.Image, q.Resources.Limits, q.Resources.Requests, q.Ports = "", "", nil, nil, nil
+	hasRest := !zeroBytes(unsafe.Pointer(&q), unsafe.Sizeof(q))
+	if c.Ports != nil || hasRest {
+		r.more = &containerMore{ports: c.Ports}
+		if hasRest {
+			r.more.rest = &q
+		}
 	}
 	return r
 }
@@ -252,12 +322,12 @@ type podBuilder struct {
 
 // build is the record's pod, valid until the builder builds the next.
 func (b *podBuilder) build(r *podRecord) *corev1.Pod {
-	if r.rest == nilPod {
+	if r.more == nilPod {
 		return nil
 	}
 	p := &b.pod
-	if r.rest != nil {
-		*p = *r.rest
+	if r.more != nil && r.more.rest != nil {
+		*p = *r.more.rest
 	} else {
 		*p = corev1.Pod{}
 	}
@@ -265,6 +335,9 @@ func (b *podBuilder) build(r *podRecord) *corev1.Pod {
 		p.Kind, p.APIVersion = "Pod", "v1"
 	}
 	p.Name, p.Namespace, p.Spec.NodeName, p.Spec.SchedulerName, p.Status.Phase = r.name, r.namespace, r.nodeName, r.schedulerName, r.phase
+	if r.more != nil {
+		putMeta(p, &r.more.meta)
+	}
 	if r.annotations != nil {
 		if b.annos == nil {
 			b.annos = make(map[string]string, len(r.annotations)/2)
@@ -283,13 +356,16 @@ func (b *podBuilder) build(r *podRecord) *corev1.Pod {
 		cs := b.containers[:len(r.containers):len(r.containers)]
 		for i := range r.containers {
 			c := &r.containers[i]
-			if c.rest != nil {
-				cs[i] = *c.rest
+			if c.more != nil && c.more.rest != nil {
+				cs[i] = *c.more.rest
 			} else {
 				cs[i] = corev1.Container{}
 			}
 			pc := &cs[i]
 			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = c.name, c.image, c.limits, c.requests
+			if c.more != nil {
+				pc.Ports = c.more.ports
+			}
 		}
 		p.Spec.Containers = cs
 	}

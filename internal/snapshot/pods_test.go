@@ -2,6 +2,8 @@ package snapshot_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +13,8 @@ import (
 
 // TestPlainPodsAreFlatRecords: a pod as HAMi's scheduler leaves it (genbig's: HAMi's annotations, one container
 // with limits and requests, a node, a phase) is kept in the record's flat fields alone, which is what makes a
-// large snapshot small; a pod with more (labels, owners, conditions) keeps the rest beside them.
+// large snapshot small; what the API server adds to a workload's pod (labels, ports, conditions) goes to its
+// meta, and only what is rarer (affinity) to the rest.
 func TestPlainPodsAreFlatRecords(t *testing.T) {
 	var buf bytes.Buffer
 	if err := genbigShape(2, 20).WriteList(&buf, "json"); err != nil {
@@ -25,22 +28,32 @@ func TestPlainPodsAreFlatRecords(t *testing.T) {
 		t.Fatalf("%d pods read", s.Pods.Len())
 	}
 	for p := range s.Pods.All() {
-		if !snapshot.RecordIsFlat(p) {
-			t.Errorf("pod %s/%s keeps a rest: %+v", p.Namespace, p.Name, p)
+		if meta, rest := snapshot.RecordParts(p); meta || rest {
+			t.Errorf("pod %s/%s keeps a meta (%v) or a rest (%v): %+v", p.Namespace, p.Name, meta, rest, p)
 		}
 	}
-	rich := s.Pods.At(0).DeepCopy()
-	rich.Labels = map[string]string{"app": "train"}
-	if snapshot.RecordIsFlat(rich) {
-		t.Error("a pod with labels is kept flat: its labels are lost")
+	w := genbigShape(1, 2)
+	richPod(w.Pods.At(0), 0)
+	buf.Reset()
+	if err := w.WriteList(&buf, "json"); err != nil {
+		t.Fatal(err)
 	}
-	withPort := s.Pods.At(0).DeepCopy()
-	withPort.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80}}
-	if snapshot.RecordIsFlat(withPort) {
-		t.Error("a container with a port is kept flat: its port is lost")
+	if s, err = snapshot.Parse(buf.Bytes(), "rich.json"); err != nil {
+		t.Fatal(err)
 	}
-	if got := snapshot.RecordRoundTrip(withPort); got.Spec.Containers[0].Ports[0].ContainerPort != 80 || got.Name != withPort.Name {
-		t.Errorf("the pod built from the record is %+v", got)
+	rich := s.Pods.At(0) // trimmed as read
+	if meta, rest := snapshot.RecordParts(rich); !meta || rest {
+		b, _ := json.Marshal(rich)
+		t.Logf("%s", b)
+		t.Errorf("a pod as the API server writes a Deployment's keeps a meta %v (want one) and a rest %v (want none)", meta, rest)
+	}
+	if got := snapshot.RecordRoundTrip(rich); !reflect.DeepEqual(got, rich) {
+		t.Errorf("the pod built from the record is\n%+v\nwant\n%+v", got, rich)
+	}
+	rare := rich.DeepCopy()
+	rare.Spec.Affinity = &corev1.Affinity{}
+	if _, rest := snapshot.RecordParts(rare); !rest {
+		t.Error("a pod with an affinity keeps no rest: its affinity is lost")
 	}
 }
 

@@ -354,6 +354,9 @@ func (b *podBuilder) build(r *podRecord) *corev1.Pod {
 			b.containers = make([]corev1.Container, len(r.containers))
 		}
 		cs := b.containers[:len(r.containers):len(r.containers)]
+		if cs == nil {
+			cs = []corev1.Container{} // an empty list, as read: not none
+		}
 		for i := range r.containers {
 			c := &r.containers[i]
 			if c.more != nil && c.more.rest != nil {

@@ -264,7 +264,8 @@ func compactPod(p *corev1.Pod) podRecord {
 	if hasMeta || hasRest {
 		r.more = &podMore{meta: m}
 		if hasRest {
-			r.more.rest = &q
+			rest := q // q stays on the stack: a plain pod allocates no copy
+			r.more.rest = &rest
 		}
 	}
 	return r
@@ -300,7 +301,8 @@ func compactContainer(c *corev1.Container) containerRecord {
 	if c.Ports != nil || hasRest {
 		r.more = &containerMore{ports: c.Ports}
 		if hasRest {
-			r.more.rest = &q
+			rest := q
+			r.more.rest = &rest
 		}
 	}
 	return r

@@ -323,8 +323,8 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	for _, n := range s.Nodes {
 		add("Node", n)
 	}
-	for p := range s.Pods.All() {
-		add("Pod", p)
+	for i := range s.Pods.Len() {
+		add("Pod", podAt{&s.Pods, i}) // built when marshalled: never every pod whole at once
 	}
 	for _, q := range s.Quotas {
 		add("ResourceQuota", q)
@@ -367,6 +367,14 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	_, err = w.Write(y)
 	return err
 }
+
+// podAt is the i-th pod of pods, marshalled as the pod built for the call.
+type podAt struct {
+	pods *Pods
+	i    int
+}
+
+func (p podAt) MarshalJSON() ([]byte, error) { return json.Marshal(p.pods.At(p.i)) }
 
 // withKind marshals an object with apiVersion v1 and its kind set, whatever its TypeMeta says.
 type withKind struct {

@@ -20,6 +20,7 @@ func TestNominatedAndPreemptedPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithWholePods() // edited below: a file's pods are records, built anew for each reader
 	deleted := metav1.NewTime(fixedNow.Add(-time.Minute))
 	found := 0
 	for _, p := range s.Pods.Slice() {

@@ -283,11 +283,11 @@ func generate(w io.Writer) error {
 		admitted.Spec.NodeName = v.Placement.Node
 		admitted.Status.Phase = corev1.PodRunning
 		c.SetPod(admitted)
-		s.Pods = append(s.Pods, admitted)
+		s.Pods.Add(admitted)
 	}
 	for _, p := range pending {
 		admitted, _ := engine.Admit(p, cfg)
-		s.Pods = append(s.Pods, admitted)
+		s.Pods.Add(admitted)
 		v := c.Evaluate(admitted, engine.EvalOptions{})
 		if v.Fits {
 			continue
@@ -314,7 +314,7 @@ func kubeQuotaStatus(s *snapshot.Snapshot) {
 		for name := range q.Spec.Hard {
 			var sum int64
 			res := corev1.ResourceName(strings.TrimPrefix(strings.TrimPrefix(string(name), "limits."), "requests."))
-			for _, p := range s.Pods {
+			for p := range s.Pods.All() {
 				if p.Namespace != q.Namespace {
 					continue
 				}

@@ -131,7 +131,7 @@ func completePodNames(read *readFlags) cobra.CompletionFunc {
 		if s, err := completionSnapshot(read); err != nil {
 			return completionError(err)
 		} else if s != nil {
-			for _, p := range s.Pods {
+			for p := range s.Pods.All() {
 				if ns == metav1.NamespaceAll || p.Namespace == ns {
 					pods = append(pods, pod{p.Name, describe(p.Namespace, string(p.Status.Phase))})
 				}

@@ -37,7 +37,7 @@ func proveFixes(t *testing.T, data []byte, source ...string) int {
 		t.Fatal(err)
 	}
 	seen := 0
-	for _, p := range base.Pods {
+	for _, p := range base.Pods.Slice() {
 		if p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
 			continue
 		}
@@ -89,7 +89,7 @@ func proveFixes(t *testing.T, data []byte, source ...string) int {
 func applyFix(t *testing.T, s *snapshot.Snapshot, key string, f engine.Fix) *corev1.Pod {
 	t.Helper()
 	var pod *corev1.Pod
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		if p.Namespace+"/"+p.Name == key {
 			pod = p.DeepCopy()
 		}

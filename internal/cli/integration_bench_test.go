@@ -117,8 +117,8 @@ func BenchmarkTopLive1000Nodes(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(s.Pods) != liveBenchPods+1 {
-					b.Fatalf("read %d pods, want %d", len(s.Pods), liveBenchPods+1)
+				if s.Pods.Len() != liveBenchPods+1 {
+					b.Fatalf("read %d pods, want %d", s.Pods.Len(), liveBenchPods+1)
 				}
 			}
 		})

@@ -47,7 +47,7 @@ func loadDemo(t testing.TB, cs kubernetes.Interface) demoCounts {
 	var n demoCounts
 
 	namespaces := map[string]bool{}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		namespaces[p.Namespace] = true
 	}
 	for _, q := range s.Quotas {
@@ -117,7 +117,7 @@ func loadDemo(t testing.TB, cs kubernetes.Interface) demoCounts {
 	}
 
 	uids := map[string]string{} // namespace/name -> the pod's real UID
-	for _, want := range s.Pods {
+	for _, want := range s.Pods.Slice() {
 		pod := want.DeepCopy()
 		clearServerFields(&pod.ObjectMeta)
 		pod.Status = corev1.PodStatus{}

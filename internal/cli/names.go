@@ -26,7 +26,13 @@ func nodeNames(s *snapshot.Snapshot) []string {
 }
 
 // namespaceNames are the namespaces that have pods or ResourceQuotas.
-func namespaceNames(s *snapshot.Snapshot) []string { return query.Namespaces(s.Pods, s.Quotas) }
+func namespaceNames(s *snapshot.Snapshot) []string {
+	out := query.Namespaces(nil, s.Quotas)
+	for ns := range s.Pods.Names() {
+		out = append(out, ns)
+	}
+	return query.SortedUnique(out)
+}
 
 func queueNames(s *snapshot.Snapshot) []string {
 	out := make([]string, 0, len(s.Queues))

@@ -214,11 +214,11 @@ func warnProblems(errOut io.Writer, problems []engine.Problem) {
 // podNotFound says the pod is missing and suggests the closest names.
 func podNotFound(s *snapshot.Snapshot, ns, name string) error {
 	var inNS, elsewhere []string
-	for _, p := range s.Pods {
-		if p.Namespace == ns {
-			inNS = append(inNS, p.Name)
-		} else if p.Name == name {
-			elsewhere = append(elsewhere, p.Namespace+"/"+p.Name)
+	for pns, pname := range s.Pods.Names() {
+		if pns == ns {
+			inNS = append(inNS, pname)
+		} else if pname == name {
+			elsewhere = append(elsewhere, pns+"/"+pname)
 		}
 	}
 	sort.Strings(inNS)

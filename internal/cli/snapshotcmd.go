@@ -76,9 +76,9 @@ func (o *SnapshotOptions) Run(ctx context.Context) error {
 // read without them would say "no FailedScheduling event" where the cluster has one, so a failed read fails
 // the command.
 func addPodEvents(ctx context.Context, cs kubernetes.Interface, s *snapshot.Snapshot) error {
-	pods := make(map[string]bool, len(s.Pods))
-	for _, p := range s.Pods {
-		pods[p.Namespace+"/"+p.Name] = true
+	pods := make(map[string]bool, s.Pods.Len())
+	for ns, name := range s.Pods.Names() {
+		pods[ns+"/"+name] = true
 	}
 	opts := metav1.ListOptions{Limit: 500, FieldSelector: fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()}
 	for {

@@ -359,10 +359,12 @@ func isTerminal(w io.Writer) bool {
 // pendingRows evaluates every GPU pod that waits for a node.
 func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now time.Time) []render.PendingRow {
 	var rows []render.PendingRow
-	for _, p := range s.Pods {
-		if _, ok := query.PendingGPU(p, cfg); !ok {
+	read := s.Pods.Reader() // every pod read into one object; a waiting GPU pod built as its own
+	for i := range s.Pods.Len() {
+		if _, ok := query.PendingGPU(read(i), cfg); !ok {
 			continue
 		}
+		p := s.Pods.At(i)
 		age := ""
 		if !now.IsZero() && !p.CreationTimestamp.IsZero() {
 			age = render.Age(now.Sub(p.CreationTimestamp.Time))

@@ -100,9 +100,9 @@ type UnboundHolder = query.UnboundHolder
 // lists them, or the closest names in every namespace.
 func namespaceOfPod(s *snapshot.Snapshot, name string) (string, error) {
 	var found []string
-	for _, p := range s.Pods {
-		if p.Name == name {
-			found = append(found, p.Namespace)
+	for ns, n := range s.Pods.Names() {
+		if n == name {
+			found = append(found, ns)
 		}
 	}
 	sort.Strings(found)
@@ -111,15 +111,15 @@ func namespaceOfPod(s *snapshot.Snapshot, name string) (string, error) {
 		return found[0], nil
 	case 0:
 		var names []string
-		for _, p := range s.Pods {
-			names = append(names, p.Name)
+		for _, n := range s.Pods.Names() {
+			names = append(names, n)
 		}
 		msg := fmt.Sprintf("pod %s not found in any namespace of %s", name, s.Source)
 		var sugg []string
 		for _, m := range resolve.Closest(name, names, resolve.DefaultSuggestions) {
-			for _, p := range s.Pods {
-				if p.Name == m {
-					sugg = append(sugg, p.Namespace+"/"+p.Name)
+			for ns, n := range s.Pods.Names() {
+				if n == m {
+					sugg = append(sugg, ns+"/"+n)
 				}
 			}
 		}
@@ -172,9 +172,9 @@ func (o *WhyPendingOptions) Run(ctx context.Context) error {
 	}
 	c, cfg := cluster(s, o.read, o.streams.ErrOut)
 	structured := o.Output == "json" || o.Output == "yaml"
-	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods, Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
+	a := query.Explain(c, query.ExplainInput{Pod: pod, Pods: s.Pods.Scan(), Events: s.EventsFor(o.Namespace, o.Pod), EventsRead: eventsRead,
 		Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: o.now(), DetailNodes: o.Nodes, DetailAll: structured,
-		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsByNode(), cfg) }})
+		KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, s.PodsOn, cfg) }})
 	if structured {
 		obj := whyPendingObject(&a)
 		if a.Node == "" {
@@ -206,7 +206,7 @@ func whyPendingObject(a *query.Explanation) WhyPending {
 
 // kubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod, by node name.
 func kubeChecks(s *snapshot.Snapshot, pod *corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
-	return query.KubeChecks(pod, s.Nodes, s.PodsByNode(), cfg)
+	return query.KubeChecks(pod, s.Nodes, s.PodsOn, cfg)
 }
 
 // kubeQuotaUsed is Kubernetes' own ResourceQuota status.used of a namespace (query.KubeQuotaUsed).

@@ -112,7 +112,7 @@ func checkWorldCommands(t *testing.T, seed uint64, file, dir string) (pods, pend
 	if err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		pods++
 		if p.Spec.NodeName != "" {
 			continue

@@ -89,12 +89,18 @@ func (c *Cluster) SetNodes(nodes []*corev1.Node) {
 // maps are sized once when the cluster counts no pod yet, each node's kube-scheduler view (Node.kq) is
 // refreshed once at the end instead of after every pod, and pods sharing one requests map read it once.
 func (c *Cluster) SetPods(pods []*corev1.Pod) {
+	c.SetPodsFrom(len(pods), func(i int) *corev1.Pod { return pods[i] })
+}
+
+// SetPodsFrom is SetPods of n pods, the i-th given by pod(i): a snapshot builds each pod for the call from
+// its compact record, and the pods are never all held at once. The model keeps nothing of a pod object.
+func (c *Cluster) SetPodsFrom(n int, pod func(i int) *corev1.Pod) {
 	if len(c.pods) == 0 {
-		c.pods = make(map[string]podEntry, len(pods))
+		c.pods = make(map[string]podEntry, n)
 	}
 	c.bulk = &bulkLoad{requests: map[unsafe.Pointer]*kubefit.Amounts{}}
-	for _, p := range pods {
-		c.SetPod(p)
+	for i := range n {
+		c.SetPod(pod(i))
 	}
 	c.bulk = nil
 	if c.cfg.SchedulerName != "" {

@@ -54,7 +54,7 @@ func eachWorld(first uint64, n int, fn func(what string, seed uint64, c *engine.
 				for _, node := range w.Nodes {
 					c.SetNode(node)
 				}
-				for _, p := range w.Pods {
+				for _, p := range w.Pods.Slice() {
 					c.SetPod(p)
 				}
 				if quotas {
@@ -62,7 +62,7 @@ func eachWorld(first uint64, n int, fn func(what string, seed uint64, c *engine.
 						c.SetQuota(q)
 					}
 				}
-				fn(fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), seed, c, w.Pods)
+				fn(fmt.Sprintf("seed %d kube=%v quotas=%v", seed, kube, quotas), seed, c, w.Pods.Slice())
 			}
 		}
 	}
@@ -169,8 +169,8 @@ func everyKindWorld(t *testing.T) (*engine.Cluster, []*corev1.Pod) {
 	for _, n := range w.Nodes {
 		c.SetNode(n)
 	}
-	if len(w.Pods) < 10 {
-		t.Fatalf("only %d pods for %d kinds", len(w.Pods), len(cfg.Kinds()))
+	if w.Pods.Len() < 10 {
+		t.Fatalf("only %d pods for %d kinds", w.Pods.Len(), len(cfg.Kinds()))
 	}
-	return c, w.Pods
+	return c, w.Pods.Slice()
 }

@@ -55,7 +55,7 @@ func compareAnswers(t *testing.T, what string, w *snapshot.Snapshot, quotas bool
 		names = append(names, node.Name)
 		nodes.Items = append(nodes.Items, *node)
 	}
-	for i, p := range w.Pods {
+	for i, p := range w.Pods.Slice() {
 		if p.UID == "" {
 			p.UID = types.UID(fmt.Sprintf("uid-%d", i))
 		}
@@ -81,7 +81,7 @@ func compareAnswers(t *testing.T, what string, w *snapshot.Snapshot, quotas bool
 	}
 	rng.Shuffle(len(subset), func(i, j int) { subset[i], subset[j] = subset[j], subset[i] })
 	calls := 0
-	for _, p := range w.Pods {
+	for _, p := range w.Pods.Slice() {
 		if p.Spec.NodeName != "" {
 			continue
 		}

@@ -41,7 +41,7 @@ func xtCheckPreemptWorld(t *testing.T, seed uint64) (asked, kept int) {
 	for _, nd := range w.Nodes {
 		objs = append(objs, nd)
 	}
-	for i, p := range w.Pods {
+	for i, p := range w.Pods.Slice() {
 		p.UID = types.UID(fmt.Sprintf("uid-%d", i))
 		if p.Spec.Priority == nil {
 			v := classes[p.Spec.PriorityClassName] // "" is the global default, experiment: 0
@@ -56,14 +56,14 @@ func xtCheckPreemptWorld(t *testing.T, seed uint64) (asked, kept int) {
 	}
 	e := newXTEnv(t, extender.DefaultOptions(), objs...)
 	r := rand.New(rand.NewPCG(seed, 7))
-	for _, pod := range w.Pods {
+	for _, pod := range w.Pods.Slice() {
 		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
 			continue
 		}
 		args := extenderv1.ExtenderPreemptionArgs{Pod: pod, NodeNameToMetaVictims: map[string]*extenderv1.MetaVictims{}}
 		for _, nd := range w.Nodes {
 			mv := &extenderv1.MetaVictims{}
-			for _, p := range w.Pods {
+			for _, p := range w.Pods.Slice() {
 				if p.Spec.NodeName == nd.Name && *p.Spec.Priority < *pod.Spec.Priority && r.IntN(3) == 0 {
 					mv.Pods = append(mv.Pods, &extenderv1.MetaPod{UID: string(p.UID)})
 				}
@@ -102,7 +102,7 @@ func xtCheckPreemptWorld(t *testing.T, seed uint64) (asked, kept int) {
 			for _, nd := range w.Nodes {
 				ref.SetNode(nd)
 			}
-			for _, p := range w.Pods {
+			for _, p := range w.Pods.Slice() {
 				if !gone[string(p.UID)] {
 					ref.SetPod(p)
 				}

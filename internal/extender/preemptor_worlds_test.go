@@ -43,7 +43,7 @@ func xtCheckPreemptorWorld(t *testing.T, seed uint64) (preempted, victims int) {
 	for _, nd := range w.Nodes {
 		objs = append(objs, nd)
 	}
-	for i, p := range w.Pods {
+	for i, p := range w.Pods.Slice() {
 		p.UID = types.UID(fmt.Sprintf("uid-%d", i))
 		if p.Spec.Priority == nil { // admission's part
 			v := classes[p.Spec.PriorityClassName]
@@ -63,7 +63,7 @@ func xtCheckPreemptorWorld(t *testing.T, seed uint64) (preempted, victims int) {
 		e.state.SetPDB(b)
 	}
 	prio := func(p *corev1.Pod) int32 { return *p.Spec.Priority }
-	for _, pod := range w.Pods {
+	for _, pod := range w.Pods.Slice() {
 		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
 			continue
 		}
@@ -85,7 +85,7 @@ func xtCheckPreemptorWorld(t *testing.T, seed uint64) (preempted, victims int) {
 		for _, v := range done.Victims {
 			victims++
 			var orig *corev1.Pod
-			for _, p := range w.Pods {
+			for _, p := range w.Pods.Slice() {
 				if p.Namespace == v.Namespace && p.Name == v.Name {
 					orig = p
 				}

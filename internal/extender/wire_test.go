@@ -98,13 +98,13 @@ func TestWireRoundTripOverWorlds(t *testing.T) {
 			state.SetNode(node)
 			names = append(names, node.Name)
 		}
-		for _, p := range w.Pods {
+		for _, p := range w.Pods.Slice() {
 			state.SetPod(p, now)
 		}
 		state.SetSynced()
 		srv := NewServer(state, nil, Options{}, nil, func() time.Time { return now })
 		h := srv.Handler()
-		for _, p := range w.Pods {
+		for _, p := range w.Pods.Slice() {
 			if p.Spec.NodeName != "" {
 				continue
 			}
@@ -204,7 +204,7 @@ func TestDecodedPodOwnsItsStrings(t *testing.T) {
 	first, n := worldgen.Seeds(20)
 	pods := 0
 	for seed := first; seed < first+uint64(n); seed++ {
-		for _, p := range worldgen.World(seed, worldgen.Options{Kube: true}).Pods {
+		for _, p := range worldgen.World(seed, worldgen.Options{Kube: true}).Pods.Slice() {
 			body, err := json.Marshal(extenderv1.ExtenderArgs{Pod: p, NodeNames: &[]string{"a", "b"}})
 			if err != nil {
 				t.Fatal(err)

@@ -37,7 +37,7 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 	for _, n := range w.Nodes {
 		objs, names = append(objs, n), append(names, n.Name)
 	}
-	for i, p := range w.Pods {
+	for i, p := range w.Pods.Slice() {
 		p.UID = types.UID(fmt.Sprintf("uid-%d", i))
 		objs = append(objs, p)
 	}
@@ -52,14 +52,14 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 	for _, n := range w.Nodes {
 		ref.SetNode(n)
 	}
-	for _, p := range w.Pods {
+	for _, p := range w.Pods.Slice() {
 		ref.SetPod(p)
 	}
 	for _, q := range w.Quotas {
 		ref.SetQuota(q)
 	}
 	before := xtUsage(e)
-	for _, p := range w.Pods {
+	for _, p := range w.Pods.Slice() {
 		if p.Spec.NodeName != "" || (p.Spec.SchedulerName != "hami-scheduler" && p.Spec.SchedulerName != "") {
 			continue
 		}

@@ -256,8 +256,17 @@ func (p *Pod) AllFailures(node *Node, u *Usage) []Failure {
 // does the pod itself. Unlike kube-scheduler, which stops at a node's first failing plugin, every check runs, so
 // a node lists all that stand in the way. Results are in the order of nodes; a nil node gives an empty result.
 func Check(pod *corev1.Pod, nodes []*corev1.Node, podsByNode map[string][]*corev1.Pod, ignoredResources []string) []NodeResult {
+	return CheckOn(pod, nodes, func(node string) []*corev1.Pod { return podsByNode[node] }, ignoredResources)
+}
+
+// CheckOn is Check with the pods bound to a node given by podsOn, asked once per node: a snapshot builds them
+// from its compact records one node at a time instead of holding every pod. A nil podsOn gives none.
+func CheckOn(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) []*corev1.Pod, ignoredResources []string) []NodeResult {
 	if pod == nil {
 		pod = &corev1.Pod{}
+	}
+	if podsOn == nil {
+		podsOn = func(string) []*corev1.Pod { return nil }
 	}
 	st := &Prepare(pod, ignoredResources).st
 	results := make([]NodeResult, len(nodes))
@@ -265,7 +274,7 @@ func Check(pod *corev1.Pod, nodes []*corev1.Node, podsByNode map[string][]*corev
 		if node == nil {
 			continue
 		}
-		ni := newNodeInfo(pod, node, podsByNode[node.Name])
+		ni := newNodeInfo(pod, node, podsOn(node.Name))
 		results[i].Node = node.Name
 		for _, c := range checks {
 			for _, f := range c.filter(st, ni) {

@@ -105,7 +105,7 @@ func checkQuotaEmpty(in *input) []Finding {
 // checkCardNameUnparsable: a pod's volcano.sh/card.name that cannot be read (empty, an empty alternative).
 func checkCardNameUnparsable(in *input) []Finding {
 	var out []Finding
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		raw, ok := p.Annotations[codec.CardNameAnnotation]
 		if !ok {
 			continue
@@ -209,7 +209,7 @@ func checkUnknownCards(in *input) []Finding {
 				Message: msg + ": this quota entry grants nothing", Fix: fix(card, sugg, codec.CardQuotaAnnotation)})
 		}
 	}
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		alts := podCards(p)
 		if len(alts) == 0 {
 			continue
@@ -291,7 +291,7 @@ const mixedFix = "list only alternatives of one resource (whole cards with whole
 // for both resources and the device plugin would then allocate both.
 func checkMixedAlternatives(in *input) []Finding {
 	var out []Finding
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		if d := in.mixedResources(podCards(p)); d != "" {
 			out = append(out, Finding{Severity: Error, Object: podObject(p), Field: annotationField(codec.CardNameAnnotation),
 				Message: "alternatives map to different resources (" + d + "): unsupported, the pod would get every resource it asks for, not one of them",
@@ -320,7 +320,7 @@ func amounts(p *corev1.Pod) map[string]int64 { return engine.CardAmounts(p) }
 // name on a pod that asks for nvidia.com/gpu). The card quota counts it as 0 cards, so it never uses quota.
 func checkCardAmountZero(in *input) []Finding {
 	var out []Finding
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		alts := podCards(p)
 		if len(alts) == 0 || in.mixedResources(alts) != "" {
 			continue
@@ -521,7 +521,7 @@ func checkCardNotInQueueQuota(in *input) []Finding {
 	fix := func(queue string, alts []string) string {
 		return fmt.Sprintf("add %s to queue %s's %s, or move the workload to a queue that has quota for it", alts[0], queue, codec.CardQuotaAnnotation)
 	}
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		alts := podCards(p)
 		qn, _ := in.podQueue(p)
 		q := in.queues[qn]
@@ -576,7 +576,7 @@ func checkQueueMissing(in *input) []Finding {
 		}
 		return fmt.Sprintf("use an existing queue (%s) or create queue %s", listSome(in.queueList, 6), q)
 	}
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		q := strings.TrimSpace(p.Annotations[codec.QueueNameAnnotation])
 		if q == "" || in.queues[q] != nil {
 			continue
@@ -606,7 +606,7 @@ func checkPodGroupMissing(in *input) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		g := p.Annotations[codec.GroupNameAnnotation]
 		if g == "" || len(podCards(p)) == 0 || strings.TrimSpace(p.Annotations[codec.QueueNameAnnotation]) != "" || in.c.PodGroup(p.Namespace, g) != nil {
 			continue

@@ -99,7 +99,7 @@ func snap(objs ...any) *snapshot.Snapshot {
 		case *corev1.Node:
 			s.Nodes = append(s.Nodes, x)
 		case *corev1.Pod:
-			s.Pods = append(s.Pods, x)
+			s.Pods.Add(x)
 		case *corev1.ResourceQuota:
 			s.Quotas = append(s.Quotas, x)
 		case *unstructured.Unstructured:

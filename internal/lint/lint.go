@@ -6,6 +6,7 @@ package lint
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 
@@ -168,7 +169,7 @@ type input struct {
 	queues    map[string]*engine.Queue
 	queueList []string // sorted
 	groups    map[string]*unstructured.Unstructured
-	pods      []*corev1.Pod // pods that still count (not Succeeded/Failed), sorted by namespace/name
+	pods      podList // pods that still count (not Succeeded/Failed), sorted by namespace/name
 }
 
 func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input {
@@ -227,19 +228,51 @@ func newInput(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config) *input
 			in.groups[g.GetNamespace()+"/"+g.GetName()] = g
 		}
 	}
-	for _, p := range s.Pods {
-		if p == nil || query.Finished(p) {
+	in.pods.of = &s.Pods
+	read := s.Pods.Reader()
+	for i := range s.Pods.Len() {
+		if p := read(i); p == nil || query.Finished(p) {
 			continue
 		}
-		in.pods = append(in.pods, p)
+		in.pods.order = append(in.pods.order, i)
 	}
-	sort.SliceStable(in.pods, func(i, j int) bool {
-		if in.pods[i].Namespace != in.pods[j].Namespace {
-			return in.pods[i].Namespace < in.pods[j].Namespace
+	sort.SliceStable(in.pods.order, func(i, j int) bool {
+		nsI, nameI, _ := s.Pods.Meta(in.pods.order[i])
+		nsJ, nameJ, _ := s.Pods.Meta(in.pods.order[j])
+		if nsI != nsJ {
+			return nsI < nsJ
 		}
-		return in.pods[i].Name < in.pods[j].Name
+		return nameI < nameJ
 	})
 	return in
+}
+
+// podList is the pods lint reads, by their positions in the snapshot: each rule's pass builds them one at a
+// time (a snapshot read from a file keeps compact records), never all whole at once.
+type podList struct {
+	of    *snapshot.Pods
+	order []int
+}
+
+// all yields the pods in order, built into one reused object (snapshot.Pods.Reader): a rule keeps strings of
+// a pod, never the pod.
+func (l podList) all() iter.Seq[*corev1.Pod] { return l.in("") }
+
+// in is all of the pods in namespace ns ("": every namespace), the others not built.
+func (l podList) in(ns string) iter.Seq[*corev1.Pod] {
+	return func(yield func(*corev1.Pod) bool) {
+		read := l.of.Reader()
+		for _, i := range l.order {
+			if ns != "" {
+				if pns, _, _ := l.of.Meta(i); pns != ns {
+					continue
+				}
+			}
+			if !yield(read(i)) {
+				return
+			}
+		}
+	}
 }
 
 // domain is the vendor domain of the configured GPU count resource ("nvidia.com").

@@ -75,8 +75,8 @@ func TestRunOddInput(t *testing.T) {
 	s := &snapshot.Snapshot{
 		Nodes: []*corev1.Node{{}, node("x", map[string]string{".product": "a", "/.product": "b", "a/b.product": "c", "a/b.count": "", "a/b.memory": ""},
 			map[string]string{"a/gpu.shared": "1", "a/mig-": "1"}, 0)},
-		Pods: []*corev1.Pod{{}, {ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{cAnn: "|||", qAnn: " ", gAnn: "g"}}},
-			pod("", "", map[string]string{cAnn: "a/mig--mixed|a/mps-", qAnn: "q"}, nil, "")},
+		Pods: snapshot.PodsOf(&corev1.Pod{}, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{cAnn: "|||", qAnn: " ", gAnn: "g"}}},
+			pod("", "", map[string]string{cAnn: "a/mig--mixed|a/mps-", qAnn: "q"}, nil, "")),
 		Quotas:    []*corev1.ResourceQuota{{}, rq("", "", map[string]string{"limits.": "1", "requests./": "1", "limits.nvidia.com/": "0", "nvidia.com": "1"})},
 		Queues:    []*unstructured.Unstructured{empty, queue("q", `{"":1}`), queue("r", "null"), queue("s", `{"a":1e400}`)},
 		PodGroups: []*unstructured.Unstructured{pg, podGroup("", "", "", `{"|":1}`)},

@@ -14,7 +14,7 @@ import (
 // (bind-phase allocating) are left out: lint has no clock to tell a bind in progress from a stuck one.
 func checkGPUsHeldUnbound(in *input) []Finding {
 	var out []Finding
-	for _, p := range in.pods {
+	for p := range in.pods.all() {
 		why := engine.UnboundHolding(p, time.Time{})
 		if why == "" {
 			continue

@@ -164,7 +164,7 @@ func kubeCounted(in *input, ns string, res corev1.ResourceName) (resource.Quanti
 		}
 		return c.Resources.Limits[res]
 	}
-	for _, p := range in.pods {
+	for p := range in.pods.in(ns) {
 		if p.Namespace != ns {
 			continue
 		}

@@ -133,7 +133,7 @@ func (p *plane) runWorld(t *testing.T, seed uint64, r *report) {
 		must(t, err)
 	}
 	var pending []*corev1.Pod
-	for _, pod := range w.Pods {
+	for _, pod := range w.Pods.Slice() {
 		if pod.Spec.NodeName == "" {
 			pending = append(pending, pod)
 			continue
@@ -151,7 +151,7 @@ func (p *plane) runWorld(t *testing.T, seed uint64, r *report) {
 		}
 	}
 	settle()
-	size := len(w.Nodes) + len(w.Pods)
+	size := len(w.Nodes) + w.Pods.Len()
 	for _, pod := range pending {
 		live := livePod(pod)
 		key := live.Namespace + "/" + live.Name

@@ -39,8 +39,8 @@ func Explain(c *engine.Cluster, ix *Index, pod *corev1.Pod, v *engine.Verdict, o
 	a := &Answer{Priority: ix.Priority(pod), Nominated: pod.Status.NominatedNodeName}
 	if a.Nominated != "" {
 		for _, p := range ix.byNode[a.Nominated] {
-			if p.pod.DeletionTimestamp != nil && p.priority < a.Priority {
-				a.WaitsFor = append(a.WaitsFor, Victim{Namespace: p.pod.Namespace, Name: p.pod.Name, Priority: p.priority, start: p.start})
+			if p.deleting && p.priority < a.Priority {
+				a.WaitsFor = append(a.WaitsFor, Victim{Namespace: p.namespace, Name: p.name, Priority: p.priority, start: p.start})
 			}
 		}
 		sortVictims(a.WaitsFor)
@@ -69,8 +69,8 @@ func (ix *Index) prove(c *engine.Cluster, pod *corev1.Pod, cand *Candidate, eval
 	var removed []*corev1.Pod
 	for _, v := range cand.Victims {
 		for _, p := range ix.byNode[cand.Node] {
-			if p.pod.Namespace == v.Namespace && p.pod.Name == v.Name {
-				removed = append(removed, p.pod)
+			if p.namespace == v.Namespace && p.name == v.Name {
+				removed = append(removed, ix.pod(p.at))
 			}
 		}
 	}

@@ -30,7 +30,10 @@ const noStart = math.MaxInt64
 // Index is what the victim search reads besides the engine's cluster, prepared once per snapshot: each bound
 // pod's priority and start time by node, the PriorityClasses and the PodDisruptionBudgets.
 type Index struct {
-	byNode  map[string][]*podInfo
+	byNode map[string][]*podInfo
+	// pod builds the i-th pod of the index's input whole (podInfo.at): the index keeps no pod object, which for
+	// a snapshot's compact records would be every pod held whole again.
+	pod     func(i int) *corev1.Pod
 	classes map[string]*schedulingv1.PriorityClass
 	global  *schedulingv1.PriorityClass // the globalDefault class, if any
 	pdbs    []pdbInfo
@@ -38,11 +41,14 @@ type Index struct {
 	Problems []string
 }
 
-// podInfo is a bound pod as preemption sees it.
+// podInfo is a bound pod as preemption sees it: what the search reads, and where the whole pod is.
 type podInfo struct {
-	pod      *corev1.Pod
-	priority int32
-	start    int64 // unix nanoseconds of status.startTime; noStart when unset
+	namespace, name string
+	labels          map[string]string // a PodDisruptionBudget's selector reads them
+	deleting        bool              // metadata.deletionTimestamp is set
+	at              int               // the pod's position in the index's input (Index.pod)
+	priority        int32
+	start           int64 // unix nanoseconds of status.startTime; noStart when unset
 	// protected says why the pod is never a victim ("" when it may be one).
 	protected string
 }
@@ -57,7 +63,15 @@ type pdbInfo struct {
 
 // NewIndex indexes the pods bound to nodes (pending and finished pods hold nothing), the classes and the budgets.
 func NewIndex(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
-	ix := &Index{byNode: map[string][]*podInfo{}, classes: map[string]*schedulingv1.PriorityClass{}}
+	at := func(i int) *corev1.Pod { return pods[i] }
+	return NewIndexFrom(len(pods), at, at, classes, pdbs)
+}
+
+// NewIndexFrom is NewIndex of n pods that a snapshot builds from its compact records when asked: read(i) is
+// the i-th pod for building the index, valid until read's next call (the index keeps its strings and labels
+// only); pod(i) is the i-th pod as an object of its own, for a proven victim (prove) and PodOn.
+func NewIndexFrom(n int, read, pod func(i int) *corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []*policyv1.PodDisruptionBudget) *Index {
+	ix := &Index{byNode: map[string][]*podInfo{}, classes: map[string]*schedulingv1.PriorityClass{}, pod: pod}
 	for _, pc := range classes {
 		ix.classes[pc.Name] = pc
 		if pc.GlobalDefault && (ix.global == nil || pc.Value > ix.global.Value) {
@@ -76,12 +90,14 @@ func NewIndex(pods []*corev1.Pod, classes []*schedulingv1.PriorityClass, pdbs []
 		ix.pdbs = append(ix.pdbs, pdbInfo{namespace: b.Namespace, name: b.Name, selector: sel,
 			allowed: b.Status.DisruptionsAllowed, disrupted: b.Status.DisruptedPods})
 	}
-	infos := make([]podInfo, 0, len(pods)) // one allocation for every pod
-	for _, p := range pods {
+	infos := make([]podInfo, 0, n) // one allocation for every pod
+	for i := range n {
+		p := read(i)
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		infos = append(infos, podInfo{pod: p, priority: ix.Priority(p), start: noStart, protected: protection(p)})
+		infos = append(infos, podInfo{namespace: p.Namespace, name: p.Name, labels: p.Labels, deleting: p.DeletionTimestamp != nil, at: i,
+			priority: ix.Priority(p), start: noStart, protected: protection(p)})
 		pi := &infos[len(infos)-1]
 		if p.Status.StartTime != nil {
 			pi.start = p.Status.StartTime.UnixNano()
@@ -154,14 +170,14 @@ func moreImportant(a, b *podInfo) bool {
 	if a.start != b.start {
 		return a.start < b.start
 	}
-	if a.pod.Namespace != b.pod.Namespace {
-		return a.pod.Namespace < b.pod.Namespace
+	if a.namespace != b.namespace {
+		return a.namespace < b.namespace
 	}
-	return a.pod.Name < b.pod.Name
+	return a.name < b.name
 }
 
 // key is namespace/name, the engine's name for a pod.
-func (p *podInfo) key() string { return p.pod.Namespace + "/" + p.pod.Name }
+func (p *podInfo) key() string { return p.namespace + "/" + p.name }
 
 // violating splits pods (most important first), by index, as kube-scheduler's filterPodsWithPDBViolation does: a pod
 // violates when removing it, after the pods before it, takes a budget that selects it below zero
@@ -172,10 +188,10 @@ func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
 		hit := false
 		for i := range ix.pdbs {
 			b := &ix.pdbs[i]
-			if b.namespace != p.pod.Namespace || !b.selector.Matches(labels.Set(p.pod.Labels)) {
+			if b.namespace != p.namespace || !b.selector.Matches(labels.Set(p.labels)) {
 				continue
 			}
-			if _, gone := b.disrupted[p.pod.Name]; gone {
+			if _, gone := b.disrupted[p.name]; gone {
 				continue
 			}
 			if allowed == nil {
@@ -201,8 +217,8 @@ func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
 // PodOn is the bound pod namespace/name on the node, or nil.
 func (ix *Index) PodOn(node, namespace, name string) *corev1.Pod {
 	for _, p := range ix.byNode[node] {
-		if p.pod.Namespace == namespace && p.pod.Name == name {
-			return p.pod
+		if p.namespace == namespace && p.name == name {
+			return ix.pod(p.at)
 		}
 	}
 	return nil

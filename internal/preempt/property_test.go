@@ -27,8 +27,8 @@ func TestGeneratedWorldsPreemption(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		c, _ := w.Cluster(cfg)
-		ix := NewIndex(w.Pods, w.PriorityClasses, w.PDBs)
-		for _, pod := range append(w.Pods, preemptors(w)...) {
+		ix := NewIndex(w.Pods.Slice(), w.PriorityClasses, w.PDBs)
+		for _, pod := range append(w.Pods.Slice(), preemptors(w)...) {
 			if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
 				continue
 			}
@@ -66,7 +66,7 @@ func TestGeneratedWorldsPreemption(t *testing.T) {
 func preemptors(w *snapshot.Snapshot) []*corev1.Pod {
 	var out []*corev1.Pod
 	top := worldgen.Classes[len(worldgen.Classes)-1]
-	for _, p := range w.Pods {
+	for _, p := range w.Pods.Slice() {
 		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodRunning || len(out) == 3 {
 			continue
 		}
@@ -101,10 +101,10 @@ func checkPreemption(t *testing.T, seed uint64, w *snapshot.Snapshot, cfg engine
 		gone[v.Key()] = true
 	}
 	rest := *w
-	rest.Pods = nil
-	for _, p := range w.Pods {
+	rest.Pods = snapshot.PodsOf()
+	for _, p := range w.Pods.Slice() {
 		if !gone[p.Namespace+"/"+p.Name] {
-			rest.Pods = append(rest.Pods, p)
+			rest.Pods.Add(p)
 		}
 	}
 	c2, _ := rest.Cluster(cfg)

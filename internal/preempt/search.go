@@ -192,7 +192,7 @@ func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fix
 			return
 		}
 		removed[at] = true
-		cand.Victims = append(cand.Victims, Victim{Namespace: p.pod.Namespace, Name: p.pod.Name, Priority: p.priority, ViolatesPDB: violates, start: p.start})
+		cand.Victims = append(cand.Victims, Victim{Namespace: p.namespace, Name: p.name, Priority: p.priority, ViolatesPDB: violates, start: p.start})
 		if violates {
 			cand.PDBViolations++
 		}
@@ -227,7 +227,7 @@ func (ix *Index) waitsForVictims(pod *corev1.Pod, prio int32) string {
 		return ""
 	}
 	for _, p := range ix.byNode[node] {
-		if p.pod.DeletionTimestamp != nil && p.priority < prio {
+		if p.deleting && p.priority < prio {
 			return fmt.Sprintf("it is nominated to node %s and waits for pod %s (priority %d) there to terminate", node, p.key(), p.priority)
 		}
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -65,8 +66,10 @@ type UnboundHolder struct {
 // clock, and the detail it shows.
 type ExplainInput struct {
 	Pod *corev1.Pod
-	// Pods are every pod of the cluster (unbound holders, a running scheduler's pod), in any order.
-	Pods []*corev1.Pod
+	// Pods are every pod of the cluster (unbound holders, a running scheduler's pod), in any order; a snapshot
+	// yields each built into one reused object (Snapshot.Pods.Scan): they are read in passes, never held
+	// (strings of them may be). nil: none.
+	Pods iter.Seq[*corev1.Pod]
 	// Events are the pod's events; EventsRead says they are all there is (a snapshot, or read live): only then
 	// does "no FailedScheduling event" say anything.
 	Events     []*corev1.Event
@@ -118,18 +121,21 @@ func Explain(c *engine.Cluster, in ExplainInput) Explanation {
 }
 
 // UnboundHolders lists, by namespace/name, the pods holding GPUs on a node they are not bound to.
-func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
+func UnboundHolders(pods iter.Seq[*corev1.Pod], now time.Time) []UnboundHolder {
 	type found struct {
-		pod *corev1.Pod
+		namespace, name string // not the pod: a snapshot's sequence reuses its object (Snapshot.Pods.Scan)
 		UnboundHolder
 	}
 	var all []found
-	for _, p := range pods {
+	if pods == nil {
+		pods = noPods
+	}
+	for p := range pods {
 		if p == nil {
 			continue
 		}
 		if why := engine.UnboundHolding(p, now); why != "" {
-			all = append(all, found{p, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why}})
+			all = append(all, found{p.Namespace, p.Name, UnboundHolder{Pod: p.Namespace + "/" + p.Name, Message: why}})
 		}
 	}
 	// By namespace/name; pods whose keys are equal by namespace, then name, then their order.
@@ -137,10 +143,10 @@ func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
 		if c := strings.Compare(a.Pod, b.Pod); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.pod.Namespace, b.pod.Namespace); c != 0 {
+		if c := strings.Compare(a.namespace, b.namespace); c != 0 {
 			return c
 		}
-		return strings.Compare(a.pod.Name, b.pod.Name)
+		return strings.Compare(a.name, b.name)
 	})
 	var out []UnboundHolder
 	for _, f := range all {
@@ -148,6 +154,9 @@ func UnboundHolders(pods []*corev1.Pod, now time.Time) []UnboundHolder {
 	}
 	return out
 }
+
+// noPods stands for a nil sequence of pods: none.
+func noPods(func(*corev1.Pod) bool) {}
 
 // sortedEvents is the events oldest first (EventTime), in a new slice; nil for none.
 func sortedEvents(events []*corev1.Event) []*corev1.Event {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestExplain(t *testing.T) {
 	}
 	z, a := holder("z-holder"), holder("a-holder")
 	kubeCalls := 0
-	in := ExplainInput{Pod: waiting, Pods: []*corev1.Pod{z, nil, waiting, a}, Now: now,
+	in := ExplainInput{Pod: waiting, Pods: slices.Values([]*corev1.Pod{z, nil, waiting, a}), Now: now,
 		KubeChecks: func(*corev1.Pod) []kubefit.NodeResult { kubeCalls++; return []kubefit.NodeResult{{Node: "n"}} }}
 
 	got := Explain(c, in)

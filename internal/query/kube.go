@@ -25,8 +25,9 @@ func PodsByNode(pods []*corev1.Pod) map[string][]*corev1.Pod {
 // KubeChecks runs the standard node constraints kube-scheduler applies before HAMi sees the pod (resources,
 // taints, selectors, affinity), sorted by node name like the verdict's nodes, whatever order nodes come in. The
 // pod is read as the API server stores it (a limit stands for a missing request), as the verdict's gates read it.
-func KubeChecks(pod *corev1.Pod, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
-	res := kubefit.Check(engine.WithDefaultRequests(pod), nodes, byNode, cfg.ManagedResources())
+// podsOn are the pods bound to a node (a snapshot builds them one node at a time: Snapshot.PodsOn).
+func KubeChecks(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) []*corev1.Pod, cfg engine.Config) []kubefit.NodeResult {
+	res := kubefit.CheckOn(engine.WithDefaultRequests(pod), nodes, podsOn, cfg.ManagedResources())
 	sort.SliceStable(res, func(i, j int) bool { return res[i].Node < res[j].Node })
 	return res
 }

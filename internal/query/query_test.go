@@ -167,7 +167,7 @@ func TestKubeChecks(t *testing.T) {
 	p := pod(map[string]string{"nvidia.com/gpu": "1"}, nil)
 	p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{"cpu": resource.MustParse("1")}
 	nodes := []*corev1.Node{node("c", false), node("a", true), node("b", false)}
-	res := KubeChecks(p, nodes, PodsByNode(nil), engine.DefaultConfig())
+	res := KubeChecks(p, nodes, func(string) []*corev1.Pod { return nil }, engine.DefaultConfig())
 	var names []string
 	failed := map[string]bool{}
 	for _, r := range res {

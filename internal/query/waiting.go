@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ type SchedulerSighting struct {
 }
 
 // SeeScheduler looks for the scheduler in the snapshot's Leases and pods.
-func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, pods []*corev1.Pod, now time.Time) SchedulerSighting {
+func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, pods iter.Seq[*corev1.Pod], now time.Time) SchedulerSighting {
 	var out SchedulerSighting
 	out.Known = leasesRead
 	for _, l := range leases {
@@ -54,8 +55,13 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 	}
 	// The first running pod by namespace/name (the first listed among equal ones), whatever order the surface
 	// holds the pods in; found without sorting every pod of the snapshot.
-	var first *corev1.Pod
-	for _, p := range pods {
+	// Its name is kept, not the pod: a snapshot's sequence reuses its object (Snapshot.Pods.Scan).
+	var firstNS, firstName string
+	found := false
+	if pods == nil {
+		pods = noPods
+	}
+	for p := range pods {
 		if p == nil {
 			continue
 		}
@@ -63,12 +69,12 @@ func SeeScheduler(name string, leases []*coordinationv1.Lease, leasesRead bool, 
 			out.Known = true
 		}
 		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil &&
-			(first == nil || p.Namespace < first.Namespace || p.Namespace == first.Namespace && p.Name < first.Name) {
-			first = p
+			(!found || p.Namespace < firstNS || p.Namespace == firstNS && p.Name < firstName) {
+			firstNS, firstName, found = p.Namespace, p.Name, true
 		}
 	}
-	if first != nil {
-		return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", first.Namespace, first.Name)}
+	if found {
+		return SchedulerSighting{Seen: true, Known: true, How: fmt.Sprintf("pod %s/%s Running", firstNS, firstName)}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestWhyWaiting(t *testing.T) {
 		seen   SchedulerSighting
 		want   []string // parts of the lines, in order; nil for none
 	}{
-		{"no scheduler seen", pod(), fits, nil, SeeScheduler("hami-scheduler", nil, true, []*corev1.Pod{otherSystemPod}, now),
+		{"no scheduler seen", pod(), fits, nil, SeeScheduler("hami-scheduler", nil, true, slices.Values([]*corev1.Pod{otherSystemPod}), now),
 			[]string{"no FailedScheduling event, and no scheduler named hami-scheduler is seen (no held leader Lease hami-scheduler"}},
 		{"an expired lease is no scheduler", pod(), fits, nil, SeeScheduler("hami-scheduler", []*coordinationv1.Lease{stale}, true, nil, now),
 			[]string{"no scheduler named hami-scheduler is seen"}},
@@ -49,7 +50,7 @@ func TestWhyWaiting(t *testing.T) {
 		{"lease held", pod(), fits, nil, SeeScheduler("hami-scheduler", []*coordinationv1.Lease{lease}, true, nil, now),
 			[]string{"hami-scheduler is running (Lease kube-system/hami-scheduler held by hami-scheduler-7d9-abc)"}},
 		{"default-scheduler's static pod", pod(func(p *corev1.Pod) { p.Spec.SchedulerName = "default-scheduler" }), &engine.Verdict{Fits: true, Scheduler: "default-scheduler"}, nil,
-			SeeScheduler("default-scheduler", nil, false, []*corev1.Pod{schedPod}, now), []string{"default-scheduler is running (pod kube-system/kube-scheduler-cp-1 Running)"}},
+			SeeScheduler("default-scheduler", nil, false, slices.Values([]*corev1.Pod{schedPod}), now), []string{"default-scheduler is running (pod kube-system/kube-scheduler-cp-1 Running)"}},
 		{"gated", pod(func(p *corev1.Pod) { p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}} }), fits, nil,
 			SchedulerSighting{Seen: true, Known: true, How: "x"}, []string{"schedulingGates (example.com/quota)"}},
 		{"nominated", pod(func(p *corev1.Pod) { p.Status.NominatedNodeName = "gpu-1" }), fits, failed, SchedulerSighting{Seen: true, Known: true},
@@ -87,7 +88,7 @@ func TestSeeSchedulerFirstPodByName(t *testing.T) {
 		for _, i := range order {
 			list = append(list, pods[i])
 		}
-		got := SeeScheduler("hami-scheduler", nil, false, list, time.Time{})
+		got := SeeScheduler("hami-scheduler", nil, false, slices.Values(list), time.Time{})
 		if want := "pod hami/hami-scheduler-z Running"; !got.Seen || !got.Known || got.How != want {
 			t.Errorf("order %v: %+v, want %q", order, got, want)
 		}

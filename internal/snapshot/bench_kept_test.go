@@ -35,8 +35,8 @@ func benchKept(b *testing.B, data []byte, pods int) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if len(s.Pods) != pods {
-			b.Fatalf("%d pods read, want %d", len(s.Pods), pods)
+		if s.Pods.Len() != pods {
+			b.Fatalf("%d pods read, want %d", s.Pods.Len(), pods)
 		}
 		kept = heapInUse() - before
 		runtime.KeepAlive(s)
@@ -58,7 +58,7 @@ func BenchmarkReadKeptJSON500Nodes5kPods(b *testing.B) {
 
 func BenchmarkReadKeptRichJSON200Nodes2kPods(b *testing.B) {
 	s := genbigShape(200, 2000)
-	for i, p := range s.Pods {
+	for i, p := range s.Pods.Slice() {
 		richPod(p, i)
 	}
 	var buf bytes.Buffer

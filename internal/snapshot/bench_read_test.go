@@ -60,7 +60,7 @@ func genbigShape(nodes, pods int) *snapshot.Snapshot {
 		limits := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1"),
 			"nvidia.com/gpumem":   *resource.NewQuantity(int64(mem), resource.DecimalSI),
 			"nvidia.com/gpucores": *resource.NewQuantity(int64(cores), resource.DecimalSI)}
-		s.Pods = append(s.Pods, &corev1.Pod{
+		s.Pods.Add(&corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("team-%d", i%20), Name: fmt.Sprintf("job-%06d", i),
 				Annotations: map[string]string{codec.PodNodeAnnotation: node, codec.PodToAllocateAnnotation: "",
 					codec.PodAllocatedAnnotation: fmt.Sprintf("GPU-%s-%d,NVIDIA,%d,%d:;", node, i%8, mem, cores),

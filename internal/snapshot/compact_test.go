@@ -28,15 +28,15 @@ func TestSharedTolerations(t *testing.T) {
 	data := []byte(`{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",") + `]}`)
 	got := mustParse(t, data)
 	want := wholeFile(t, data, false) // decoded without sharing
-	for i := range want.Pods {
-		if !reflect.DeepEqual(got.Pods[i].Spec.Tolerations, want.Pods[i].Spec.Tolerations) {
-			t.Errorf("pod %d: tolerations %+v, decoded %+v", i, got.Pods[i].Spec.Tolerations, want.Pods[i].Spec.Tolerations)
+	for i := range want.Pods.Slice() {
+		if !reflect.DeepEqual(got.Pods.At(i).Spec.Tolerations, want.Pods.At(i).Spec.Tolerations) {
+			t.Errorf("pod %d: tolerations %+v, decoded %+v", i, got.Pods.At(i).Spec.Tolerations, want.Pods.At(i).Spec.Tolerations)
 		}
 	}
-	if &got.Pods[0].Spec.Tolerations[0] != &got.Pods[1].Spec.Tolerations[0] {
+	if &got.Pods.At(0).Spec.Tolerations[0] != &got.Pods.At(1).Spec.Tolerations[0] {
 		t.Error("pods 0 and 1 have equal tolerations but each its own list")
 	}
-	if tols := got.Pods[0].Spec.Tolerations; cap(tols) != len(tols) {
+	if tols := got.Pods.At(0).Spec.Tolerations; cap(tols) != len(tols) {
 		t.Errorf("a shared list has room for %d more: an append would write into it", cap(tols)-len(tols))
 	}
 }

@@ -10,7 +10,7 @@ import (
 // another kind, to the same object once decoded as that kind; what the reflection decoder refuses it must
 // not take. checkDropped makes it check the fields it drops as the reflection decoder checks them, so the
 // one difference it is allowed in use (a value of the wrong type in a dropped field is not refused) is the
-// only one.
+// only one. A pod taken is also what its compact record builds.
 func FuzzHandDecoder(f *testing.F) {
 	for _, s := range []string{
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"job-000001","namespace":"team-1","annotations":{"hami.io/vgpu-node":"node-00001",` +
@@ -69,6 +69,16 @@ func FuzzHandDecoder(f *testing.F) {
 			again, ok := scanObject(js, &cache)
 			if !ok || (sc.pod != nil && !reflect.DeepEqual(again.pod, want)) || (sc.node != nil && !reflect.DeepEqual(again.node, want)) {
 				t.Fatalf("%q: read again through the goroutine's cache: %v, %+v", s, ok, again)
+			}
+			if sc.pod != nil { // kept as a compact record (pods.go), built whole again for each reader
+				r := compactPod(sc.pod)
+				var b podBuilder
+				if got := r.pod(); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%q: built from its record:\n record: %+v\n read:   %+v", s, got, want)
+				}
+				if got := b.build(&r); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%q: built by a reader from its record:\n record: %+v\n read:   %+v", s, got, want)
+				}
 			}
 			return
 		}

@@ -23,7 +23,8 @@ import (
 // trimPod before it: every item of genbig's cluster, of pods shaped as the API server writes them (genbig
 // -rich's, and with every field trimPod drops), of generated worlds with kube constraints, of the demo, and a
 // pod with every field the decoder keeps, decodes to the same object both ways, and the hand decoder reads
-// every pod and node of them (none falls back).
+// every pod and node of them (none falls back); each pod is also what the snapshot's compact record of it
+// (pods.go) builds.
 func TestHandDecoderMatchesReflection(t *testing.T) {
 	sets := map[string][]byte{}
 	write := func(name string, s *snapshot.Snapshot, format string) {
@@ -35,7 +36,7 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 	}
 	write("genbig", genbigShape(20, 200), "json")
 	rich := genbigShape(10, 100)
-	for i, p := range rich.Pods {
+	for i, p := range rich.Pods.Slice() {
 		richPod(p, i)
 	}
 	write("rich", rich, "json")
@@ -43,7 +44,7 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 	for seed := first; seed < first+uint64(n); seed++ {
 		w := worldgen.World(seed, worldgen.Options{MaxNodes: 6, MaxPods: 30, Kube: seed%2 == 0})
 		worldgen.WithPriorities(w, seed)
-		for i, p := range w.Pods {
+		for i, p := range w.Pods.Slice() {
 			addUnreadFields(p, seed+uint64(i))
 		}
 		var buf bytes.Buffer
@@ -57,7 +58,7 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets["demo"] = demo
-	write("every kept field", &snapshot.Snapshot{Pods: []*corev1.Pod{everyKeptField()}}, "json")
+	write("every kept field", &snapshot.Snapshot{Pods: snapshot.PodsOf(everyKeptField())}, "json")
 
 	pods, others := 0, 0
 	for name, data := range sets {
@@ -87,6 +88,12 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 			}
 			if isPod {
 				pods++
+				// The snapshot keeps the pod as a compact record: the pod built from it is the pod read.
+				if rt := snapshot.RecordRoundTrip(want.(*corev1.Pod)); !reflect.DeepEqual(rt, want) {
+					g, _ := json.Marshal(rt)
+					w, _ := json.Marshal(want)
+					t.Fatalf("%s: items[%d] differs built from its record:\n record: %s\n read:   %s", name, i, g, w)
+				}
 			} else {
 				others++
 			}

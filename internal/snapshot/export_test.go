@@ -1,5 +1,11 @@
 package snapshot
 
+import (
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
 // ParseWhole is Parse without trimming the pods.
 func ParseWhole(data []byte, name string) (*Snapshot, error) {
 	keepWholePods = true
@@ -19,3 +25,22 @@ func DecodeItem(js []byte) (obj any, hand bool, err error) {
 // DecodeItemByReflection decodes one item by json-iterator's reflection alone, as the reader did before the
 // hand decoder.
 func DecodeItemByReflection(js []byte) (any, error) { return decodeReflect(js, nil) }
+
+// RecordRoundTrip is the pod built from the compact record a snapshot keeps of p.
+func RecordRoundTrip(p *corev1.Pod) *corev1.Pod {
+	r := compactPod(p)
+	return r.pod()
+}
+
+// RecordParts says what of p the snapshot keeps beside its record's flat fields (podRecord): the meta of a
+// controller's admitted pod, and the rest, of the pod or of any container.
+func RecordParts(p *corev1.Pod) (meta, rest bool) {
+	r := compactPod(p)
+	for _, c := range r.containers {
+		rest = rest || c.more != nil && c.more.rest != nil
+	}
+	if r.more == nil {
+		return false, rest
+	}
+	return !zeroBytes(unsafe.Pointer(&r.more.meta), unsafe.Sizeof(r.more.meta)), rest || r.more.rest != nil
+}

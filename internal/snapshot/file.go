@@ -47,7 +47,7 @@ var MaxFileBytes int64 = 512 << 20
 // passed as --snapshot): read on, it would be a cluster of no nodes that answers every question wrongly. An
 // empty List (a snapshot of an empty cluster) is still a snapshot.
 func (s *Snapshot) readSomething(name string) error {
-	read := len(s.Nodes) + len(s.Pods) + len(s.Quotas) + len(s.ConfigMaps) + len(s.Events) + len(s.Queues) + len(s.PodGroups) +
+	read := len(s.Nodes) + s.Pods.Len() + len(s.Quotas) + len(s.ConfigMaps) + len(s.Events) + len(s.Queues) + len(s.PodGroups) +
 		len(s.PriorityClasses) + len(s.PDBs)
 	if read == 0 && s.Skipped > 0 {
 		return fmt.Errorf("%s: none of its %d object(s) is a Node, Pod, ResourceQuota, ConfigMap, Event, PriorityClass, PodDisruptionBudget or Volcano Queue/PodGroup; "+
@@ -266,7 +266,11 @@ func (s *Snapshot) add(obj any) {
 	case *corev1.Node:
 		s.Nodes = append(s.Nodes, o)
 	case *corev1.Pod:
-		s.Pods = append(s.Pods, o)
+		if keepWholePods {
+			s.Pods.Add(o)
+		} else {
+			s.Pods.addRecord(compactPod(o)) // the pod read is dropped: the record is what stays
+		}
 	case *corev1.ResourceQuota:
 		s.Quotas = append(s.Quotas, o)
 	case *coordinationv1.Lease:
@@ -319,8 +323,8 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	for _, n := range s.Nodes {
 		add("Node", n)
 	}
-	for _, p := range s.Pods {
-		add("Pod", p)
+	for i := range s.Pods.Len() {
+		add("Pod", podAt{&s.Pods, i}) // built when marshalled: never every pod whole at once
 	}
 	for _, q := range s.Quotas {
 		add("ResourceQuota", q)
@@ -363,6 +367,14 @@ func (s *Snapshot) WriteList(w io.Writer, format string) error {
 	_, err = w.Write(y)
 	return err
 }
+
+// podAt is the i-th pod of pods, marshalled as the pod built for the call.
+type podAt struct {
+	pods *Pods
+	i    int
+}
+
+func (p podAt) MarshalJSON() ([]byte, error) { return json.Marshal(p.pods.At(p.i)) }
 
 // withKind marshals an object with apiVersion v1 and its kind set, whatever its TypeMeta says.
 type withKind struct {

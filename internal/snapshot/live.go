@@ -59,7 +59,7 @@ func Live(ctx context.Context, cs kubernetes.Interface, o LiveOptions) (*Snapsho
 		}
 		for i := range pods.Items {
 			stripNoise(&pods.Items[i])
-			s.Pods = append(s.Pods, &pods.Items[i])
+			s.Pods.Add(&pods.Items[i])
 		}
 		if pods.Continue == "" {
 			break

@@ -19,14 +19,17 @@ func (s *Snapshot) missing() []engine.Problem {
 	}
 	var out []engine.Problem
 	if len(s.Queues) == 0 && !s.Volcano {
-		if n, first := countPods(s.Pods, func(p *corev1.Pod) bool { return p.Annotations[codec.QueueNameAnnotation] != "" }); n > 0 {
+		if n, first := s.countPods(func(i int) bool { return s.Pods.annotation(i, codec.QueueNameAnnotation) != "" }); n > 0 {
 			out = append(out, engine.Problem{Kind: "Snapshot", Object: s.file, Field: "Queue",
 				Message: fmt.Sprintf("%d pod(s) name a Volcano queue (%s on %s) but the file has no Queue; a kubectl get ... -o yaml snapshot without Volcano queues changes verdicts: add `kubectl get queues.scheduling.volcano.sh -A -o yaml`",
 					n, codec.QueueNameAnnotation, first)})
 		}
 	}
 	if len(s.Events) == 0 {
-		if n, first := countPods(s.Pods, func(p *corev1.Pod) bool { return p.Spec.NodeName == "" && p.Status.Phase == corev1.PodPending }); n > 0 {
+		if n, first := s.countPods(func(i int) bool {
+			_, _, node := s.Pods.Meta(i)
+			return node == "" && s.Pods.phase(i) == corev1.PodPending
+		}); n > 0 {
 			out = append(out, engine.Problem{Kind: "Snapshot", Object: s.file, Field: "Event",
 				Message: fmt.Sprintf("%d pending pod(s) (%s first) but the file has no Event, so nothing of what the scheduler said about them; add `kubectl get events -A --field-selector reason=FailedScheduling -o yaml`",
 					n, first)})
@@ -35,13 +38,14 @@ func (s *Snapshot) missing() []engine.Problem {
 	return out
 }
 
-// countPods counts the pods that match, and names the first.
-func countPods(pods []*corev1.Pod, match func(*corev1.Pod) bool) (int, string) {
+// countPods counts the pods that match (by position, read without building them), and names the first.
+func (s *Snapshot) countPods(match func(i int) bool) (int, string) {
 	n, first := 0, ""
-	for _, p := range pods {
-		if match(p) {
+	for i := range s.Pods.Len() {
+		if match(i) {
 			if n == 0 {
-				first = p.Namespace + "/" + p.Name
+				ns, name, _ := s.Pods.Meta(i)
+				first = ns + "/" + name
 			}
 			n++
 		}

@@ -18,7 +18,7 @@ import (
 // Snapshot is the HAMi-relevant state of a cluster at one moment.
 type Snapshot struct {
 	Nodes      []*corev1.Node
-	Pods       []*corev1.Pod
+	Pods       Pods // compact records when read from a file (pods.go)
 	Quotas     []*corev1.ResourceQuota
 	ConfigMaps []*corev1.ConfigMap // the HAMi device ConfigMap, when there is one
 	Events     []*corev1.Event     // FailedScheduling events, when read
@@ -40,13 +40,18 @@ type Snapshot struct {
 	Skipped int
 	// file is the name of the file read ("" for a cluster), for what it lacks (missing.go).
 	file string
+	// onNode are the positions of the pods bound to each node (PodsOn), made when first asked.
+	onNode map[string][]int32
+	// onNodeRead and onNodeOut are PodsOn's readers (one per pod of a node) and its answer, reused.
+	onNodeRead []func(int) *corev1.Pod
+	onNodeOut  []*corev1.Pod
 }
 
 // Cluster builds the engine's model. Bad input on single objects becomes problems; the rest is still used.
 func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem) {
 	c := engine.NewCluster(cfg)
 	c.SetNodes(s.Nodes)
-	c.SetPods(s.Pods)
+	c.SetPodsFrom(s.Pods.Len(), s.Pods.Reader()) // the model keeps nothing of a pod object
 	for _, q := range s.Quotas {
 		c.SetQuota(q)
 	}
@@ -62,18 +67,44 @@ func (s *Snapshot) Cluster(cfg engine.Config) (*engine.Cluster, []engine.Problem
 }
 
 // Pod finds a pod by namespace and name.
-func (s *Snapshot) Pod(namespace, name string) *corev1.Pod {
-	for _, p := range s.Pods {
-		if p.Namespace == namespace && p.Name == name {
-			return p
+func (s *Snapshot) Pod(namespace, name string) *corev1.Pod { return s.Pods.Find(namespace, name) }
+
+// PodsOn is the pods bound to a node (spec.nodeName), in the snapshot's order: what kube-scheduler's checks
+// read one node at a time (query.KubeChecks). They are valid until the next call (their objects are reused,
+// as Pods.Reader's).
+func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
+	if s.onNode == nil {
+		s.onNode = map[string][]int32{}
+		for i := range s.Pods.Len() {
+			if _, _, n := s.Pods.Meta(i); n != "" {
+				s.onNode[n] = append(s.onNode[n], int32(i))
+			}
 		}
 	}
-	return nil
+	at := s.onNode[node]
+	if len(at) == 0 {
+		return nil
+	}
+	for len(s.onNodeRead) < len(at) {
+		s.onNodeRead = append(s.onNodeRead, s.Pods.Reader())
+	}
+	out := s.onNodeOut[:0]
+	for j, i := range at {
+		out = append(out, s.onNodeRead[j](int(i)))
+	}
+	s.onNodeOut = out
+	return out
 }
 
-// PodsByNode groups bound pods by spec.nodeName.
-func (s *Snapshot) PodsByNode() map[string][]*corev1.Pod {
-	return query.PodsByNode(s.Pods)
+// WithWholePods is the snapshot with every pod whole (the same snapshot when they are): for a surface that
+// keeps every pod as an object anyway (the terminal UI's world).
+func (s *Snapshot) WithWholePods() *Snapshot {
+	if s.Pods.n == 0 {
+		return s
+	}
+	w := *s
+	w.Pods, w.onNode, w.onNodeRead, w.onNodeOut = PodsOf(s.Pods.Slice()...), nil, nil, nil
+	return &w
 }
 
 // EventsFor lists the events about one pod, oldest first.

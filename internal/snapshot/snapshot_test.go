@@ -31,8 +31,8 @@ func TestParseFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(s.Nodes) != tc.nodes || len(s.Pods) != tc.pods || s.Skipped != tc.skipped {
-				t.Fatalf("nodes %d pods %d skipped %d; want %d %d %d", len(s.Nodes), len(s.Pods), s.Skipped, tc.nodes, tc.pods, tc.skipped)
+			if len(s.Nodes) != tc.nodes || s.Pods.Len() != tc.pods || s.Skipped != tc.skipped {
+				t.Fatalf("nodes %d pods %d skipped %d; want %d %d %d", len(s.Nodes), s.Pods.Len(), s.Skipped, tc.nodes, tc.pods, tc.skipped)
 			}
 		})
 	}

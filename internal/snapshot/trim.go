@@ -9,7 +9,8 @@ import corev1 "k8s.io/api/core/v1"
 // tolerations, spread constraints, ports, overhead, init containers and their restart policy, scheduling
 // gates, OS, host network), preemption (priority, preemption policy, start time, labels, nominated node) and the
 // surfaces (metadata whole, images, conditions, security contexts for HAMi's privileged rule) read;
-// TestTrimmedPodsReadTheSame holds every consumer to it.
+// TestTrimmedPodsReadTheSame holds every consumer to it. The trimmed pod is then kept as a compact record
+// (pods.go).
 //
 // A pod read live is kept as the API server sent it (less its managedFields): `kubectl hami snapshot` writes
 // it whole, and a later version may read more of a saved file. `kubectl hami snapshot --snapshot FILE` writes

@@ -34,7 +34,7 @@ func TestTrimmedPodsReadTheSame(t *testing.T) {
 	for seed := first; seed < first+uint64(n); seed++ {
 		w := worldgen.World(seed, worldgen.Options{MaxNodes: 6, MaxPods: 30, Kube: seed%2 == 0})
 		worldgen.WithPriorities(w, seed)
-		for i, p := range w.Pods {
+		for i, p := range w.Pods.Slice() {
 			addUnreadFields(p, seed+uint64(i))
 		}
 		var buf bytes.Buffer
@@ -49,8 +49,8 @@ func TestTrimmedPodsReadTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		for i := range whole.Pods {
-			if len(whole.Pods[i].Spec.Volumes) > 0 && len(trimmed.Pods[i].Spec.Volumes) == 0 {
+		for i := range whole.Pods.Slice() {
+			if len(whole.Pods.At(i).Spec.Volumes) > 0 && len(trimmed.Pods.At(i).Spec.Volumes) == 0 {
 				dropped++
 			}
 		}
@@ -88,11 +88,11 @@ func consumersSee(t *testing.T, s *snapshot.Snapshot, now time.Time) seen {
 	}
 	c, problems := s.Cluster(cfg)
 	js("problems", problems)
-	byNode := s.PodsByNode()
-	ix := preempt.NewIndex(s.Pods, s.PriorityClasses, s.PDBs)
+	byNode := s.PodsOn
+	ix := preempt.NewIndexFrom(s.Pods.Len(), s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs)
 	js("index problems", ix.Problems)
 	var out seen
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		key := p.Namespace + "/" + p.Name
 		js(key+" allocation", c.Pod(p.Namespace, p.Name))
 		js(key+" priority", ix.Priority(p))
@@ -100,7 +100,7 @@ func consumersSee(t *testing.T, s *snapshot.Snapshot, now time.Time) seen {
 			continue
 		}
 		out.pending++
-		a := query.Explain(c, query.ExplainInput{Pod: p, Pods: s.Pods, Events: s.EventsFor(p.Namespace, p.Name), EventsRead: true,
+		a := query.Explain(c, query.ExplainInput{Pod: p, Pods: s.Pods.Scan(), Events: s.EventsFor(p.Namespace, p.Name), EventsRead: true,
 			Leases: s.Leases, LeasesRead: s.LeasesRead, Quotas: s.Quotas, Now: now, DetailAll: true,
 			KubeChecks: func(p *corev1.Pod) []kubefit.NodeResult { return query.KubeChecks(p, s.Nodes, byNode, cfg) }})
 		js(key+" verdict", a.Verdict)

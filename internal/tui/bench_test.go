@@ -79,10 +79,11 @@ func genSnapshot(nodes, pods int) *snapshot.Snapshot {
 		cores := 5 + rng.IntN(5)*5
 		g := rng.IntN(8)
 		devs := fmt.Sprintf("GPU-%s-%d,NVIDIA,%d,%d:;", node, g, mem, cores)
-		s.Pods = append(s.Pods, pod(fmt.Sprintf("team-%d", i%20), fmt.Sprintf("job-%06d", i), node, 1, mem, cores, map[string]string{
+		s.Pods.Add(pod(fmt.Sprintf("team-%d", i%20), fmt.Sprintf("job-%06d", i), node, 1, mem, cores, map[string]string{
 			codec.PodNodeAnnotation: node, codec.PodAllocatedAnnotation: devs, codec.PodToAllocateAnnotation: "", codec.PodBindPhaseAnnotation: "success"}))
 	}
-	s.Pods = append(s.Pods, pod("team-1", "pending-big", "", 2, 82000, 10, nil), pod("team-1", "pending-fits", "", 2, 8000, 10, nil))
+	s.Pods.Add(pod("team-1", "pending-big", "", 2, 82000, 10, nil))
+	s.Pods.Add(pod("team-1", "pending-fits", "", 2, 8000, 10, nil))
 	for t := range 20 {
 		s.Quotas = append(s.Quotas, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("team-%d", t), Name: "gpu", ResourceVersion: next()},
 			Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"limits.nvidia.com/gpumem": q("100000000"), "limits.nvidia.com/gpucores": q("1000000")}}})
@@ -186,7 +187,7 @@ func BenchmarkKey(b *testing.B) {
 func BenchmarkUpdateAfterEvent(b *testing.B) {
 	m := newBig(b, 160, 48)
 	m.queue = newQueue()
-	base := bigSnapshot().Pods[123].DeepCopy()
+	base := bigSnapshot().Pods.At(123).DeepCopy()
 	i := 0
 	for b.Loop() {
 		i++
@@ -205,7 +206,7 @@ func BenchmarkUpdateAfterEvent(b *testing.B) {
 func BenchmarkBurstOf1000Events(b *testing.B) {
 	m := newBig(b, 160, 48)
 	m.queue = newQueue()
-	pods := bigSnapshot().Pods
+	pods := bigSnapshot().Pods.Slice()
 	i := 0
 	for b.Loop() {
 		i++

@@ -30,7 +30,7 @@ func TestTopShowsAForgedPlacementAsAProblemNotAsFreeMemory(t *testing.T) {
 		codec.PodNodeAnnotation:      "full-node",
 		codec.PodAllocatedAnnotation: strings.Repeat("GPU-full-node-0,NVIDIA,4611686018427387904,0:", 3) + ";"}},
 		Spec: corev1.PodSpec{SchedulerName: "no-such-scheduler", Containers: []corev1.Container{gpu("1")}}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	w := newWorld(&snapshot.Snapshot{Nodes: []*corev1.Node{node}, Pods: []*corev1.Pod{owner, forged}, Source: "test"}, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
+	w := newWorld(&snapshot.Snapshot{Nodes: []*corev1.Node{node}, Pods: snapshot.PodsOf(owner, forged), Source: "test"}, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
 	d := w.data()
 	if len(d.Nodes) != 1 || d.Nodes[0].UsedMem != 81920 || d.Nodes[0].Mem != 81920 {
 		t.Fatalf("node view %+v; want 81920 of 81920 MiB used", d.Nodes)

@@ -71,7 +71,7 @@ func demoObjects(t *testing.T) (*snapshot.Snapshot, []runtime.Object) {
 	for _, n := range s.Nodes {
 		objs = append(objs, n)
 	}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		objs = append(objs, p)
 	}
 	for _, q := range s.Quotas {

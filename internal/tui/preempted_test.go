@@ -20,9 +20,10 @@ func TestNominatedAndPreemptedPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithWholePods() // edited below: a file's pods are records, built anew for each reader
 	deleted := metav1.NewTime(fixedNow.Add(-time.Minute))
 	found := 0
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		switch p.Namespace + "/" + p.Name {
 		case "inference/llm-serve-2":
 			p.Status.NominatedNodeName = "gpu-h100-01"

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,10 +47,7 @@ func (w *world) explain(ns, name string, events []*corev1.Event) (query.Explanat
 		s := snapshot.Snapshot{Events: w.events}
 		in.Events, in.EventsRead = s.EventsFor(ns, name), true
 	}
-	in.Pods = make([]*corev1.Pod, 0, len(w.pods))
-	for _, p := range w.pods {
-		in.Pods = append(in.Pods, p)
-	}
+	in.Pods = maps.Values(w.pods)
 	return query.Explain(w.c, in), true
 }
 
@@ -69,7 +67,7 @@ func (w *world) kubeChecksLocked(pod *corev1.Pod) []kubefit.NodeResult {
 		w.kubeByNode = query.PodsByNode(pods)
 		w.kubeDirty = false
 	}
-	return query.KubeChecks(pod, w.kubeNodes, w.kubeByNode, w.cfg)
+	return query.KubeChecks(pod, w.kubeNodes, func(node string) []*corev1.Pod { return w.kubeByNode[node] }, w.cfg)
 }
 
 // kubeUsedLocked is Kubernetes' ResourceQuota status.used of a namespace, as the commands show it.

@@ -36,7 +36,7 @@ func TestGeneratedWorldsWhatIfSameOnCLIAndUI(t *testing.T) {
 		}
 		// One clock for both: the CLI reads the real one.
 		now := time.Now()
-		for _, pod := range w.Pods {
+		for _, pod := range w.Pods.Slice() {
 			if pod.Spec.NodeName != "" {
 				continue
 			}
@@ -107,7 +107,7 @@ func TestGeneratedWorldsWhyPendingSameOnCLIAndUI(t *testing.T) {
 		if err := os.WriteFile(snap, buf.Bytes(), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		for i, pod := range w.Pods {
+		for i, pod := range w.Pods.Slice() {
 			// Every pending pod, and a few bound ones (the placed answer).
 			if pod.Spec.NodeName != "" && i%5 != 0 {
 				continue

@@ -287,7 +287,7 @@ func loadDemoInto(t *testing.T, ctx context.Context, cs kubernetes.Interface) {
 		m.ResourceVersion, m.UID, m.CreationTimestamp, m.ManagedFields = "", "", metav1.Time{}, nil
 	}
 	nss := map[string]bool{}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		nss[p.Namespace] = true
 	}
 	for _, q := range s.Quotas {
@@ -321,7 +321,7 @@ func loadDemoInto(t *testing.T, ctx context.Context, cs kubernetes.Interface) {
 			t.Fatalf("create configmap %s: %v", c.Name, err)
 		}
 	}
-	for _, want := range s.Pods {
+	for _, want := range s.Pods.Slice() {
 		p := want.DeepCopy()
 		clearMeta(&p.ObjectMeta)
 		p.Status = corev1.PodStatus{}

@@ -59,8 +59,9 @@ type world struct {
 }
 
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
+	s = s.WithWholePods() // the world keeps every pod as an object, and build finds them by identity
 	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now,
-		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, len(s.Pods)),
+		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, s.Pods.Len()),
 		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events,
 		leases: s.Leases, leasesRead: s.LeasesRead,
 		queues: map[string]*unstructured.Unstructured{}, podGroups: map[string]*unstructured.Unstructured{}, volcano: s.Volcano}
@@ -68,7 +69,7 @@ func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func(
 	for _, n := range s.Nodes {
 		w.nodes[n.Name] = n
 	}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		w.pods[p.Namespace+"/"+p.Name] = p
 	}
 	for _, q := range s.Quotas {
@@ -91,7 +92,7 @@ func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func(
 // build makes the engine model from scratch: at start and when HAMi's device ConfigMap changes.
 func (w *world) build(s *snapshot.Snapshot) {
 	if s == nil {
-		s = &snapshot.Snapshot{Volcano: w.volcano, ConfigMaps: values(w.cms), Nodes: values(w.nodes), Pods: values(w.pods),
+		s = &snapshot.Snapshot{Volcano: w.volcano, ConfigMaps: values(w.cms), Nodes: values(w.nodes), Pods: snapshot.PodsOf(values(w.pods)...),
 			Quotas: values(w.quotas), Queues: values(w.queues), PodGroups: values(w.podGroups)}
 	}
 	cfg, err := s.Config(w.cmName)
@@ -112,7 +113,7 @@ func (w *world) build(s *snapshot.Snapshot) {
 	// The snapshot's pods in its order (the objects lie in memory in about that order, a map's do not),
 	// each key made only for a pod that waits; of a pod listed twice, the copy the mirror kept (the last).
 	w.pending = map[string]*PendingView{}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() {
 		if pv := w.pendingView(p); pv != nil && w.pods[pv.Key()] == p {
 			w.pending[pv.Key()] = pv
 		}

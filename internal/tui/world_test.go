@@ -99,10 +99,11 @@ func TestWorldPodListedTwice(t *testing.T) {
 		last bool // the waiting copy is listed last
 	}{{"bound copy last", false}, {"waiting copy last", true}} {
 		s2 := *s
-		s2.Pods = append(append([]*corev1.Pod(nil), s.Pods...), bound)
+		pods := append(append([]*corev1.Pod(nil), s.Pods.Slice()...), bound)
 		if tc.last {
-			s2.Pods = append(s2.Pods, waiting.Pod)
+			pods = append(pods, waiting.Pod)
 		}
+		s2.Pods = snapshot.PodsOf(pods...)
 		w := newWorld(&s2, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
 		found := false
 		for _, p := range w.data().Pending {

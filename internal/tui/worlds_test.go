@@ -62,7 +62,7 @@ func checkWorldViews(t *testing.T, seed uint64, w *snapshot.Snapshot) int {
 		cfg, _ := w.Config(snapshot.DefaultDeviceConfigMap)
 		ref, _ := w.Cluster(cfg)
 		pods := map[string]*corev1.Pod{}
-		for _, p := range w.Pods {
+		for _, p := range w.Pods.Slice() {
 			pods[p.Namespace+"/"+p.Name] = p
 		}
 		for _, p := range m.data.Pending {

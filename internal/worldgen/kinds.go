@@ -46,7 +46,7 @@ func EveryKind(kinds []device.Kind) *snapshot.Snapshot {
 			if kind.Memory != "" {
 				l[corev1.ResourceName(kind.Memory)] = *resource.NewQuantity(12000*ask, resource.DecimalSI)
 			}
-			s.Pods = append(s.Pods, &corev1.Pod{
+			s.Pods.Add(&corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("ask-%02d-%d", k, ask), UID: types.UID(fmt.Sprintf("uid-%02d-%d", k, ask))},
 				Spec:       corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: l}}}},
 				Status:     corev1.PodStatus{Phase: corev1.PodPending},

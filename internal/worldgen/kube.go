@@ -76,7 +76,7 @@ func (g *gen) kube(seed uint64) {
 		}
 	}
 	var cpuOnly int
-	for _, p := range g.s.Pods {
+	for _, p := range g.s.Pods.Slice() { // whole: a world is built in memory
 		for _, k := range []string{codec.CardNameAnnotation, codec.QueueNameAnnotation, codec.GroupNameAnnotation} {
 			delete(p.Annotations, k)
 		}

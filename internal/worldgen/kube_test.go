@@ -17,8 +17,8 @@ func TestKubeWorlds(t *testing.T) {
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 100; seed++ {
 		plain, kube := World(seed, Options{}), World(seed, Options{Kube: true})
-		if len(plain.Nodes) != len(kube.Nodes) || len(plain.Pods) != len(kube.Pods) {
-			t.Fatalf("seed %d: %d nodes %d pods, Kube %d nodes %d pods", seed, len(plain.Nodes), len(plain.Pods), len(kube.Nodes), len(kube.Pods))
+		if len(plain.Nodes) != len(kube.Nodes) || plain.Pods.Len() != kube.Pods.Len() {
+			t.Fatalf("seed %d: %d nodes %d pods, Kube %d nodes %d pods", seed, len(plain.Nodes), plain.Pods.Len(), len(kube.Nodes), kube.Pods.Len())
 		}
 		for i, n := range kube.Nodes {
 			if n.Name != plain.Nodes[i].Name || !reflect.DeepEqual(n.Annotations, plain.Nodes[i].Annotations) {
@@ -44,12 +44,12 @@ func TestKubeWorlds(t *testing.T) {
 				}
 			}
 		}
-		for i, p := range kube.Pods {
+		for i, p := range kube.Pods.Slice() {
 			if p.Annotations[codec.CardNameAnnotation] != "" {
 				t.Errorf("seed %d: pod %s keeps a card annotation", seed, p.Name)
 			}
 			if p.Spec.NodeName != "" {
-				if p.Spec.NodeName != plain.Pods[i].Spec.NodeName || p.Annotations[codec.PodAllocatedAnnotation] != plain.Pods[i].Annotations[codec.PodAllocatedAnnotation] {
+				if p.Spec.NodeName != plain.Pods.At(i).Spec.NodeName || p.Annotations[codec.PodAllocatedAnnotation] != plain.Pods.At(i).Annotations[codec.PodAllocatedAnnotation] {
 					t.Errorf("seed %d: running pod %s moved", seed, p.Name)
 				}
 				continue

@@ -39,7 +39,7 @@ func WithPriorities(s *snapshot.Snapshot, seed uint64) {
 		s.PriorityClasses = append(s.PriorityClasses, pc)
 	}
 	apps := []string{"infer", "train", "notebook"}
-	for _, p := range s.Pods {
+	for _, p := range s.Pods.Slice() { // whole: a world is built in memory
 		// Running pods lean low and pending ones high, so that worlds hold preemptions to make.
 		c := Classes[r.IntN(len(Classes)-1)]
 		if p.Spec.NodeName == "" {

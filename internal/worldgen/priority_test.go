@@ -10,7 +10,7 @@ func TestWithPrioritiesIsDeterministic(t *testing.T) {
 	write := func() []byte {
 		w := World(7, Options{MaxPods: 30})
 		WithPriorities(w, 7)
-		for _, p := range w.Pods {
+		for _, p := range w.Pods.Slice() {
 			if p.Spec.NodeName != "" && p.Status.StartTime == nil {
 				t.Fatalf("running pod %s has no start time", p.Name)
 			}

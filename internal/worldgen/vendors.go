@@ -100,6 +100,6 @@ func (g *gen) vendors(seed uint64) {
 		l[corev1.ResourceCPU] = qty(1)
 		p.Spec.Containers = []corev1.Container{{Name: "main", Image: "pytorch", Resources: corev1.ResourceRequirements{Limits: l}}}
 		p.Status.Phase = corev1.PodPending
-		g.s.Pods = append(g.s.Pods, p)
+		g.s.Pods.Add(p)
 	}
 }

@@ -375,7 +375,7 @@ func (g *gen) pod(i int) {
 	} else {
 		p.Status.Phase = corev1.PodPending
 	}
-	g.s.Pods = append(g.s.Pods, p)
+	g.s.Pods.Add(p)
 }
 
 // place binds a HAMi pod to a HAMi node with a plausible allocation (which may oversubscribe: the reader must

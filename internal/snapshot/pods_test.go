@@ -1,0 +1,88 @@
+package snapshot_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
+)
+
+// TestPlainPodsAreFlatRecords: a pod as HAMi's scheduler leaves it (genbig's: HAMi's annotations, one container
+// with limits and requests, a node, a phase) is kept in the record's flat fields alone, which is what makes a
+// large snapshot small; what the API server adds to a workload's pod (labels, ports, conditions) goes to its
+// meta, and only what is rarer (affinity) to the rest.
+func TestPlainPodsAreFlatRecords(t *testing.T) {
+	var buf bytes.Buffer
+	if err := genbigShape(2, 20).WriteList(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := snapshot.Parse(buf.Bytes(), "genbig.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Pods.Len() != 20 {
+		t.Fatalf("%d pods read", s.Pods.Len())
+	}
+	for p := range s.Pods.All() {
+		if meta, rest := snapshot.RecordParts(p); meta || rest {
+			t.Errorf("pod %s/%s keeps a meta (%v) or a rest (%v): %+v", p.Namespace, p.Name, meta, rest, p)
+		}
+	}
+	w := genbigShape(1, 2)
+	richPod(w.Pods.At(0), 0)
+	buf.Reset()
+	if err := w.WriteList(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = snapshot.Parse(buf.Bytes(), "rich.json"); err != nil {
+		t.Fatal(err)
+	}
+	rich := s.Pods.At(0) // trimmed as read
+	if meta, rest := snapshot.RecordParts(rich); !meta || rest {
+		b, _ := json.Marshal(rich)
+		t.Logf("%s", b)
+		t.Errorf("a pod as the API server writes a Deployment's keeps a meta %v (want one) and a rest %v (want none)", meta, rest)
+	}
+	if got := snapshot.RecordRoundTrip(rich); !reflect.DeepEqual(got, rich) {
+		t.Errorf("the pod built from the record is\n%+v\nwant\n%+v", got, rich)
+	}
+	rare := rich.DeepCopy()
+	rare.Spec.Affinity = &corev1.Affinity{}
+	if _, rest := snapshot.RecordParts(rare); !rest {
+		t.Error("a pod with an affinity keeps no rest: its affinity is lost")
+	}
+}
+
+// TestReaderReusesOnlyItsOwnObject: Pods.Reader builds every pod into one object, but the maps and lists of a
+// record (its labels, its resource lists) are the record's, so that what a pass keeps of them stays right.
+func TestReaderReusesOnlyItsOwnObject(t *testing.T) {
+	var buf bytes.Buffer
+	w := genbigShape(2, 4)
+	for i, p := range w.Pods.Slice() {
+		p.Labels = map[string]string{"i": string(rune('a' + i))}
+	}
+	if err := w.WriteList(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := snapshot.Parse(buf.Bytes(), "labels.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := s.Pods.Reader()
+	var labels []map[string]string
+	for i := range s.Pods.Len() {
+		labels = append(labels, read(i).Labels)
+	}
+	for i, l := range labels {
+		if want := string(rune('a' + i)); l["i"] != want {
+			t.Errorf("pod %d: labels %v kept from a reader, want i=%s", i, l, want)
+		}
+	}
+	if read(0) != read(1) {
+		t.Error("the reader built two objects: a pass over every pod makes garbage")
+	}
+}

@@ -497,12 +497,12 @@ func (f *fitter) fitContainer(n *Node, ci int, podMem, podCores int64, statuses 
 	revisit := f.c.rows[r.Kind].mig && !topology
 	judged := n.judgedMask(r.Kind) // nil: the Kind's own devices (sees.go)
 	if judged == nil {
-		if facts, ok := f.quickShort(n, r, numaBind); ok {
+		if facts, ok := f.quickShort(n, r, numaBind, podMem, podCores); ok {
 			f.quickFacts = facts // nodefacts.go: the facts say every device's first failing gate
 			return ContainerPlacement{}, 0, 0, false
 		}
 	}
-	if judged == nil && f.quickFits(n, ci, r, numaBind, topology) {
+	if judged == nil && f.quickFits(n, ci, r, numaBind, topology, podMem, podCores) {
 		return ContainerPlacement{}, 0, 0, true // nodefacts.go: only the yes is read
 	}
 	f.clearStatuses(statuses)

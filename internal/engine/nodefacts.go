@@ -36,6 +36,9 @@ type nodeFacts struct {
 	free     []int64
 	bestOpen int
 	total    int64
+	// cores is the open devices' common total cores, or -1 when they differ (a quota on the way then sums
+	// different shares depending on which devices the walk takes).
+	cores int64
 	// spread and binpack are HAMi's device order for a container of the node's type under the single spread
 	// and binpack rules with the default weights, from the registration order and the node's own usage: what
 	// fitContainer's first sort on the node gives when nothing of the pod is overlaid (ordered). nil when the
@@ -62,7 +65,7 @@ func (c *Cluster) factsOf(n *Node) *nodeFacts {
 // computeFacts sums up n's devices (see nodeFacts).
 func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 	score := nodeScore(n, nil)
-	f := &nodeFacts{score: score, firstUnhealthy: -1, firstNoSlot: -1, bestOpen: -1, total: -1}
+	f := &nodeFacts{score: score, firstUnhealthy: -1, firstNoSlot: -1, bestOpen: -1, total: -1, cores: -1}
 	if len(n.GPUs) == 0 {
 		return f
 	}
@@ -87,9 +90,14 @@ func (c *Cluster) computeFacts(n *Node) *nodeFacts {
 		default:
 			free := g.TotalMem - g.UsedMem
 			if f.open == 0 {
-				f.total = g.TotalMem
-			} else if f.total != g.TotalMem {
-				f.total = -1
+				f.total, f.cores = g.TotalMem, g.TotalCores
+			} else {
+				if f.total != g.TotalMem {
+					f.total = -1
+				}
+				if f.cores != g.TotalCores {
+					f.cores = -1
+				}
 			}
 			if f.open == 0 || free > best {
 				best, f.bestOpen = free, i
@@ -156,11 +164,13 @@ func (f *fitter) orderFromFacts(n *Node, r *ContainerRequest) bool {
 
 // quickShort reports whether container r certainly fails on n with every device's first failing gate given by
 // its group in n's facts: the walk then need not run (evalRange builds the node's answer from the facts). It
-// holds when nothing but health, slots and memory can decide a device: no selector, family row, mutex, quota,
-// NUMA binding or per-device detail is in play, no usage of the pod's own is overlaid, and no open device has
-// the memory asked for.
-func (f *fitter) quickShort(n *Node, r *ContainerRequest, numaBind bool) (*nodeFacts, bool) {
-	if !f.quick || f.extraUsed || f.req.Mutex || f.ignoreFilters || !f.unsortedFailOK(r, numaBind) {
+// holds when nothing but health, slots and memory can decide a device: no selector, family row, mutex, NUMA
+// binding or per-device detail is in play, no usage of the pod's own is overlaid, no open device has the memory
+// asked for, and a namespace quota on the way, if any, holds the container's first device (the walk takes none,
+// so every open device meets the quota with the same sum: podMem and podCores, the pod's earlier containers,
+// plus one device's share, which must be the same on each).
+func (f *fitter) quickShort(n *Node, r *ContainerRequest, numaBind bool, podMem, podCores int64) (*nodeFacts, bool) {
+	if !f.quick || f.extraUsed || f.req.Mutex || f.ignoreFilters || !f.orderFree(numaBind) {
 		return nil, false
 	}
 	kr := &f.c.rows[r.Kind]
@@ -181,8 +191,40 @@ func (f *fitter) quickShort(n *Node, r *ContainerRequest, numaBind bool) (*nodeF
 		if r.MemoryOn(facts.total) <= facts.free[0] {
 			return nil, false
 		}
+		if !f.quotaHoldsEach(r, facts, podMem, podCores, 1) {
+			return nil, false
+		}
 	}
 	return facts, true
+}
+
+// orderFree reports whether no gate of a device depends on the devices the walk looked at before it, but for
+// a quota on the way (quotaHoldsEach): no NUMA binding, no per-device detail.
+func (f *fitter) orderFree(numaBind bool) bool { return !numaBind && !f.detail && unsortedFail }
+
+// quotaHoldsEach reports whether a namespace quota on r's way, if any, lets the walk take k of n's open devices
+// one after another: each adds the same share (sameShare), so the k-th meets the quota with podMem and podCores
+// plus k shares whichever devices they are.
+func (f *fitter) quotaHoldsEach(r *ContainerRequest, facts *nodeFacts, podMem, podCores int64, k int) bool {
+	if !f.quotaOnWay(r) {
+		return true
+	}
+	if !sameShare(r, facts) {
+		return false
+	}
+	_, ok := f.quotaCheck(r.Kind, podMem+int64(k)*r.MemoryOn(facts.total), podCores+int64(k)*r.CoresOn(facts.cores))
+	return ok
+}
+
+// quotaOnWay reports whether the walk checks a namespace quota for r's devices.
+func (f *fitter) quotaOnWay(r *ContainerRequest) bool {
+	return f.c.rows[r.Kind].quota && f.limitedByQuota(r.Kind)
+}
+
+// sameShare reports whether r takes the same memory and cores from every open device of the facts' node: a
+// request in MiB or on a common total, cores as asked or on a common total.
+func sameShare(r *ContainerRequest, facts *nodeFacts) bool {
+	return (r.MemoryMiB > 0 || facts.total >= 0) && (!r.CoresOfDevice || r.Cores <= 0 || facts.cores >= 0)
 }
 
 // none reports whether the selectors pass every device (no mode, type or UUID filter).
@@ -275,13 +317,14 @@ func (a *aggregate) offerQuick(f *fitter, n *Node, gi int, r *ContainerRequest, 
 
 // quickFits reports whether container ci certainly fits on n, for a caller that needs only the yes (evalRange's
 // fitting nodes: the chosen node is fitted again to build its placement). HAMi's walk takes each device that
-// passes every gate until it holds r.Count; when no gate depends on what the walk took before (no quota on the
-// way, no NUMA binding or topology, no family rows or choices, no MIG device taken twice) and nothing after this
+// passes every gate until it holds r.Count; when no gate depends on what the walk took before (no NUMA binding
+// or topology, no family rows or choices, no MIG device taken twice; a quota on the way only through the count
+// taken, quotaHoldsEach) and nothing after this
 // container reads what it took (the last app container, or an init container, which leaves nothing behind), the
 // container fits exactly when r.Count devices pass, in whatever order they are looked at, and no sort is needed.
 // The statuses are not written; false says nothing (the walk decides).
-func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topology bool) bool {
-	if !f.quick || f.detail || f.build || numaBind || topology || !f.unsortedFailOK(r, numaBind) || !f.lastLook(ci) {
+func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topology bool, podMem, podCores int64) bool {
+	if !f.quick || f.build || topology || !f.orderFree(numaBind) || !f.lastLook(ci) {
 		return false
 	}
 	kr, kind := &f.c.rows[r.Kind], &f.c.kinds[r.Kind]
@@ -294,10 +337,16 @@ func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topol
 		facts.free[r.Count-1] < r.MemoryOn(facts.total) {
 		return false // (the facts' open devices with the memory: fewer than asked for means the walk must say why)
 	}
+	if f.quotaOnWay(r) && !sameShare(r, facts) {
+		return false
+	}
+	// With a quota on the way each device is checked with the shares taken before it, as in the walk: the
+	// quota refuses the k-th device whichever it is, and every one after it.
 	pass := 0
 	var c Check
+	mem, cores := r.MemoryOn(facts.total), r.CoresOn(facts.cores)
 	for gi := range n.GPUs {
-		if f.checkInto(n, gi, r, 0, 0, nil, &c); !c.Failed() {
+		if f.checkInto(n, gi, r, podMem+int64(pass)*mem, podCores+int64(pass)*cores, nil, &c); !c.Failed() {
 			if pass++; pass == r.Count {
 				return true
 			}

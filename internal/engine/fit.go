@@ -77,7 +77,8 @@ type fitter struct {
 	quotaKindArr [32][2]quotaRef
 	// wantsReady is set when a container asks for a type with the devices-ready node gate (device.ReadyRow),
 	// wantsMain when one asks for the main type (mainKind: NVIDIA's), whose annotation decides registration.
-	wantsReady, wantsMain bool
+	// familyScored says a type the pod asks for scores nodes itself (device.Kind.ScoreNode).
+	wantsReady, wantsMain, familyScored bool
 	// dev, takenNode, takenGPU, otherTakenF and groupUsedF are familyCheck's scratch: a family row's view of one
 	// device.
 	dev         device.Dev
@@ -208,6 +209,7 @@ func newFitter(c *Cluster, req *PodRequest, self *PodAllocation, detail bool) *f
 			newSelectors(s, &c.kinds[k], req.annos, mode)
 			f.sels[k] = s
 		}
+		f.familyScored = f.familyScored || c.kinds[k].ScoreNode != nil
 		f.wantsReady = f.wantsReady || c.rows[k].ready
 		f.wantsMain = f.wantsMain || mainKind(&c.kinds[k])
 		if c.rows[k].quota && f.quota.kind == nil {

@@ -365,6 +365,9 @@ func overlaps(p codec.MigPlacement, used []codec.MigPlacement) bool {
 // familyScore is what the Kinds the pod asks for add to a fitting node's score (device.Kind.ScoreNode), from
 // the node's devices before the pod and the devices each of the pod's containers took (f.scored after fitNode).
 func (f *fitter) familyScore(n *Node) float64 {
+	if !f.familyScored {
+		return 0
+	}
 	var total float64
 	var node []device.ScoredDevice
 	for _, k := range f.kindsAsked() {

@@ -3,7 +3,6 @@ package engine
 import (
 	"slices"
 	"sync/atomic"
-	"unsafe"
 )
 
 // A node's facts are what its devices say before any pod is looked at: how many are unhealthy, how many have
@@ -50,15 +49,29 @@ type nodeFacts struct {
 // defaultWeights are the device scoring weights of a pod without hami.io/device-scoring-weights.
 var defaultWeights = Weights{Slot: 1, Core: 1, Memory: 1}
 
-// factsOf returns n's facts, computing them on first use after a change. Evaluations may run at once on one
-// cluster, so the pointer is read and written atomically; two computing at once write equal facts.
+// factsCache holds a node's facts between changes. Evaluations may run at once on one cluster (and Capacity
+// copies nodes meanwhile), so the facts are read and written atomically, behind a pointer the node keeps for
+// its life: copying the node reads only that pointer. Two evaluations computing at once store equal facts.
+type factsCache struct{ p atomic.Pointer[nodeFacts] }
+
+// forget drops the facts after a change of the node's usage.
+func (fc *factsCache) forget() {
+	if fc != nil {
+		fc.p.Store(nil)
+	}
+}
+
+// factsOf returns n's facts, computing them on first use after a change (every time for a node built without
+// a cache, as some tests build them).
 func (c *Cluster) factsOf(n *Node) *nodeFacts {
-	p := (*unsafe.Pointer)(unsafe.Pointer(&n.facts))
-	if f := (*nodeFacts)(atomic.LoadPointer(p)); f != nil {
+	if n.facts == nil {
+		return c.computeFacts(n)
+	}
+	if f := n.facts.p.Load(); f != nil {
 		return f
 	}
 	f := c.computeFacts(n)
-	atomic.StorePointer(p, unsafe.Pointer(f))
+	n.facts.p.Store(f)
 	return f
 }
 
@@ -337,7 +350,9 @@ func (f *fitter) quickFits(n *Node, ci int, r *ContainerRequest, numaBind, topol
 		facts.free[r.Count-1] < r.MemoryOn(facts.total) {
 		return false // (the facts' open devices with the memory: fewer than asked for means the walk must say why)
 	}
-	if f.quotaOnWay(r) && !sameShare(r, facts) {
+	if f.quotaOnWay(r) && (!sameShare(r, facts) || f.extraUsed) {
+		// (with the pod's own or earlier containers' usage overlaid, devices outside the open group may pass,
+		// each with its own share)
 		return false
 	}
 	// With a quota on the way each device is checked with the shares taken before it, as in the walk: the

@@ -92,7 +92,7 @@ type Node struct {
 	regOrder  []int             // GPU positions in registration order (GPU.reg), where every walk starts
 	judged    [][]bool          // per Kind, the GPUs its requests are judged on when not its own (sees.go); nil mostly
 	annos     map[string]string // the Node's annotations, for the families' node rows (device.Row.NodeCheck)
-	facts     *nodeFacts        // its devices summed up (nodefacts.go); nil until asked for after a change
+	facts     *factsCache       // its devices summed up (nodefacts.go), computed when first asked for after a change
 }
 
 // DevicesOf is the number of the node's devices of kind k (an index in Config.Kinds).
@@ -117,7 +117,7 @@ func (n *Node) gpuIndex(uuid string) int { return n.uuids.find(uuid) }
 // clone copies the node deeply enough that usage changes on the copy never reach the original.
 func (n *Node) clone() *Node {
 	c := *n
-	c.facts = nil
+	c.facts = new(factsCache) // the copy's usage changes apart from the original's
 	c.kindCount = append([]int(nil), n.kindCount...)
 	c.GPUs = make([]GPU, len(n.GPUs))
 	copy(c.GPUs, n.GPUs)
@@ -445,7 +445,7 @@ func (c *Cluster) buildNode(n *corev1.Node) (*Node, []Problem) {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Kind: "Node", Object: n.Name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	node := &Node{Name: n.Name, AllocatableGPUs: -1, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations}
+	node := &Node{Name: n.Name, AllocatableGPUs: -1, Unschedulable: n.Spec.Unschedulable, annos: n.Annotations, facts: new(factsCache)}
 	for _, t := range n.Spec.Taints {
 		if (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && t.Key != corev1.TaintNodeUnschedulable {
 			node.Taints = append(node.Taints, t.ToString())
@@ -617,7 +617,7 @@ func (c *Cluster) removePod(key string) {
 
 // applyToNode adds (sign +1) or removes (-1) a pod's usage on its node's GPUs.
 func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
-	n.facts = nil // its usage changes
+	n.facts.forget() // its usage changes
 	var probs []Problem
 	for _, u := range p.Uses {
 		g := n.GPUByUUID(u.UUID)

@@ -214,9 +214,9 @@ func TestQuickFitsQuotaWithOwnUsage(t *testing.T) {
 	}
 }
 
-// TestFactsWhileCapacityCopies: Capacity copies nodes while other evaluations compute and store facts on the
+// TestFactsConcurrentWithCapacity: Capacity copies nodes while other evaluations compute and store facts on the
 // same nodes (run with -race: the copy reads only the cache's pointer).
-func TestFactsWhileCapacityCopies(t *testing.T) {
+func TestFactsConcurrentWithCapacity(t *testing.T) {
 	c := benchCluster(t, 8, 4)
 	pod := fittingPod()
 	for round := 0; round < 50; round++ {

@@ -71,6 +71,10 @@ type listCache struct {
 	raw   []byte
 	strs  map[string]string
 	tols  map[string]tolerationList
+	// pod and containers are the hand decoder's scratch for a pod it makes a record of (scanObject): reused
+	// from pod to pod, so that a pod read costs no corev1.Pod and no container list of its own.
+	pod        corev1.Pod
+	containers []corev1.Container
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

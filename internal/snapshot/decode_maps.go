@@ -75,6 +75,8 @@ type listCache struct {
 	// from pod to pod, so that a pod read costs no corev1.Pod and no container list of its own.
 	pod        corev1.Pod
 	containers []corev1.Container
+	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
+	into *podRecord
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -139,7 +139,10 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 		p.Kind, p.APIVersion = kind, apiVersion
 		trimPod(p) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
 		if st != nil {
-			rec := new(podRecord)
+			rec := st.into
+			if rec == nil {
+				rec = new(podRecord)
+			}
 			*rec = compactWith(p, s.annos)
 			p.Spec.Containers = nil // the scratch list, not the pod's
 			return scanned{rec: rec, tolText: s.tolText}, true

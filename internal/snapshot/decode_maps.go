@@ -77,6 +77,45 @@ type listCache struct {
 	containers []corev1.Container
 	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
 	into *podRecord
+	// text and strLists are slabs the hand decoder carves the strings and annotation lists it keeps from (keep,
+	// keepList): what a snapshot's objects keep lives as long as the snapshot, so one allocation serves many.
+	text     []byte
+	strLists []string
+}
+
+// slabBytes and slabStrings are the sizes of listCache's slabs; a value over an eighth of one gets its own.
+const (
+	slabBytes   = 32 << 10
+	slabStrings = 2 << 10
+)
+
+// keep is raw as a string carved from the text slab.
+func (c *listCache) keep(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	if len(raw) > slabBytes/8 {
+		return string(raw)
+	}
+	if len(c.text)+len(raw) > cap(c.text) {
+		c.text = make([]byte, 0, slabBytes)
+	}
+	start := len(c.text)
+	c.text = append(c.text, raw...)
+	return unsafe.String(&c.text[start], len(raw)) // never written again: the slab only grows
+}
+
+// keepList is a copy of kv carved from the list slab, at its length (an append copies it); non-nil for none.
+func (c *listCache) keepList(kv []string) []string {
+	if len(kv) == 0 || len(kv) > slabStrings/8 {
+		return append(make([]string, 0, len(kv)), kv...)
+	}
+	if len(c.strLists)+len(kv) > cap(c.strLists) {
+		c.strLists = make([]string, 0, slabStrings)
+	}
+	start := len(c.strLists)
+	c.strLists = append(c.strLists, kv...)
+	return c.strLists[start:len(c.strLists):len(c.strLists)]
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -306,6 +306,9 @@ func (s *jsonScan) strList() []string {
 			}
 		}
 	}
+	if s.st != nil {
+		return s.st.keepList(kv)
+	}
 	return append(make([]string, 0, len(kv)), kv...)
 }
 

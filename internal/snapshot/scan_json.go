@@ -185,6 +185,9 @@ func (s *jsonScan) str() string {
 		return ""
 	}
 	if plain {
+		if s.st != nil {
+			return s.st.keep(raw) // kept with the snapshot's object
+		}
 		return string(raw)
 	}
 	return s.escaped(raw)

@@ -77,16 +77,19 @@ type listCache struct {
 	containers []corev1.Container
 	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
 	into *podRecord
-	// text and strLists are slabs the hand decoder carves the strings and annotation lists it keeps from (keep,
-	// keepList): what a snapshot's objects keep lives as long as the snapshot, so one allocation serves many.
+	// text, strLists and contRecs are slabs the hand decoder carves the strings, annotation lists and
+	// container records it keeps from (keep, keepList, containerRecords): what a snapshot's objects keep
+	// lives as long as the snapshot, so one allocation serves many.
 	text     []byte
 	strLists []string
+	contRecs []containerRecord
 }
 
-// slabBytes and slabStrings are the sizes of listCache's slabs; a value over an eighth of one gets its own.
+// slabBytes, slabStrings and slabContainers are the sizes of listCache's slabs; a value over an eighth of one gets its own.
 const (
-	slabBytes   = 32 << 10
-	slabStrings = 2 << 10
+	slabBytes      = 32 << 10
+	slabStrings    = 2 << 10
+	slabContainers = 512
 )
 
 // keep is raw as a string carved from the text slab.
@@ -103,6 +106,19 @@ func (c *listCache) keep(raw []byte) string {
 	start := len(c.text)
 	c.text = append(c.text, raw...)
 	return unsafe.String(&c.text[start], len(raw)) // never written again: the slab only grows
+}
+
+// containerRecords are n zero container records carved from the container slab, at their length.
+func (c *listCache) containerRecords(n int) []containerRecord {
+	if n == 0 || n > slabContainers/8 {
+		return make([]containerRecord, n)
+	}
+	if len(c.contRecs)+n > cap(c.contRecs) {
+		c.contRecs = make([]containerRecord, 0, slabContainers)
+	}
+	start := len(c.contRecs)
+	c.contRecs = c.contRecs[:start+n]
+	return c.contRecs[start : start+n : start+n]
 }
 
 // keepList is a copy of kv carved from the list slab, at its length (an append copies it); non-nil for none.

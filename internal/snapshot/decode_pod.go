@@ -143,7 +143,7 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 			if rec == nil {
 				rec = new(podRecord)
 			}
-			*rec = compactWith(p, s.annos)
+			*rec = compactWith(p, s.annos, st)
 			p.Spec.Containers = nil // the scratch list, not the pod's
 			return scanned{rec: rec, tolText: s.tolText}, true
 		}

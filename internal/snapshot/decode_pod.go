@@ -287,10 +287,7 @@ func (s *jsonScan) strList() []string {
 	}
 	if len(kv) > 2*mapEntries { // long: its repeated keys found through a map
 		m := mapOfList(kv)
-		if 2*len(m) == len(kv) {
-			return kv // spilled to the heap at its length or more: kept
-		}
-		out := make([]string, 0, 2*len(m))
+		out := make([]string, 0, 2*len(m)) // not kv: buf would then escape
 		for k, v := range m {
 			out = append(out, k, v)
 		}

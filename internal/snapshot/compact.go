@@ -94,16 +94,16 @@ func (sh *sharing) compact(obj any) any {
 	switch sp := obj.(type) {
 	case sharedPod:
 		return sp.Pod
+	case *podRecord:
+		return sp
 	case sharedPodTolerations:
-		if v, ok := sh.tolTexts[sp.text]; ok {
-			sp.Spec.Tolerations = v
-		} else if len(sh.tolTexts) < maxShared {
-			if sh.tolTexts == nil {
-				sh.tolTexts = map[string][]corev1.Toleration{}
-			}
-			sh.tolTexts[sp.text] = sp.Spec.Tolerations
-		}
+		sp.Spec.Tolerations = sh.tolerationText(sp.text, sp.Spec.Tolerations)
 		return sp.Pod
+	case sharedRecordTolerations:
+		if m := sp.rec.more; m != nil && m != nilPod {
+			m.meta.tolerations = sh.tolerationText(sp.text, m.meta.tolerations)
+		}
+		return sp.rec
 	}
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -149,6 +149,20 @@ func (sh *sharing) compact(obj any) any {
 		c.Reason = sh.str(c.Reason)
 	}
 	return p
+}
+
+// tolerationText is the list held for a hand-decoded pod's toleration list, by its text (ts, the first time).
+func (sh *sharing) tolerationText(text string, ts []corev1.Toleration) []corev1.Toleration {
+	if v, ok := sh.tolTexts[text]; ok {
+		return v
+	}
+	if len(sh.tolTexts) < maxShared {
+		if sh.tolTexts == nil {
+			sh.tolTexts = map[string][]corev1.Toleration{}
+		}
+		sh.tolTexts[text] = ts
+	}
+	return ts
 }
 
 // tolerations shares equal toleration lists: a workload's pods, and most pods of a cluster (the two that

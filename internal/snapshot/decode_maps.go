@@ -71,6 +71,67 @@ type listCache struct {
 	raw   []byte
 	strs  map[string]string
 	tols  map[string]tolerationList
+	// pod and containers are the hand decoder's scratch for a pod it makes a record of (scanObject): reused
+	// from pod to pod, so that a pod read costs no corev1.Pod and no container list of its own.
+	pod        corev1.Pod
+	containers []corev1.Container
+	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
+	into *podRecord
+	// text, strLists and contRecs are slabs the hand decoder carves the strings, annotation lists and
+	// container records it keeps from (keep, keepList, containerRecords): what a snapshot's objects keep
+	// lives as long as the snapshot, so one allocation serves many.
+	text     []byte
+	strLists []string
+	contRecs []containerRecord
+}
+
+// slabBytes, slabStrings and slabContainers are the sizes of listCache's slabs; a value over an eighth of one gets its own.
+const (
+	slabBytes      = 32 << 10
+	slabStrings    = 2 << 10
+	slabContainers = 512
+)
+
+// keep is raw as a string carved from the text slab.
+func (c *listCache) keep(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	if len(raw) > slabBytes/8 {
+		return string(raw)
+	}
+	if len(c.text)+len(raw) > cap(c.text) {
+		c.text = make([]byte, 0, slabBytes)
+	}
+	start := len(c.text)
+	c.text = append(c.text, raw...)
+	return unsafe.String(&c.text[start], len(raw)) // never written again: the slab only grows
+}
+
+// containerRecords are n zero container records carved from the container slab, at their length.
+func (c *listCache) containerRecords(n int) []containerRecord {
+	if n == 0 || n > slabContainers/8 {
+		return make([]containerRecord, n)
+	}
+	if len(c.contRecs)+n > cap(c.contRecs) {
+		c.contRecs = make([]containerRecord, 0, slabContainers)
+	}
+	start := len(c.contRecs)
+	c.contRecs = c.contRecs[:start+n]
+	return c.contRecs[start : start+n : start+n]
+}
+
+// keepList is a copy of kv carved from the list slab, at its length (an append copies it); non-nil for none.
+func (c *listCache) keepList(kv []string) []string {
+	if len(kv) == 0 || len(kv) > slabStrings/8 {
+		return append(make([]string, 0, len(kv)), kv...)
+	}
+	if len(c.strLists)+len(kv) > cap(c.strLists) {
+		c.strLists = make([]string, 0, slabStrings)
+	}
+	start := len(c.strLists)
+	c.strLists = append(c.strLists, kv...)
+	return c.strLists[start:len(c.strLists):len(c.strLists)]
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -31,15 +31,20 @@ var (
 	condNames      = namesOf(corev1.PodCondition{})
 )
 
-// scanned is what scanObject made of an item: a pod or a node, or the kind and apiVersion of another object.
+// scanned is what scanObject made of an item: a pod (or, read with a goroutine's cache, its record) or a
+// node, or the kind and apiVersion of another object.
 type scanned struct {
 	pod              *corev1.Pod
+	rec              *podRecord
 	node             *corev1.Node
 	kind, apiVersion string
 	tolText          string // the pod's toleration list's text, when shared (jsonScan.tolText)
 }
 
-// scanObject reads one item by hand; ok is false when the reflection decoder must read it.
+// scanObject reads one item by hand; ok is false when the reflection decoder must read it. With a goroutine's
+// cache, a pod is read into the cache's scratch pod, its annotations into a list and its containers into the
+// scratch list, and what comes out is the pod's record (compactWith): the record a snapshot keeps, without a
+// corev1.Pod, an annotation map or a container list made for the pod and dropped.
 func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	s := &jsonScan{b: js, st: st}
 	if !s.object() {
@@ -59,7 +64,12 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 	isPod := func() bool { return !kindRead || kind == "Pod" }
 	newPod := func() *corev1.Pod {
 		if pod == nil {
-			pod = &corev1.Pod{}
+			if st != nil {
+				pod = &st.pod
+				*pod = corev1.Pod{}
+			} else {
+				pod = &corev1.Pod{}
+			}
 		}
 		return pod
 	}
@@ -85,7 +95,9 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 			s.once(&seen, 2)
 			switch {
 			case isPod():
+				s.annoList = st != nil
 				s.objectMeta(&newPod().ObjectMeta)
+				s.annoList = false
 			case kind == "Node":
 				s.objectMeta(&newNode().ObjectMeta)
 			default:
@@ -126,11 +138,23 @@ func scanObject(js []byte, st *listCache) (out scanned, ok bool) {
 		p := newPod()
 		p.Kind, p.APIVersion = kind, apiVersion
 		trimPod(p) // nothing to drop: what it drops was skipped; kept so that the two can never disagree
+		if st != nil {
+			rec := st.into
+			if rec == nil {
+				rec = new(podRecord)
+			}
+			*rec = compactWith(p, s.annos, st)
+			p.Spec.Containers = nil // the scratch list, not the pod's
+			return scanned{rec: rec, tolText: s.tolText}, true
+		}
 		return scanned{pod: p, tolText: s.tolText}, true
 	case kind == "Node" && !podParts:
 		nd := newNode()
 		if pod != nil {
 			nd.ObjectMeta = pod.ObjectMeta // read before the kind
+			if st != nil {
+				nd.Annotations = mapOfList(s.annos) // read as a pod's, into a list
+			}
 		}
 		nd.Kind, nd.APIVersion = kind, apiVersion
 		return scanned{node: nd}, true
@@ -184,7 +208,11 @@ func (s *jsonScan) objectMeta(m *metav1.ObjectMeta) {
 			m.Labels = s.strMap(true)
 		case "annotations":
 			s.once(&seen, 11)
-			m.Annotations = s.strMap(false)
+			if s.annoList {
+				s.annos = s.strList()
+			} else {
+				m.Annotations = s.strMap(false)
+			}
 		case "ownerReferences":
 			s.once(&seen, 12)
 			m.OwnerReferences = s.owners()
@@ -229,6 +257,66 @@ func (s *jsonScan) strMap(sharedValues bool) map[string]string {
 	m := make(map[string]string, len(entries))
 	for _, e := range entries {
 		m[e.k] = e.v
+	}
+	return m
+}
+
+// strList reads a pod's annotations as its record keeps them: key, value, key, value... (null: nil; {}: empty),
+// shared as strMap(false) shares them, a repeated key's last value kept, as in a map.
+func (s *jsonScan) strList() []string {
+	if !s.object() {
+		return nil
+	}
+	var buf [2 * mapEntries]string
+	kv := buf[:0]
+	for n := 0; ; {
+		k, ok := s.mapKey(&n)
+		if !ok {
+			break
+		}
+		var v string
+		if isRepeatingAnnotation(k) {
+			v = s.shared()
+		} else {
+			v = s.str()
+		}
+		kv = append(kv, k, v)
+	}
+	if s.bad {
+		return nil
+	}
+	if len(kv) > 2*mapEntries { // long: its repeated keys found through a map
+		m := mapOfList(kv)
+		out := make([]string, 0, 2*len(m)) // not kv: buf would then escape
+		for k, v := range m {
+			out = append(out, k, v)
+		}
+		return out
+	}
+	for i := 2; i < len(kv); i += 2 { // a repeated key: its last value, in the first's place
+		for j := 0; j < i; j += 2 {
+			if kv[j] == kv[i] {
+				kv[j+1] = kv[i+1]
+				kv = append(kv[:i], kv[i+2:]...)
+				i -= 2
+				break
+			}
+		}
+	}
+	if s.st != nil {
+		return s.st.keepList(kv)
+	}
+	return append(make([]string, 0, len(kv)), kv...)
+}
+
+// mapOfList is an annotation list (strList) as a map; nil for nil.
+func mapOfList(kv []string) map[string]string {
+	if kv == nil {
+		return nil
+	}
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
 	}
 	return m
 }
@@ -337,7 +425,11 @@ func (s *jsonScan) podSpec(sp *corev1.PodSpec) {
 			sp.InitContainers = s.containers()
 		case "containers":
 			s.once(&seen, 1)
-			sp.Containers = s.containers()
+			if s.st != nil && sp == &s.st.pod.Spec {
+				sp.Containers = s.scratchContainers()
+			} else {
+				sp.Containers = s.containers()
+			}
 		case "restartPolicy":
 			s.once(&seen, 2)
 			sp.RestartPolicy = corev1.RestartPolicy(s.shared())
@@ -514,6 +606,24 @@ func (s *jsonScan) containers() []corev1.Container {
 		s.container(&out[len(out)-1])
 	}
 	return exact(out)
+}
+
+// scratchContainers is containers read into the goroutine's scratch list (the scratch pod's containers, which
+// its record copies); never nil but for null, as containers.
+func (s *jsonScan) scratchContainers() []corev1.Container {
+	if !s.array() {
+		return nil
+	}
+	out := s.st.containers[:0]
+	if out == nil {
+		out = make([]corev1.Container, 0, 4)
+	}
+	for n := 0; s.elem(&n); {
+		out = append(out, corev1.Container{})
+		s.container(&out[len(out)-1])
+	}
+	s.st.containers = out
+	return out
 }
 
 func (s *jsonScan) container(c *corev1.Container) {

@@ -10,7 +10,9 @@ import (
 // another kind, to the same object once decoded as that kind; what the reflection decoder refuses it must
 // not take. checkDropped makes it check the fields it drops as the reflection decoder checks them, so the
 // one difference it is allowed in use (a value of the wrong type in a dropped field is not refused) is the
-// only one. A pod taken is also what its compact record builds.
+// only one. A pod taken is also what its compact record builds, made from the pod read (compactPod) and made
+// by the decoder itself with a goroutine's cache (scanObject's record, read twice: the second time through the
+// cache's strings, lists and scratch pod).
 func FuzzHandDecoder(f *testing.F) {
 	for _, s := range []string{
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"job-000001","namespace":"team-1","annotations":{"hami.io/vgpu-node":"node-00001",` +
@@ -39,6 +41,10 @@ func FuzzHandDecoder(f *testing.F) {
 		`{"kind":"Pod","status":{"startTime":"2026-11-20T08:00:00Z"}} x`, `{"kind":"Pod","spec":{"hostPID":tru}}`, `{"kind":"Pod","spec":{"os":{"name":"linux"},"x":[1,-0.5e3,"\t"]}}`,
 		`{"kind":"Queue","apiVersion":"scheduling.volcano.sh/v1beta1","metadata":{"name":"q"},"spec":{"weight":1}}`, `{"kind":"ConfigMap","data":{"a":"b"}}`,
 		`null`, `[]`, `{}`, `{"kind":null}`, `{"kind":"Pod","metadata":null,"spec":null,"status":null}`, `{"kind":"Pod","spec":{"containers":[]}}`,
+		`{"kind":"Pod","metadata":{"annotations":{"a":"1","b":"2","a":"3","hami.io/vgpu-node":"n","hami.io/vgpu-node":"m"}}}`,
+		`{"kind":"Pod","metadata":{"annotations":{"k0":"v0","k1":"v1","k2":"v2","k3":"v3","k4":"v4","k5":"v5","k6":"v6","k7":"v7","k8":"v8","k9":"v9","k10":"v10","k11":"v11","k12":"v12","k13":"v13","k14":"v14","k15":"v15","k16":"v16","k17":"v17","k18":"v18","k19":"v19","k3":"again"}}}`, `{"kind":"Pod","metadata":{"annotations":{"k0":"v0","k1":"v1","k2":"v2","k3":"v3","k4":"v4","k5":"v5","k6":"v6","k7":"v7","k8":"v8","k9":"v9","k10":"v10","k11":"v11","k12":"v12","k13":"v13","k14":"v14","k15":"v15","k16":"v16","k17":"v17","k18":"v18","k19":"v19"}}}`,
+		`{"metadata":{"name":"n","annotations":{"a":"1","a":"2"}},"kind":"Node"}`, `{"kind":"Pod","metadata":{"annotations":null}}`,
+		`{"kind":"Pod","metadata":{"annotations":{}}}`,
 	} {
 		f.Add(s)
 	}
@@ -47,7 +53,12 @@ func FuzzHandDecoder(f *testing.F) {
 		defer func() { checkDropped = false }()
 		js := []byte(s)
 		var cache listCache
-		sc, ok := scanObject(js, &cache)
+		sc, ok := scanObject(js, nil)
+		rc, rok := scanObject(js, &cache)
+		if ok != rok || (sc.pod != nil) != (rc.rec != nil) || (sc.node != nil) != (rc.node != nil) {
+			t.Fatalf("%q: taken %v (pod %v, node %v) without a cache, %v (record %v, node %v) with one", s, ok, sc.pod != nil,
+				sc.node != nil, rok, rc.rec != nil, rc.node != nil)
+		}
 		if !ok {
 			return // the reflection decoder reads it, as before
 		}
@@ -66,18 +77,29 @@ func FuzzHandDecoder(f *testing.F) {
 			if !reflect.DeepEqual(hand, want) {
 				t.Fatalf("%q: decoded differently:\n hand:       %+v\n reflection: %+v", s, hand, want)
 			}
+			if sc.node != nil && !reflect.DeepEqual(rc.node, want) {
+				t.Fatalf("%q: decoded differently with a cache:\n hand:       %+v\n reflection: %+v", s, rc.node, want)
+			}
 			again, ok := scanObject(js, &cache)
-			if !ok || (sc.pod != nil && !reflect.DeepEqual(again.pod, want)) || (sc.node != nil && !reflect.DeepEqual(again.node, want)) {
+			if !ok || (sc.pod != nil && again.rec == nil) || (sc.node != nil && !reflect.DeepEqual(again.node, want)) {
 				t.Fatalf("%q: read again through the goroutine's cache: %v, %+v", s, ok, again)
 			}
 			if sc.pod != nil { // kept as a compact record (pods.go), built whole again for each reader
-				r := compactPod(sc.pod)
-				var b podBuilder
-				if got := r.pod(); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%q: built from its record:\n record: %+v\n read:   %+v", s, got, want)
-				}
-				if got := b.build(&r); !reflect.DeepEqual(got, want) {
-					t.Fatalf("%q: built by a reader from its record:\n record: %+v\n read:   %+v", s, got, want)
+				for name, r := range map[string]podRecord{"compactPod": compactPod(sc.pod), "the decoder": *rc.rec, "the decoder again": *again.rec} {
+					seen := map[string]bool{} // Pods.annotation reads the first: a key is there once
+					for i := 0; i < len(r.annotations); i += 2 {
+						if seen[r.annotations[i]] {
+							t.Fatalf("%q: annotation %q twice in its record (%s)", s, r.annotations[i], name)
+						}
+						seen[r.annotations[i]] = true
+					}
+					var b podBuilder
+					if got := r.pod(); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%q: built from its record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
+					}
+					if got := b.build(&r); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%q: built by a reader from its record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
+					}
 				}
 			}
 			return

@@ -94,6 +94,18 @@ func TestHandDecoderMatchesReflection(t *testing.T) {
 					w, _ := json.Marshal(want)
 					t.Fatalf("%s: items[%d] differs built from its record:\n record: %s\n read:   %s", name, i, g, w)
 				}
+				// The record the decoder makes itself, with a goroutine's cache, builds the same pod.
+				first, again, ok := snapshot.DecodeItemRecord(item)
+				if !ok {
+					t.Fatalf("%s: items[%d]: the hand decoder makes no record of it:\n%s", name, i, item)
+				}
+				for _, rt := range []*corev1.Pod{first, again} {
+					if !reflect.DeepEqual(rt, want) {
+						g, _ := json.Marshal(rt)
+						w, _ := json.Marshal(want)
+						t.Fatalf("%s: items[%d] differs built from the decoder's record:\n record: %s\n read:   %s", name, i, g, w)
+					}
+				}
 			} else {
 				others++
 			}

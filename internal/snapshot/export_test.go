@@ -22,6 +22,19 @@ func DecodeItem(js []byte) (obj any, hand bool, err error) {
 	return obj, hand, err
 }
 
+// DecodeItemRecord decodes one item as a snapshot's reader does with a decoding goroutine's cache (read
+// twice, the second time through the cache's strings, lists and scratch pod): a pod taken is its record, and
+// what is returned is the pod each record builds; ok is false when the hand decoder did not make a record.
+func DecodeItemRecord(js []byte) (first, again *corev1.Pod, ok bool) {
+	var cache listCache
+	sc, ok1 := scanObject(js, &cache)
+	sc2, ok2 := scanObject(js, &cache)
+	if !ok1 || !ok2 || sc.rec == nil || sc2.rec == nil {
+		return nil, nil, false
+	}
+	return sc.rec.pod(), sc2.rec.pod(), true
+}
+
 // DecodeItemByReflection decodes one item by json-iterator's reflection alone, as the reader did before the
 // hand decoder.
 func DecodeItemByReflection(js []byte) (any, error) { return decodeReflect(js, nil) }

@@ -156,6 +156,10 @@ func decodeObjectCached(js []byte, cache *listCache) (any, error) {
 		return sp.Pod, err
 	case sharedPodTolerations:
 		return sp.Pod, err
+	case *podRecord:
+		return sp.pod(), err
+	case sharedRecordTolerations:
+		return sp.rec.pod(), err
 	}
 	return o, err
 }
@@ -172,12 +176,26 @@ type sharedPodTolerations struct {
 	text string
 }
 
-// decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared.
+// sharedRecordTolerations is a pod's record (what the hand decoder makes with a goroutine's cache: a
+// *podRecord, already shared as a sharedPod) with a toleration list, which sharing.compact holds once across
+// the goroutines, by its text.
+type sharedRecordTolerations struct {
+	rec  *podRecord
+	text string
+}
+
+// decodeShared is decodeObjectCached, a pod read by hand with a cache marked as shared (with a cache, the hand
+// decoder gives its record).
 func decodeShared(js []byte, cache *listCache) (any, error) {
 	var tm typeMeta
 	if !keepWholePods {
 		if sc, ok := scanObject(js, cache); ok {
 			switch {
+			case sc.rec != nil:
+				if sc.tolText != "" {
+					return sharedRecordTolerations{sc.rec, sc.tolText}, nil
+				}
+				return sc.rec, nil
 			case sc.pod != nil && cache != nil:
 				if sc.tolText != "" {
 					return sharedPodTolerations{sc.pod, sc.tolText}, nil
@@ -271,6 +289,8 @@ func (s *Snapshot) add(obj any) {
 		} else {
 			s.Pods.addRecord(compactPod(o)) // the pod read is dropped: the record is what stays
 		}
+	case *podRecord:
+		s.Pods.addRecord(*o)
 	case *corev1.ResourceQuota:
 		s.Quotas = append(s.Quotas, o)
 	case *coordinationv1.Lease:

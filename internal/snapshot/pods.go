@@ -236,22 +236,35 @@ func compactPod(p *corev1.Pod) podRecord {
 	if p == nil {
 		return podRecord{more: nilPod}
 	}
+	var annos []string
+	if p.Annotations != nil {
+		annos = make([]string, 0, 2*len(p.Annotations))
+		for k, v := range p.Annotations {
+			annos = append(annos, k, v)
+		}
+	}
+	return compactWith(p, annos, nil)
+}
+
+// compactWith is compactPod with the pod's annotations given as the record keeps them (key, value, ...; nil
+// for no map), p.Annotations ignored: the hand decoder reads them straight into that list. p may be reused
+// once it returns: the record keeps none of p's own memory (its container list included), only what p's
+// fields point to. With a decoding goroutine's cache, the container records are carved from its slab.
+func compactWith(p *corev1.Pod, annos []string, st *listCache) podRecord {
 	r := podRecord{name: p.Name, namespace: p.Namespace, nodeName: p.Spec.NodeName, schedulerName: p.Spec.SchedulerName,
-		phase: p.Status.Phase}
+		phase: p.Status.Phase, annotations: annos}
 	q := *p
 	q.Name, q.Namespace, q.Spec.NodeName, q.Spec.SchedulerName, q.Status.Phase = "", "", "", "", ""
 	if q.Kind == "Pod" && q.APIVersion == "v1" {
 		r.typed, q.Kind, q.APIVersion = true, "", ""
 	}
-	if p.Annotations != nil {
-		r.annotations = make([]string, 0, 2*len(p.Annotations))
-		for k, v := range p.Annotations {
-			r.annotations = append(r.annotations, k, v)
-		}
-		q.Annotations = nil
-	}
+	q.Annotations = nil
 	if p.Spec.Containers != nil {
-		r.containers = make([]containerRecord, len(p.Spec.Containers))
+		if st != nil {
+			r.containers = st.containerRecords(len(p.Spec.Containers))
+		} else {
+			r.containers = make([]containerRecord, len(p.Spec.Containers))
+		}
 		for i := range p.Spec.Containers {
 			r.containers[i] = compactContainer(&p.Spec.Containers[i])
 		}

@@ -23,6 +23,10 @@ type jsonScan struct {
 	st    *listCache // the decoding goroutine's lists and strings; nil: none kept
 	// tolText is the JSON text of the pod's toleration list, when the goroutine holds it (sharedTolerations).
 	tolText string
+	// annoList reads a pod's annotations into annos (key, value, ...; nil for none or null) instead of a map,
+	// for its record (scanObject).
+	annoList bool
+	annos    []string
 }
 
 // fail gives up: every loop ends at once.
@@ -181,6 +185,9 @@ func (s *jsonScan) str() string {
 		return ""
 	}
 	if plain {
+		if s.st != nil {
+			return s.st.keep(raw) // kept with the snapshot's object
+		}
 		return string(raw)
 	}
 	return s.escaped(raw)

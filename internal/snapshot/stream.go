@@ -177,6 +177,9 @@ type rawItem struct {
 type batch struct {
 	buf   []byte
 	items []rawItem
+	// recs are the records of the batch's pods, by item (decodeShared writes a pod's there, listCache.into),
+	// copied into the Snapshot's chunks as they are added: a record costs no allocation of its own.
+	recs []podRecord
 }
 
 const batchItems = 512
@@ -254,8 +257,11 @@ func (p *pipeline) consume() {
 		if p.err != nil {
 			continue
 		}
-		objs := make([][]any, len(b.items))
+		objs := make([]any, len(b.items)) // an item's object, or its document's objects ([]any)
 		errs := make([]error, len(b.items))
+		if cap(b.recs) < len(b.items) {
+			b.recs = make([]podRecord, batchItems)
+		}
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for w := range min(workers, len(b.items)) {
@@ -264,7 +270,9 @@ func (p *pipeline) consume() {
 				defer wg.Done()
 				cache := &caches[w]
 				for i := int(next.Add(1) - 1); i < len(b.items); i = int(next.Add(1) - 1) {
+					cache.into = &b.recs[i]
 					objs[i], errs[i] = p.decode(b, &b.items[i], cache)
+					cache.into = nil
 				}
 			}()
 		}
@@ -275,8 +283,12 @@ func (p *pipeline) consume() {
 				p.failed.Store(true)
 				break
 			}
-			for _, o := range objs[i] {
-				p.s.add(p.shared.compact(o))
+			if doc, ok := objs[i].([]any); ok {
+				for _, o := range doc {
+					p.s.add(p.shared.compact(o))
+				}
+			} else if objs[i] != nil {
+				p.s.add(p.shared.compact(objs[i]))
 			}
 		}
 		select {
@@ -286,8 +298,9 @@ func (p *pipeline) consume() {
 	}
 }
 
-// decode turns one cut item into the objects it holds (a document may itself be a List).
-func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) ([]any, error) {
+// decode turns one cut item into the object it holds, or a document's objects as an []any (a document may
+// itself be a List); nil for none.
+func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) (any, error) {
 	js := b.buf[it.start:it.end]
 	if it.yaml {
 		if len(bytes.TrimSpace(stripComments(js))) == 0 {
@@ -303,7 +316,7 @@ func (p *pipeline) decode(b *batch, it *rawItem, cache *listCache) ([]any, error
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: items[%d]: %w", p.name, it.line+errLine(js, err, it.yaml)-1, it.index, err)
 		}
-		return []any{o}, nil
+		return o, nil
 	}
 	objs, err := decodeDocument(js)
 	if err != nil {

@@ -76,7 +76,7 @@ func (v *NodeView) podObjects() []*corev1.Pod {
 	if w := v.lookup; w != nil {
 		v.objects = make([]*corev1.Pod, len(v.Pods))
 		for i, a := range v.Pods {
-			v.objects[i] = w.pods[a.Key()]
+			v.objects[i] = w.pods.get(podKey{a.Namespace, a.Name})
 		}
 		v.lookup = nil
 	}

@@ -22,9 +22,11 @@ func (w *world) verdicts(pending []*PendingView) map[string]*engine.Verdict {
 	out := make(map[string]*engine.Verdict, len(pending))
 	for _, p := range pending {
 		w.mu.Lock()
-		pod := w.pods.get(podKey{p.Namespace, p.Name})
+		var pod *corev1.Pod
 		if pv := w.pending[p.Key()]; pv != nil {
-			pod = pv.Pod // the same pod, already built
+			pod = pv.Pod // the store's pod, already built
+		} else {
+			pod = w.pods.get(podKey{p.Namespace, p.Name}) // no longer waiting, still there
 		}
 		if pod != nil {
 			out[p.Key()] = w.c.Evaluate(pod, engine.EvalOptions{Now: w.now()})

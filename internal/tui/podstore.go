@@ -71,6 +71,25 @@ func (s *podStore) has(k podKey) bool {
 // set puts a pod (nil: removes it).
 func (s *podStore) set(k podKey, p *corev1.Pod) { s.over[k] = p }
 
+// settle drops the snapshot's pods once every one of them was replaced or removed (the informers' first list
+// is in): a live world then holds the informers' objects alone, the snapshot's freed, as before the store.
+func (s *podStore) settle() {
+	if s.base.Len() == 0 {
+		return
+	}
+	for k := range s.positions() {
+		if _, changed := s.over[k]; !changed {
+			return
+		}
+	}
+	s.base, s.index = snapshot.Pods{}, map[podKey]int32{}
+	for k, p := range s.over {
+		if p == nil {
+			delete(s.over, k)
+		}
+	}
+}
+
 // each calls f with every pod once (of a pod listed twice, the copy kept), base pods built into one reused
 // object (valid until the next call; at is its base position, for At) and changed pods as set (at -1).
 func (s *podStore) each(f func(p *corev1.Pod, at int) bool) {

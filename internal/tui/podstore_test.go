@@ -94,6 +94,16 @@ func TestPodStoreKeepsTheLastCopyAndItsChanges(t *testing.T) {
 	if !slices.Equal(ns, []string{"a", "c"}) {
 		t.Errorf("namespaces %v, want [a c]", ns)
 	}
+	s.settle() // a/one is still the file's
+	if got, want := eachKey(s), []string{"a/one@4", "a/two@5", "c/four@6"}; !slices.Equal(got, want) {
+		t.Errorf("each yields %v after a settle with a file's pod left, want %v", got, want)
+	}
+	one := s.get(podKey{"a", "one"})
+	s.set(podKey{"a", "one"}, one)
+	s.settle() // every file's pod replaced or removed: the records go
+	if got, want := eachKey(s), []string{"a/one@4", "a/two@5", "c/four@6"}; !slices.Equal(got, want) || s.base.Len() != 0 || len(s.over) != 3 {
+		t.Errorf("after the last settle each yields %v with %d records and %d changes held, want %v, none and 3", got, s.base.Len(), len(s.over), want)
+	}
 	all := s.all()
 	if len(all) != 3 || all[0] == all[1] {
 		t.Errorf("all gives %d pods (objects of their own: %v), want 3 distinct", len(all), len(all) > 1 && all[0] != all[1])

@@ -45,7 +45,7 @@ type world struct {
 
 	views map[string]*NodeView
 	// waiting are the views made since the pods last changed whose pod objects are not looked up yet
-	// (NodeView.podObjects); apply looks them up before it changes the map.
+	// (NodeView.podObjects); apply looks them up before it changes the store.
 	waiting []*NodeView
 	pending map[string]*PendingView
 	gen     uint64
@@ -287,6 +287,9 @@ func (w *world) apply(changes []change, rs resync) *Data {
 		if ch.kind >= 0 && ch.kind < len(w.kinds) {
 			w.kinds[ch.kind].apply(w, ch.key, ch.obj, a)
 		}
+	}
+	if rs[kindPod] != nil {
+		w.pods.settle()
 	}
 	if a.full {
 		w.build(nil)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -128,6 +129,53 @@ func BenchmarkFirstFrame(b *testing.B) {
 	b.ReportMetric(after-before, "model-MiB")
 	runtime.KeepAlive(m)
 }
+
+// BenchmarkFirstFrameFile is BenchmarkFirstFrame on the same cluster read from a file, as `top --snapshot`
+// reads it: the snapshot holds its pods as compact records, not whole objects (snapshot-MiB is then the
+// records' heap), and model-MiB is what the UI adds to them.
+func BenchmarkFirstFrameFile(b *testing.B) {
+	fileOnce.Do(func() {
+		var buf bytes.Buffer
+		if err := genSnapshot(benchNodes, benchPods).WriteList(&buf, "json"); err != nil { // not bigSnapshot: no whole pod stays
+			panic(err)
+		}
+		s, err := snapshot.Parse(buf.Bytes(), "big.json")
+		if err != nil {
+			panic(err)
+		}
+		fileSnap = s
+	})
+	heap := func() float64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc) / (1 << 20)
+	}
+	before := heap()
+	var m *Model
+	done, n := cpuMeter(), 0
+	for b.Loop() {
+		var err error
+		m, err = New(Options{Snapshot: fileSnap, DeviceConfigMap: snapshot.DefaultDeviceConfigMap, Now: func() time.Time { return fixedNow }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		_ = m.View()
+		n++
+	}
+	done(b, n)
+	b.StopTimer()
+	after := heap()
+	b.ReportMetric(before, "snapshot-MiB")
+	b.ReportMetric(after-before, "model-MiB")
+	runtime.KeepAlive(m)
+}
+
+var (
+	fileOnce sync.Once
+	fileSnap *snapshot.Snapshot
+)
 
 // BenchmarkRedraw is one View of each screen (what a key press or a resize costs to draw).
 func BenchmarkRedraw(b *testing.B) {

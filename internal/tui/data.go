@@ -48,14 +48,30 @@ type NodeView struct {
 	Health string
 	query.NodeSums
 
-	// objects are the pod objects of Pods (nil where the world has none), for Running; running is made
-	// from them once, when first asked for. The objects are looked up when first needed (podObjects), not
-	// for the first frame: lookup is the world to look them up in until then.
+	// objects are what Running reads of the pod objects of Pods (not found where the world has none); running
+	// is made from them once, when first asked for. They are looked up when first needed (podObjects), not
+	// for the first frame: lookup is the world to look them up in until then. Only these few fields are kept:
+	// a pod object is built for the lookup and dropped (a file's pods stay records).
 	objMu   sync.Mutex
 	lookup  *world
-	objects []*corev1.Pod
+	objects []podFacts
 	once    sync.Once
 	running []*PodView
+}
+
+// podFacts are what the Pods view shows of a pod object beside its allocation.
+type podFacts struct {
+	found     bool
+	created   time.Time
+	phase     corev1.PodPhase
+	preempted bool
+}
+
+func factsOf(p *corev1.Pod) podFacts {
+	if p == nil {
+		return podFacts{}
+	}
+	return podFacts{found: true, created: p.CreationTimestamp.Time, phase: p.Status.Phase, preempted: preempted(p)}
 }
 
 // Running are the node's GPU pods as the Pods view lists them, in Pods' order. Only the Pods view and a pod's
@@ -66,17 +82,17 @@ func (v *NodeView) Running() []*PodView {
 	return v.running
 }
 
-// podObjects are the pod objects of Pods as the world held them when the view was made. The world's map of
-// pods changes only in apply, which first looks up the objects of every view still waiting
-// (world.lookUpWaiting); until then the map holds what it held when the view was made. objMu orders a lookup
-// here (the UI's goroutine) before apply's changes to the map.
-func (v *NodeView) podObjects() []*corev1.Pod {
+// podObjects are the facts of the pod objects of Pods as the world held them when the view was made. The
+// world's pods change only in apply, which first looks up the objects of every view still waiting
+// (world.lookUpWaiting); until then the store holds what it held when the view was made. objMu orders a
+// lookup here (the UI's goroutine) before apply's changes to the store.
+func (v *NodeView) podObjects() []podFacts {
 	v.objMu.Lock()
 	defer v.objMu.Unlock()
 	if w := v.lookup; w != nil {
-		v.objects = make([]*corev1.Pod, len(v.Pods))
+		v.objects = make([]podFacts, len(v.Pods))
 		for i, a := range v.Pods {
-			v.objects[i] = w.pods[a.Key()]
+			v.objects[i] = factsOf(w.pods.get(podKey{a.Namespace, a.Name}))
 		}
 		v.lookup = nil
 	}
@@ -166,7 +182,7 @@ func (w *world) lookUpWaiting() {
 
 // podViews are the GPU pods counted on a node, with their phase and age from the pod objects. The node's
 // pod views and their devices are allocated in one block each.
-func podViews(v *NodeView, objects []*corev1.Pod) []*PodView {
+func podViews(v *NodeView, objects []podFacts) []*PodView {
 	devices := 0
 	for _, a := range v.Pods {
 		for _, c := range a.Containers {
@@ -180,15 +196,15 @@ func podViews(v *NodeView, objects []*corev1.Pod) []*PodView {
 		pv := &views[i]
 		*pv = PodView{Namespace: a.Namespace, Name: a.Name, Node: v.Name, State: "-"}
 		p := objects[i]
-		if p != nil {
-			pv.Created = p.CreationTimestamp.Time
-			if p.Status.Phase != "" {
-				pv.State = string(p.Status.Phase)
+		if p.found {
+			pv.Created = p.created
+			if p.phase != "" {
+				pv.State = string(p.phase)
 			}
 		}
 		if a.Terminating {
 			pv.State = "Terminating"
-			if p != nil && preempted(p) {
+			if p.preempted {
 				pv.State = "Preempted" // a preemption evicted it for a higher-priority pod; it leaves like any deleted pod
 			}
 		}

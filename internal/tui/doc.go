@@ -11,7 +11,8 @@
 // dispatches to the focused view. Adding a view is its file plus one line in the registry.
 //
 // Data flow. A world (world.go: the object mirror, one handler per kind) holds the engine model and the
-// objects it was built from; data.go builds the immutable Data the views read, queries.go answers verdicts,
+// objects it was built from (pods in podstore.go: a file's compact records, built only where a screen reads
+// one); data.go builds the immutable Data the views read, queries.go answers verdicts,
 // explanations and what-if through the engine and internal/query. The world is fed once by
 // a snapshot (--demo, --snapshot) or, for a live cluster, by informers (live.go) whose events go into a
 // coalescing queue and a one-slot channel. The model waits on that channel in a tea.Cmd; each wake-up applies

@@ -224,7 +224,7 @@ func TestBurstIsOneRebuild(t *testing.T) {
 	if builds != 2 {
 		t.Errorf("%d rebuilds for a burst of 50 events, want 2", builds)
 	}
-	if p := m.store.pods["team-vision/burst"]; p == nil || p.Spec.Containers[0].Resources.Limits.Name("nvidia.com/gpumem", resource.DecimalSI).Value() != 1049 {
+	if p := m.store.pods.get(splitKey("team-vision/burst")); p == nil || p.Spec.Containers[0].Resources.Limits.Name("nvidia.com/gpumem", resource.DecimalSI).Value() != 1049 {
 		t.Errorf("the latest state of the pod was not applied")
 	}
 }

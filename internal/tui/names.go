@@ -25,7 +25,7 @@ func (w *world) nameWarningsLocked(p *corev1.Pod) []string {
 			out = append(out, fmt.Sprintf("%s %q is not in the cluster; %s", what, typed, resolve.DidYouMean(sugg)))
 		}
 	}
-	check("namespace", p.Namespace, query.Namespaces(values(w.pods), values(w.quotas)))
+	check("namespace", p.Namespace, query.SortedUnique(append(w.pods.namespaces(), query.Namespaces(nil, values(w.quotas))...)))
 	var queues []string
 	for _, q := range w.c.Queues() {
 		queues = append(queues, q.Name)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +22,13 @@ func (w *world) verdicts(pending []*PendingView) map[string]*engine.Verdict {
 	out := make(map[string]*engine.Verdict, len(pending))
 	for _, p := range pending {
 		w.mu.Lock()
-		if pod := w.pods[p.Key()]; pod != nil {
+		var pod *corev1.Pod
+		if pv := w.pending[p.Key()]; pv != nil {
+			pod = pv.Pod // the store's pod, already built
+		} else {
+			pod = w.pods.get(podKey{p.Namespace, p.Name}) // no longer waiting, still there
+		}
+		if pod != nil {
 			out[p.Key()] = w.c.Evaluate(pod, engine.EvalOptions{Now: w.now()})
 		}
 		w.mu.Unlock()
@@ -36,7 +41,7 @@ func (w *world) verdicts(pending []*PendingView) map[string]*engine.Verdict {
 func (w *world) explain(ns, name string, events []*corev1.Event) (query.Explanation, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	pod := w.pods[ns+"/"+name]
+	pod := w.pods.get(podKey{ns, name})
 	if pod == nil {
 		return query.Explanation{}, false
 	}
@@ -47,7 +52,7 @@ func (w *world) explain(ns, name string, events []*corev1.Event) (query.Explanat
 		s := snapshot.Snapshot{Events: w.events}
 		in.Events, in.EventsRead = s.EventsFor(ns, name), true
 	}
-	in.Pods = maps.Values(w.pods)
+	in.Pods = w.pods.scan()
 	return query.Explain(w.c, in), true
 }
 
@@ -60,14 +65,10 @@ func (w *world) kubeChecksLocked(pod *corev1.Pod) []kubefit.NodeResult {
 			w.kubeNodes = append(w.kubeNodes, n)
 		}
 		sort.Slice(w.kubeNodes, func(i, j int) bool { return w.kubeNodes[i].Name < w.kubeNodes[j].Name })
-		pods := make([]*corev1.Pod, 0, len(w.pods))
-		for _, p := range w.pods {
-			pods = append(pods, p)
-		}
-		w.kubeByNode = query.PodsByNode(pods)
+		w.kubeByNode = w.pods.byNode()
 		w.kubeDirty = false
 	}
-	return query.KubeChecks(pod, w.kubeNodes, func(node string) []*corev1.Pod { return w.kubeByNode[node] }, w.cfg)
+	return query.KubeChecks(pod, w.kubeNodes, w.kubeByNode.on, w.cfg)
 }
 
 // kubeUsedLocked is Kubernetes' ResourceQuota status.used of a namespace, as the commands show it.
@@ -120,7 +121,7 @@ func (w *world) object(kind, key string) ([]runtime.Object, bool) {
 			return []runtime.Object{n}, true
 		}
 	case "Pod":
-		if p := w.pods[key]; p != nil {
+		if p := w.pods.get(splitKey(key)); p != nil {
 			p = p.DeepCopy()
 			p.APIVersion, p.Kind = "v1", "Pod"
 			return []runtime.Object{p}, true

@@ -28,7 +28,7 @@ type world struct {
 	cfgErr string
 	c      *engine.Cluster
 	nodes  map[string]*corev1.Node
-	pods   map[string]*corev1.Pod
+	pods   *podStore                        // the snapshot's records and the changes since: no pod object held for every pod
 	quotas map[string]*corev1.ResourceQuota // namespace/name
 	cms    map[string]*corev1.ConfigMap     // namespace/name
 	events []*corev1.Event                  // from a snapshot file; live events are read on demand
@@ -44,33 +44,29 @@ type world struct {
 	kinds []mirror
 
 	views map[string]*NodeView
-	// waiting are the views made since the map of pods last changed whose pod objects are not looked up yet
-	// (NodeView.podObjects); apply looks them up before it changes the map.
+	// waiting are the views made since the pods last changed whose pod objects are not looked up yet
+	// (NodeView.podObjects); apply looks them up before it changes the store.
 	waiting []*NodeView
 	pending map[string]*PendingView
 	gen     uint64
 
 	// kubeNodes and kubeByNode feed the Kubernetes node checks; rebuilt when a node or pod changed.
 	kubeNodes  []*corev1.Node
-	kubeByNode map[string][]*corev1.Pod
+	kubeByNode *podsByNode
 	kubeDirty  bool
 	// hamiVersion is Options.HAMiVersion, applied at every build.
 	hamiVersion string
 }
 
 func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func() time.Time) *world {
-	s = s.WithWholePods() // the world keeps every pod as an object, and build finds them by identity
 	w := &world{cmName: cmName, source: s.Source, context: context, live: live, now: now,
-		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: make(map[string]*corev1.Pod, s.Pods.Len()),
+		nodes: make(map[string]*corev1.Node, len(s.Nodes)), pods: newPodStore(s.Pods),
 		quotas: map[string]*corev1.ResourceQuota{}, cms: map[string]*corev1.ConfigMap{}, events: s.Events,
 		leases: s.Leases, leasesRead: s.LeasesRead,
 		queues: map[string]*unstructured.Unstructured{}, podGroups: map[string]*unstructured.Unstructured{}, volcano: s.Volcano}
 	w.kinds = w.mirrors()
 	for _, n := range s.Nodes {
 		w.nodes[n.Name] = n
-	}
-	for _, p := range s.Pods.Slice() {
-		w.pods[p.Namespace+"/"+p.Name] = p
 	}
 	for _, q := range s.Quotas {
 		w.quotas[q.Namespace+"/"+q.Name] = q
@@ -92,7 +88,7 @@ func newWorld(s *snapshot.Snapshot, cmName, context string, live bool, now func(
 // build makes the engine model from scratch: at start and when HAMi's device ConfigMap changes.
 func (w *world) build(s *snapshot.Snapshot) {
 	if s == nil {
-		s = &snapshot.Snapshot{Volcano: w.volcano, ConfigMaps: values(w.cms), Nodes: values(w.nodes), Pods: snapshot.PodsOf(values(w.pods)...),
+		s = &snapshot.Snapshot{Volcano: w.volcano, ConfigMaps: values(w.cms), Nodes: values(w.nodes), Pods: snapshot.PodsOf(w.pods.all()...),
 			Quotas: values(w.quotas), Queues: values(w.queues), PodGroups: values(w.podGroups)}
 	}
 	cfg, err := s.Config(w.cmName)
@@ -110,14 +106,35 @@ func (w *world) build(s *snapshot.Snapshot) {
 	for _, name := range w.c.NodeNames() {
 		w.views[name] = w.nodeView(name)
 	}
-	// The snapshot's pods in its order (the objects lie in memory in about that order, a map's do not),
-	// each key made only for a pod that waits; of a pod listed twice, the copy the mirror kept (the last).
-	w.pending = map[string]*PendingView{}
-	for _, p := range s.Pods.Slice() {
-		if pv := w.pendingView(p); pv != nil && w.pods[pv.Key()] == p {
-			w.pending[pv.Key()] = pv
+	w.pending = w.pendingOf(&s.Pods)
+}
+
+// pendingOf are the waiting GPU pods of the snapshot's pods, in its order, each built only when unbound (a
+// bound pod does not wait: query.Waiting), held only when it waits; of a pod listed twice, the copy the
+// store keeps (the last).
+func (w *world) pendingOf(pods *snapshot.Pods) map[string]*PendingView {
+	out := map[string]*PendingView{}
+	waiting := map[podKey]bool{} // keys of out, for a later copy to take its place
+	read := pods.Reader()
+	for i := range pods.Len() {
+		ns, name, node := pods.Meta(i)
+		var pv *PendingView
+		if node == "" {
+			pv = w.pendingView(read(i))
 		}
+		k := podKey{ns, name}
+		if pv == nil {
+			if len(waiting) > 0 && waiting[k] {
+				delete(waiting, k)
+				delete(out, ns+"/"+name)
+			}
+			continue
+		}
+		pv.Pod = pods.At(i) // the reader's object is reused: the view holds one of its own
+		waiting[k] = true
+		out[pv.Key()] = pv
 	}
+	return out
 }
 
 func values[T any](m map[string]T) []T {
@@ -231,25 +248,7 @@ func (w *world) mirrors() []mirror {
 				w.c.RemoveNode(key)
 				a.touched[key] = true
 			}},
-		kindPod: &objects[*corev1.Pod]{m: w.pods, version: func(p *corev1.Pod) string { return p.ResourceVersion },
-			changed: func(w *world, key string, p *corev1.Pod, a *applying) {
-				a.allocNode(w, key)
-				w.c.SetPod(p)
-				a.allocNode(w, key)
-				w.updatePending(key, p)
-			},
-			kept: func(w *world, key string, p *corev1.Pod) {
-				if pv := w.pending[key]; pv != nil {
-					cp := *pv // the old one belongs to Data already handed out
-					cp.Pod = p
-					w.pending[key] = &cp
-				}
-			},
-			removed: func(w *world, key string, a *applying) {
-				a.allocNode(w, key)
-				w.c.RemovePod(split(key))
-				w.updatePending(key, nil)
-			}},
+		kindPod: podMirror{w.pods},
 		kindQuota: &objects[*corev1.ResourceQuota]{m: w.quotas, version: func(q *corev1.ResourceQuota) string { return q.ResourceVersion },
 			changed: func(w *world, _ string, q *corev1.ResourceQuota, _ *applying) { w.c.SetQuota(q) },
 			removed: func(w *world, key string, _ *applying) { w.c.RemoveQuota(split(key)) }},
@@ -289,6 +288,9 @@ func (w *world) apply(changes []change, rs resync) *Data {
 			w.kinds[ch.kind].apply(w, ch.key, ch.obj, a)
 		}
 	}
+	if rs[kindPod] != nil {
+		w.pods.settle()
+	}
 	if a.full {
 		w.build(nil)
 	} else {
@@ -319,3 +321,40 @@ func (w *world) gone(rs resync) []change {
 	}
 	return out
 }
+
+// podMirror is the mirror of pods, kept in the world's podStore: the snapshot's pods stay records. An update
+// with the same resourceVersion only swaps the pod for the informer's copy, as objects' do.
+type podMirror struct{ s *podStore }
+
+func (m podMirror) apply(w *world, key string, obj any, a *applying) {
+	k := splitKey(key)
+	if obj == nil {
+		if m.s.has(k) {
+			m.s.set(k, nil)
+			a.allocNode(w, key)
+			w.c.RemovePod(k.ns, k.name)
+			w.updatePending(key, nil)
+		}
+		return
+	}
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return // not a pod: ignored, as nothing can be made of it
+	}
+	old := m.s.get(k)
+	m.s.set(k, p)
+	if old != nil && old.ResourceVersion != "" && old.ResourceVersion == p.ResourceVersion {
+		if pv := w.pending[key]; pv != nil {
+			cp := *pv // the old one belongs to Data already handed out
+			cp.Pod = p
+			w.pending[key] = &cp
+		}
+		return
+	}
+	a.allocNode(w, key)
+	w.c.SetPod(p)
+	a.allocNode(w, key)
+	w.updatePending(key, p)
+}
+
+func (m podMirror) keys() []string { return m.s.keys() }

@@ -126,7 +126,7 @@ func TestNodeViewKeepsItsPodObjects(t *testing.T) {
 	w := newWorld(s, snapshot.DefaultDeviceConfigMap, "", false, func() time.Time { return fixedNow })
 	var old *NodeView
 	for _, v := range w.data().Nodes {
-		if len(v.Pods) > 0 && w.pods[v.Pods[0].Key()] != nil {
+		if len(v.Pods) > 0 && w.pods.get(splitKey(v.Pods[0].Key())) != nil {
 			old = v
 			break
 		}
@@ -135,8 +135,8 @@ func TestNodeViewKeepsItsPodObjects(t *testing.T) {
 		t.Fatal("the demo has no node with a pod object")
 	}
 	key := old.Pods[0].Key()
-	was := w.pods[key].CreationTimestamp.Time
-	changed := w.pods[key].DeepCopy()
+	was := w.pods.get(splitKey(key)).CreationTimestamp.Time
+	changed := w.pods.get(splitKey(key)).DeepCopy()
 	changed.ResourceVersion += "-changed"
 	changed.CreationTimestamp.Time = was.Add(-time.Hour)
 	d := w.apply([]change{{kind: kindPod, key: key, obj: changed}}, nil)
@@ -179,7 +179,7 @@ func TestNodeViewPodObjectsConcurrent(t *testing.T) {
 	keys := w.kinds[kindPod].keys()
 	for i := range 50 {
 		key := keys[i%len(keys)]
-		p := w.pods[key].DeepCopy()
+		p := w.pods.get(splitKey(key)).DeepCopy()
 		p.ResourceVersion += "+"
 		datas <- w.apply([]change{{kind: kindPod, key: key, obj: p}}, nil)
 	}

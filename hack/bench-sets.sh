@@ -12,7 +12,7 @@ SET_TABLE=(
 	"read-kept     ./internal/snapshot  ^BenchmarkReadKept(JSON500Nodes5k|RichJSON200Nodes2k)Pods$  3x"
 	"extender      ./internal/extender  ^BenchmarkFilterPrioritizeHTTP5000Nodes$                   200x"
 	"engine-summary ./internal/engine   ^BenchmarkExtender5000Nodes100kPods$                      200x"
-	"tui           ./internal/tui       ^BenchmarkFirstFrame$                                      5x"
+	"tui           ./internal/tui       ^BenchmarkFirstFrame(File)?$                               5x"
 )
 
 

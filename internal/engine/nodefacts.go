@@ -5,19 +5,21 @@ import (
 	"sync/atomic"
 )
 
-// A node's facts are what its devices say before any pod is looked at: how many are unhealthy, how many have
-// no free slot, and the free memory of the rest. They change only when the node's usage or registration does,
-// so they are computed once per change (lazily, by the first evaluation that asks) instead of once per
-// evaluation. They let a container that asks for more memory than any open device has free be judged without
-// walking the devices: each device's first failing gate is then known from its group (health, slots, memory),
-// and so are the node's reason, its example device and what the explanation counts.
+// A node's facts are what its devices say before any pod is looked at: its score, how many devices are
+// unhealthy, how many have no free slot, the free memory of the rest, and HAMi's device order under the plain
+// spread and binpack rules. They change only when the node's usage or registration does, so they are computed
+// once per change (lazily, by the first evaluation that asks) instead of once per evaluation. evalRange uses them
+// three ways (docs/engine.md, "A node's facts"): a container asking for more memory than any open device has
+// free is judged from the groups without the walk (quickShort); a fitting node whose container no later walk
+// reads is judged by counting the devices that pass (quickFits); a node's first sort reads the cached order
+// (orderFromFacts).
 
-// judgeByFacts switches quickShort and orderFromFacts; tests turn it off to compare the answers with the
-// walk's and the sort's.
+// judgeByFacts switches quickShort, quickFits, orderFromFacts and the cached score; tests turn it off to compare
+// the answers with the walk's and the sort's.
 var judgeByFacts = true
 
-// nodeFacts is a node's devices summed up for quickShort. Only a node of one device type with neither MIG nor
-// cordoned devices gets them (ok); any other node is walked.
+// nodeFacts is a node's devices summed up. Every node has its score; only a node of one device type with
+// neither MIG nor cordoned devices gets the rest (ok); any other node is walked.
 type nodeFacts struct {
 	// score is the node's score (nodeScore) with no pod left out; every node has it.
 	score float64

@@ -51,21 +51,32 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		maxGPUs = max(maxGPUs, len(n.GPUs))
 	}
 	st := make([]GPUStatus, maxGPUs)
+	var tree *bestTree
 	refit := func(i int) nodeFit {
 		res := f.fitNode(nodes[i], st[:len(nodes[i].GPUs)], nil)
 		fits[i], scores[i] = res.ok, NodeScore(nodes[i])
 		_, ranks[i] = f.card.gate(nodes[i], f.cardModels)
+		tree.update(i)
 		return res
 	}
 	for i := range nodes {
 		refit(i)
 	}
+	// beats is the node choice: the lower card rank, then the better score under the node policy.
+	beats := func(i, j int) bool {
+		return ranks[i] < ranks[j] || ranks[i] == ranks[j] && better(req.NodePolicy, scores[i], scores[j])
+	}
+	if capacityTree {
+		tree = newBestTree(fits, beats)
+	}
 	var out Capacity
 	for out.Copies < limit {
-		best := -1
-		for i := range nodes {
-			if fits[i] && (best < 0 || ranks[i] < ranks[best] || ranks[i] == ranks[best] && better(req.NodePolicy, scores[i], scores[best])) {
-				best = i
+		best := tree.best()
+		if tree == nil {
+			for i := range nodes {
+				if fits[i] && (best < 0 || beats(i, best)) {
+					best = i
+				}
 			}
 		}
 		if best < 0 {
@@ -99,6 +110,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 				if fits[i] {
 					if chk, _ := f.card.gate(nodes[i], f.cardModels); chk != nil {
 						fits[i] = false
+						tree.update(i)
 					}
 				}
 			}
@@ -160,4 +172,69 @@ func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
 	alloc.VendorQuota = vendorQuotaUse(alloc.Containers, kinds)
 	return alloc
+}
+
+// capacityTree switches Capacity's choice of the next node between the tournament and a scan of every node;
+// tests turn it off to compare.
+var capacityTree = true
+
+// bestTree is a tournament over the nodes for Capacity's choice of the next copy's node: each inner slot holds
+// the better fitting node of its two halves, the left one unless the right beats it, so the root is the first
+// node no other beats, as a scan in node order keeps, and a change to one node replays only its path instead of
+// a scan of every node per copy. beats must be a strict weak order (node scores are ratios of counts: never NaN).
+// A nil tree is no tree: update does nothing and best says none.
+type bestTree struct {
+	size  int
+	slot  []int // slot[1] the root; slot[size+i] node i, or -1 when it does not fit
+	fits  []bool
+	beats func(i, j int) bool
+}
+
+func newBestTree(fits []bool, beats func(i, j int) bool) *bestTree {
+	size := 1
+	for size < len(fits) {
+		size <<= 1
+	}
+	t := &bestTree{size: size, slot: make([]int, 2*size), fits: fits, beats: beats}
+	for i := range size {
+		t.slot[size+i] = -1
+		if i < len(fits) && fits[i] {
+			t.slot[size+i] = i
+		}
+	}
+	for k := size - 1; k >= 1; k-- {
+		t.slot[k] = t.pick(t.slot[2*k], t.slot[2*k+1])
+	}
+	return t
+}
+
+// pick is the better of a and b (-1: none), a on a tie.
+func (t *bestTree) pick(a, b int) int {
+	if a < 0 || b >= 0 && t.beats(b, a) {
+		return b
+	}
+	return a
+}
+
+// update replays node i's path after its fit, score or rank changed.
+func (t *bestTree) update(i int) {
+	if t == nil {
+		return
+	}
+	k := t.size + i
+	t.slot[k] = -1
+	if t.fits[i] {
+		t.slot[k] = i
+	}
+	for k >>= 1; k >= 1; k >>= 1 {
+		t.slot[k] = t.pick(t.slot[2*k], t.slot[2*k+1])
+	}
+}
+
+// best is the node the next copy goes to, -1 for none.
+func (t *bestTree) best() int {
+	if t == nil {
+		return -1
+	}
+	return t.slot[1]
 }

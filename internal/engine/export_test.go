@@ -45,3 +45,10 @@ func factsJudged(c *Cluster, pod *corev1.Pod) []*Node {
 	}
 	return out
 }
+
+// SetCapacityTree turns Capacity's tournament on or off (a scan of every node per copy); it returns the restore.
+func SetCapacityTree(on bool) func() {
+	old := capacityTree
+	capacityTree = on
+	return func() { capacityTree = old }
+}

@@ -1,6 +1,11 @@
 package engine
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"fmt"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // SetParallelMinNodes lets the external tests force the sequential or the parallel walk; it returns the
 // restore.
@@ -51,4 +56,18 @@ func SetCapacityTree(on bool) func() {
 	old := capacityTree
 	capacityTree = on
 	return func() { capacityTree = old }
+}
+
+// VerdictDiff is "" when a and b are the same verdict, else the first node they differ on (or the verdicts
+// whole): the comparison every test of a shortcut against the walk it skips makes.
+func VerdictDiff(a, b *Verdict) string {
+	if reflect.DeepEqual(a, b) {
+		return ""
+	}
+	for i := range a.Nodes {
+		if i < len(b.Nodes) && !reflect.DeepEqual(a.Nodes[i], b.Nodes[i]) {
+			return fmt.Sprintf("node %s:\n  %+v\n  %+v", a.Nodes[i].Node, a.Nodes[i], b.Nodes[i])
+		}
+	}
+	return fmt.Sprintf("the verdicts differ outside their nodes:\n  %+v\n  %+v", a, b)
 }

@@ -85,13 +85,8 @@ func TestFactsOnCrowdedNodes(t *testing.T) {
 			walked := c.Evaluate(p, EvalOptions{})
 			restore()
 			got := c.Evaluate(p, EvalOptions{})
-			if !reflect.DeepEqual(walked, got) {
-				for n := range walked.Nodes {
-					if !reflect.DeepEqual(walked.Nodes[n], got.Nodes[n]) {
-						t.Fatalf("seed %d pod %d node %s:\nwalked %+v\nfacts  %+v", seed, i, walked.Nodes[n].Node, walked.Nodes[n], got.Nodes[n])
-					}
-				}
-				t.Fatalf("seed %d pod %d: verdicts differ:\nwalked %+v\nfacts  %+v", seed, i, walked, got)
+			if d := VerdictDiff(walked, got); d != "" {
+				t.Fatalf("seed %d pod %d, walked then got: %s", seed, i, d)
 			}
 			for _, n := range factsJudged(c, p) {
 				facts := c.factsOf(n)

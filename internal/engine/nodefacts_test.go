@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,14 +39,8 @@ func compareFacts(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod) i
 	walked := c.Evaluate(p, opts)
 	restore()
 	judged := c.Evaluate(p, opts)
-	if !reflect.DeepEqual(walked, judged) {
-		for i := range walked.Nodes {
-			if i < len(judged.Nodes) && !reflect.DeepEqual(walked.Nodes[i], judged.Nodes[i]) {
-				t.Errorf("%s: pod %s/%s node %s:\nwalked %+v\nfacts  %+v", what, p.Namespace, p.Name, walked.Nodes[i].Node, walked.Nodes[i], judged.Nodes[i])
-				return 0
-			}
-		}
-		t.Errorf("%s: pod %s/%s: the verdicts differ outside their nodes:\nwalked %+v\nfacts  %+v", what, p.Namespace, p.Name, walked, judged)
+	if d := engine.VerdictDiff(walked, judged); d != "" {
+		t.Errorf("%s: pod %s/%s, walked then by facts: %s", what, p.Namespace, p.Name, d)
 		return 0
 	}
 	return engine.FactsJudged(c, p)

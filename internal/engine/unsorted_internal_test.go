@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,13 +66,8 @@ func TestUnsortedFailOnCrowdedNodes(t *testing.T) {
 			sorted := c.Evaluate(p, EvalOptions{})
 			restore()
 			unsorted := c.Evaluate(p, EvalOptions{})
-			if !reflect.DeepEqual(sorted, unsorted) {
-				for n := range sorted.Nodes {
-					if !reflect.DeepEqual(sorted.Nodes[n], unsorted.Nodes[n]) {
-						t.Fatalf("seed %d pod %d node %s:\nsorted   %+v\nunsorted %+v", seed, i, sorted.Nodes[n].Node, sorted.Nodes[n], unsorted.Nodes[n])
-					}
-				}
-				t.Fatalf("seed %d pod %d: verdicts differ:\nsorted   %+v\nunsorted %+v", seed, i, sorted, unsorted)
+			if d := VerdictDiff(sorted, unsorted); d != "" {
+				t.Fatalf("seed %d pod %d, sorted then unsorted: %s", seed, i, d)
 			}
 			for _, ns := range sorted.Nodes {
 				if ns.Example != nil && ns.Example.Result.Gate == "set" {

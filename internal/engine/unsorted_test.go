@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,14 +39,8 @@ func compareWalks(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod) i
 	sorted := c.Evaluate(p, opts)
 	restore()
 	unsorted := c.Evaluate(p, opts)
-	if !reflect.DeepEqual(sorted, unsorted) {
-		for i := range sorted.Nodes {
-			if i < len(unsorted.Nodes) && !reflect.DeepEqual(sorted.Nodes[i], unsorted.Nodes[i]) {
-				t.Errorf("%s: pod %s/%s node %s:\nsorted   %+v\nunsorted %+v", what, p.Namespace, p.Name, sorted.Nodes[i].Node, sorted.Nodes[i], unsorted.Nodes[i])
-				return 0
-			}
-		}
-		t.Errorf("%s: pod %s/%s: the verdicts differ outside their nodes:\nsorted   %+v\nunsorted %+v", what, p.Namespace, p.Name, sorted, unsorted)
+	if d := engine.VerdictDiff(sorted, unsorted); d != "" {
+		t.Errorf("%s: pod %s/%s, sorted then unsorted: %s", what, p.Namespace, p.Name, d)
 		return 0
 	}
 	failing := 0

@@ -210,8 +210,8 @@ func TestLiveCluster(t *testing.T) {
 		if wp.Verdict == nil || wp.Verdict.Fits {
 			t.Fatalf("verdict %+v, want one that does not fit", wp.Verdict)
 		}
-		if len(wp.Verdict.Nodes) != 11 {
-			t.Errorf("verdict covers %d nodes, want 9", len(wp.Verdict.Nodes))
+		if len(wp.Verdict.Nodes()) != 11 {
+			t.Errorf("verdict covers %d nodes, want 9", len(wp.Verdict.Nodes()))
 		}
 		if len(wp.Events) != 1 || wp.Events[0].Reason != "FailedScheduling" || wp.Events[0].Count != 12 {
 			t.Errorf("events %+v, want the one FailedScheduling event (count 12)", wp.Events)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
 // outputKinds are the objects the read commands print with -o json|yaml, in the order docs/output.md lists them.
@@ -56,7 +58,8 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || t == timeType || t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) {
+	fields, wired := wireFields[t]
+	if t.Kind() != reflect.Struct || t == timeType || !wired && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) {
 		return
 	}
 	if w.stack[t] {
@@ -64,8 +67,13 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	}
 	w.stack[t] = true
 	defer delete(w.stack, t)
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+	if !wired {
+		fields = nil
+		for i := 0; i < t.NumField(); i++ {
+			fields = append(fields, t.Field(i))
+		}
+	}
+	for _, f := range fields {
 		if !f.IsExported() {
 			continue
 		}
@@ -97,6 +105,22 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	}
 }
 
+// wireFields are the JSON fields of the types that write themselves (MarshalJSON) as a struct of fields: the
+// verdict writes its node statuses (a method) as "nodes" after its reasons (engine/verdictjson.go).
+var wireFields = map[reflect.Type][]reflect.StructField{reflect.TypeOf(engine.Verdict{}): verdictFields()}
+
+func verdictFields() []reflect.StructField {
+	var out []reflect.StructField
+	t := reflect.TypeOf(engine.Verdict{})
+	for i := 0; i < t.NumField(); i++ {
+		out = append(out, t.Field(i))
+		if t.Field(i).Name == "Reasons" {
+			out = append(out, reflect.StructField{Name: "Nodes", Type: reflect.TypeOf([]engine.NodeStatus(nil)), Tag: `json:"nodes"`})
+		}
+	}
+	return out
+}
+
 // jsonType names t as JSON sees it, and the struct to descend into (nil for none).
 func jsonType(t reflect.Type) (string, reflect.Type) {
 	for t.Kind() == reflect.Pointer {
@@ -105,6 +129,8 @@ func jsonType(t reflect.Type) (string, reflect.Type) {
 	switch {
 	case t == timeType:
 		return "string (RFC 3339 time)", nil
+	case wireFields[t] != nil:
+		return "object", t
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || t.Implements(textType):
 		return "string", nil
 	}

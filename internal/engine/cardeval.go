@@ -10,14 +10,14 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 	if opts.Nodes != nil {
 		nodes, names = c.subset(opts.Nodes)
 	}
-	v.Nodes = make([]NodeStatus, len(nodes))
+	v.nodes = make([]NodeStatus, len(nodes))
 	var agg aggregate
 	agg.card = v.Card
 	best := -1
 	var feasible []int
 	models := modelChecks{}
 	for i, n := range nodes {
-		ns := &v.Nodes[i]
+		ns := &v.nodes[i]
 		ns.Node = names[i]
 		chk, rank := v.Card.gate(n, models)
 		if chk != nil {
@@ -27,13 +27,13 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 		}
 		ns.Fits, ns.CardRank, ns.Score = true, max(rank, 0), CardPreference(rank)
 		feasible = append(feasible, i)
-		if best < 0 || ns.CardRank < v.Nodes[best].CardRank {
+		if best < 0 || ns.CardRank < v.nodes[best].CardRank {
 			best = i
 		}
 	}
 	v.Reasons = agg.counts()
 	if best < 0 {
-		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.nodes)
 		v.Explanation = explain(v.Request, &agg, v.Quota)
 		v.Hints = v.Card.hints()
 		return v
@@ -41,14 +41,14 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 	v.Fits = true
 	for r := 0; len(v.Feasible) < len(feasible); r++ {
 		for _, i := range feasible {
-			if v.Nodes[i].CardRank == r {
+			if v.nodes[i].CardRank == r {
 				v.Feasible = append(v.Feasible, names[i])
 			}
 		}
 	}
 	card := "any node"
 	if v.Card.Enforced {
-		card = v.Card.Alternatives[v.Nodes[best].CardRank].Card
+		card = v.Card.Alternatives[v.nodes[best].CardRank].Card
 	}
 	v.Summary = fmt.Sprintf("%d/%d nodes pass the card quota; preferred: %s (%s); the pod asks for no GPU HAMi manages, so kube-scheduler places it",
 		len(feasible), len(nodes), names[best], card)

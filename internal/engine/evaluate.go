@@ -39,8 +39,8 @@ func (c *Cluster) Evaluate(pod *corev1.Pod, opts EvalOptions) *Verdict {
 	return c.evaluate(pod, opts, nil)
 }
 
-// evaluate is Evaluate; with sum set, a HAMi pod's nodes are answered in sum's rows instead of v.Nodes and
-// v.Feasible (Summarize), every other path fills v.Nodes as Evaluate does.
+// evaluate is Evaluate; with sum set, a HAMi pod's nodes are answered in sum's rows instead of v.nodes and
+// v.Feasible (Summarize), every other path fills v.nodes as Evaluate does.
 func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Verdict {
 	req, probs := parseRequest(pod, c.cfg, c.kinds)
 	key := pod.Namespace + "/" + pod.Name
@@ -90,7 +90,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		}
 		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
 	} else {
-		v.Nodes = make([]NodeStatus, len(nodes))
+		v.nodes = make([]NodeStatus, len(nodes))
 	}
 	rows := sum.rowsOrNil() // assigned once: the workers' closures copy it instead of sharing it on the heap
 	var r rangeResult
@@ -152,7 +152,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			if sum != nil {
 				sortFeasible(feasible, spread, func(i int) nodeRank { return rows[i].rank() })
 			} else {
-				sortFeasible(feasible, spread, func(i int) nodeRank { return rankOf(&v.Nodes[i]) })
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rankOf(&v.nodes[i]) })
 			}
 		}
 		if sum != nil {
@@ -170,7 +170,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	if sum != nil {
 		v.Summary = summaryLine(len(nodes), v.Reasons, sum.statusesForSummaryLine(v.Reasons))
 	} else {
-		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.nodes)
 	}
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
@@ -207,7 +207,7 @@ func (r *rangeResult) merge(next rangeResult, policy string) {
 	r.agg.merge(&next.agg)
 }
 
-// evalRange fits the pod on nodes[lo:hi], filling v.Nodes[lo:hi], or rows[lo:hi] when rows is set (a summary:
+// evalRange fits the pod on nodes[lo:hi], filling v.nodes[lo:hi], or rows[lo:hi] when rows is set (a summary:
 // each node's status is built in one reused NodeStatus, without an example GPU, and kept as its row).
 func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, rows []NodeBrief, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
 	req := f.req
@@ -230,7 +230,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 		res := f.fitNode(n, st, now)
 		ns := &brief
 		if rows == nil {
-			ns = &v.Nodes[i]
+			ns = &v.nodes[i]
 		} else {
 			brief = NodeStatus{}
 		}

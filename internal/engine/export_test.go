@@ -64,9 +64,9 @@ func VerdictDiff(a, b *Verdict) string {
 	if reflect.DeepEqual(a, b) {
 		return ""
 	}
-	for i := range a.Nodes {
-		if i < len(b.Nodes) && !reflect.DeepEqual(a.Nodes[i], b.Nodes[i]) {
-			return fmt.Sprintf("node %s:\n  %+v\n  %+v", a.Nodes[i].Node, a.Nodes[i], b.Nodes[i])
+	for i := range a.Nodes() {
+		if i < len(b.Nodes()) && !reflect.DeepEqual(a.Nodes()[i], b.Nodes()[i]) {
+			return fmt.Sprintf("node %s:\n  %+v\n  %+v", a.Nodes()[i].Node, a.Nodes()[i], b.Nodes()[i])
 		}
 	}
 	return fmt.Sprintf("the verdicts differ outside their nodes:\n  %+v\n  %+v", a, b)

@@ -250,8 +250,8 @@ func TestRegisterFormatByVersion(t *testing.T) {
 				t.Errorf("registered %v, unreadable by %q: want registered only when the version reads the form", node.Registered, node.UnreadableBy)
 			}
 			v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).Obj()), EvalOptions{})
-			if tc.want != "" && (v.Fits || v.Nodes[0].Code != NodeUnregistered || !strings.Contains(v.Nodes[0].Check.Detail, tc.want)) {
-				t.Errorf("a node the version cannot read: fits %v, %+v", v.Fits, v.Nodes[0])
+			if tc.want != "" && (v.Fits || v.Nodes()[0].Code != NodeUnregistered || !strings.Contains(v.Nodes()[0].Check.Detail, tc.want)) {
+				t.Errorf("a node the version cannot read: fits %v, %+v", v.Fits, v.Nodes()[0])
 			}
 			var got string
 			for _, p := range probs {

@@ -52,8 +52,8 @@ func pickFixes(all []Fix) []Fix {
 func (c *Cluster) tolerationFixes(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict) []Fix {
 	seen := map[string]bool{}
 	var all []Fix
-	for i := range v.Nodes {
-		ns := &v.Nodes[i]
+	for i := range v.Nodes() {
+		ns := &v.Nodes()[i]
 		if ns.Code != KubeTaint || len(all) >= kubeFixTries {
 			continue
 		}
@@ -99,8 +99,8 @@ func tolerationsText(ts []corev1.Toleration) string {
 
 func (c *Cluster) uncordonFixes(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict) []Fix {
 	var all []Fix
-	for i := range v.Nodes {
-		ns := &v.Nodes[i]
+	for i := range v.Nodes() {
+		ns := &v.Nodes()[i]
 		if ns.Code != KubeUnschedulable || len(all) >= kubeFixTries {
 			continue
 		}

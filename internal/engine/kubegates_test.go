@@ -70,7 +70,7 @@ func TestKubeGatesMatchKubefit(t *testing.T) {
 			}
 			v := c.Evaluate(pod, EvalOptions{})
 			want := kubefit.Check(withDefaultRequests(pod), nodes, byNode, cfg.ManagedResources())
-			for i, ns := range v.Nodes {
+			for i, ns := range v.Nodes() {
 				first := ""
 				if f := want[i].Failures; len(f) > 0 {
 					first = f[0].Check
@@ -111,7 +111,7 @@ func TestKubeGatesCapacity(t *testing.T) {
 	if got := c.Capacity(pod, 100); got.Copies != 0 {
 		t.Errorf("copies %d on a NoExecute-tainted node, want 0", got.Copies)
 	}
-	if v := c.Evaluate(pod, EvalOptions{}); v.Fits || v.Nodes[0].Code != KubeTaint {
+	if v := c.Evaluate(pod, EvalOptions{}); v.Fits || v.Nodes()[0].Code != KubeTaint {
 		t.Errorf("verdict on the tainted node: %s", v.Summary)
 	}
 	if v := c.Evaluate(pod, EvalOptions{Kube: KubeOff}); !v.Fits {
@@ -125,7 +125,7 @@ func TestKubeGatesCapacity(t *testing.T) {
 	if v := ext.Evaluate(pod, EvalOptions{}); !v.Fits {
 		t.Errorf("the extender's cluster judges HAMi's gates only by default: %s", v.Summary)
 	}
-	if v := ext.Evaluate(pod, EvalOptions{Kube: KubeStatic}); v.Fits || v.Nodes[0].Code != KubeTaint {
+	if v := ext.Evaluate(pod, EvalOptions{Kube: KubeStatic}); v.Fits || v.Nodes()[0].Code != KubeTaint {
 		t.Errorf("the extender's bind check (KubeStatic) must refuse the taint: %s", v.Summary)
 	}
 }

@@ -9,8 +9,8 @@ import "fmt"
 // an unregistered node. The count it returns is the gate's whole count, as the summary line has it.
 func MainReason(v *Verdict) ReasonCount {
 	none := 0
-	for i := range v.Nodes {
-		if kindless(&v.Nodes[i]) {
+	for i := range v.Nodes() {
+		if kindless(&v.Nodes()[i]) {
 			none++
 		}
 	}
@@ -85,8 +85,8 @@ func Blocker(v *Verdict) string {
 	}
 	r := MainReason(v)
 	node := ""
-	for i := range v.Nodes {
-		if ns := &v.Nodes[i]; ns.Code == r.Code && !ns.Fits {
+	for i := range v.Nodes() {
+		if ns := &v.Nodes()[i]; ns.Code == r.Code && !ns.Fits {
 			if !kindless(ns) {
 				node = ns.Node
 				break

@@ -67,7 +67,7 @@ func TestMainReason(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &Verdict{Nodes: tc.nodes, Reasons: tc.reasons, Summary: "summary"}
+			v := &Verdict{nodes: tc.nodes, Reasons: tc.reasons, Summary: "summary"}
 			if got := MainReason(v); got != tc.want {
 				t.Errorf("MainReason = %+v, want %+v", got, tc.want)
 			}
@@ -79,7 +79,7 @@ func TestMainReason(t *testing.T) {
 			for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 				rev[i], rev[j] = rev[j], rev[i]
 			}
-			if got := MainReason(&Verdict{Nodes: tc.nodes, Reasons: rev}); got != tc.want {
+			if got := MainReason(&Verdict{nodes: tc.nodes, Reasons: rev}); got != tc.want {
 				t.Errorf("reasons reversed: MainReason = %+v, want %+v", got, tc.want)
 			}
 		})

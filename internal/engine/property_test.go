@@ -544,8 +544,8 @@ func withoutSelfFigures(v *Verdict) *Verdict {
 	if v.Placement != nil {
 		v.Placement.Score = 0
 	}
-	for i := range v.Nodes {
-		v.Nodes[i].Score = 0
+	for i := range v.Nodes() {
+		v.Nodes()[i].Score = 0
 	}
 	return v
 }

@@ -286,10 +286,10 @@ func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
 	if opts.Nodes != nil {
 		_, names = c.subset(opts.Nodes)
 	}
-	v.Nodes = make([]NodeStatus, len(names))
+	v.nodes = make([]NodeStatus, len(names))
 	counts := map[Code]int{}
 	for i, name := range names {
-		ns := &v.Nodes[i]
+		ns := &v.nodes[i]
 		ns.Node = name
 		chk, reason := c.kubeCheck(g, name)
 		if chk == nil {
@@ -312,10 +312,10 @@ func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
 		return
 	}
 	v.Fits = false
-	v.Summary = summaryLine(len(names), v.Reasons, v.Nodes) + " The pod asks for no GPU resources that HAMi manages; kube-scheduler's own checks reject every node."
+	v.Summary = summaryLine(len(names), v.Reasons, v.nodes) + " The pod asks for no GPU resources that HAMi manages; kube-scheduler's own checks reject every node."
 	for _, rc := range v.Reasons {
-		for i := range v.Nodes {
-			if ns := &v.Nodes[i]; ns.Code == rc.Code {
+		for i := range v.nodes {
+			if ns := &v.nodes[i]; ns.Code == rc.Code {
 				v.Explanation = append(v.Explanation, fmt.Sprintf("%s on %d node(s), e.g. %s: %s", rc.Code, rc.Nodes, ns.Node, checkDetail(ns.Check)))
 				break
 			}
@@ -342,13 +342,13 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 	for i, name := range names {
 		results[i] = kubefit.NodeResult{Node: name, Failures: g.pod.AllFailures(c.kubeNode(name), c.kubeUsage(g, name))}
 	}
-	v.Nodes = make([]NodeStatus, len(nodes))
+	v.nodes = make([]NodeStatus, len(nodes))
 	counts := map[Code]int{}
 	var order []Code
 	var feasible []int
 	models := modelChecks{}
 	for i, n := range nodes {
-		ns := &v.Nodes[i]
+		ns := &v.nodes[i]
 		ns.Node = names[i]
 		var chk *Check
 		if f := results[i].Failures; len(f) > 0 {
@@ -381,13 +381,13 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 			c.cfg.SchedulerName))
 	}
 	if len(feasible) == 0 {
-		v.Summary = summaryLine(len(nodes), v.Reasons, v.Nodes)
+		v.Summary = summaryLine(len(nodes), v.Reasons, v.nodes)
 		if routing != "" {
 			v.Summary = "Not HAMi's pod: " + routing + ". " + v.Summary
 		}
 		for _, code := range order {
-			for i := range v.Nodes {
-				if ns := &v.Nodes[i]; ns.Code == code {
+			for i := range v.nodes {
+				if ns := &v.nodes[i]; ns.Code == code {
 					v.Explanation = append(v.Explanation, fmt.Sprintf("%s on %d node(s), e.g. %s: %s", code, counts[code], ns.Node, checkDetail(ns.Check)))
 					break
 				}
@@ -397,7 +397,7 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 		return v
 	}
 	v.Fits = true
-	sort.SliceStable(feasible, func(a, b int) bool { return v.Nodes[feasible[a]].CardRank < v.Nodes[feasible[b]].CardRank })
+	sort.SliceStable(feasible, func(a, b int) bool { return v.nodes[feasible[a]].CardRank < v.nodes[feasible[b]].CardRank })
 	for _, i := range feasible {
 		v.Feasible = append(v.Feasible, names[i])
 	}

@@ -215,7 +215,7 @@ func TestNodeScoreNumbers(t *testing.T) {
 			place("a", "g0,NVIDIA,1024,0:;"), place("b", "g1,NVIDIA,3072,25:;")})
 		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(1000).GPUCores(10).Obj()), EvalOptions{})
 		if !v.Fits || v.Placement.Score != 3.75 || v.NodeStatus("n1").Score != 3.75 {
-			t.Fatalf("fits %v, scores %+v", v.Fits, v.Nodes)
+			t.Fatalf("fits %v, scores %+v", v.Fits, v.Nodes())
 		}
 		if !strings.Contains(v.Summary, "score 3.75") {
 			t.Errorf("summary %q does not show score 3.75", v.Summary)

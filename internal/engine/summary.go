@@ -75,7 +75,7 @@ func (c *Cluster) Summarize(pod *corev1.Pod, opts EvalOptions) *Summary {
 	opts.DetailNodes, opts.DetailAll = nil, false
 	s := &Summary{cluster: c, version: c.version}
 	s.Verdict = c.evaluate(pod, opts, s)
-	if s.rows == nil && s.Verdict.Nodes != nil {
+	if s.rows == nil && s.Verdict.nodes != nil {
 		s.fromNodes(opts.Nodes)
 	}
 	return s
@@ -85,11 +85,11 @@ func (c *Cluster) Summarize(pod *corev1.Pod, opts EvalOptions) *Summary {
 // kube-scheduler's checks alone) into the summary's.
 func (s *Summary) fromNodes(requested []string) {
 	v := s.Verdict
-	s.nodes = make([]*Node, len(v.Nodes))
-	s.rows = make([]NodeBrief, len(v.Nodes))
+	s.nodes = make([]*Node, len(v.nodes))
+	s.rows = make([]NodeBrief, len(v.nodes))
 	var table outcomeTable
-	for i := range v.Nodes {
-		s.nodes[i], s.rows[i] = s.cluster.nodes[v.Nodes[i].Node], table.brief(&v.Nodes[i])
+	for i := range v.nodes {
+		s.nodes[i], s.rows[i] = s.cluster.nodes[v.nodes[i].Node], table.brief(&v.nodes[i])
 	}
 	s.outcomes = table
 	s.feasible = make([]int, 0, len(v.Feasible))
@@ -107,7 +107,7 @@ func (s *Summary) fromNodes(requested []string) {
 			s.pos[n.pos] = int32(i + 1)
 		}
 	}
-	v.Nodes, v.Feasible = nil, nil
+	v.nodes, v.Feasible = nil, nil
 }
 
 func (s *Summary) rowsOrNil() []NodeBrief {

@@ -106,11 +106,11 @@ func checkSummaries(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod,
 
 func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.Verdict, sum *engine.Summary, requested []string) {
 	t.Helper()
-	if sum.Len() != len(full.Nodes) {
-		t.Fatalf("%s: %d rows, the verdict has %d nodes", what, sum.Len(), len(full.Nodes))
+	if sum.Len() != len(full.Nodes()) {
+		t.Fatalf("%s: %d rows, the verdict has %d nodes", what, sum.Len(), len(full.Nodes()))
 	}
-	for i := range full.Nodes {
-		ns, row := &full.Nodes[i], sum.Row(i)
+	for i := range full.Nodes() {
+		ns, row := &full.Nodes()[i], sum.Row(i)
 		code, reason := sum.Outcome(i)
 		kindless := ns.Code == engine.NodeInsufficientDevice && ns.Check != nil && ns.Check.Have == 0
 		if sum.Name(i) != ns.Node || row.Score != ns.Score || int(row.CardRank) != ns.CardRank || row.Fits != ns.Fits || row.Kindless != kindless ||
@@ -125,7 +125,8 @@ func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.V
 		t.Fatalf("%s: main reason %v, the verdict's %v", what, sum.MainReason(), engine.MainReason(full))
 	}
 	rest := *full
-	rest.Nodes, rest.Feasible = nil, nil
+	rest.SetNodes(nil)
+	rest.Feasible = nil
 	a, _ := json.Marshal(&rest)
 	b, _ := json.Marshal(sum.Verdict)
 	if string(a) != string(b) {
@@ -133,8 +134,8 @@ func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.V
 	}
 	// Rows by request index, and by name through the cluster (same version) or by search (another cluster).
 	index := map[string]int{}
-	for i := range full.Nodes {
-		index[full.Nodes[i].Node] = i
+	for i := range full.Nodes() {
+		index[full.Nodes()[i].Node] = i
 	}
 	for i, name := range requested {
 		want, ok := index[name]

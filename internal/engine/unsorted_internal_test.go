@@ -69,7 +69,7 @@ func TestUnsortedFailOnCrowdedNodes(t *testing.T) {
 			if d := VerdictDiff(sorted, unsorted); d != "" {
 				t.Fatalf("seed %d pod %d, sorted then unsorted: %s", seed, i, d)
 			}
-			for _, ns := range sorted.Nodes {
+			for _, ns := range sorted.Nodes() {
 				if ns.Example != nil && ns.Example.Result.Gate == "set" {
 					shortSets++
 				}

@@ -44,7 +44,7 @@ func compareWalks(t *testing.T, what string, c *engine.Cluster, p *corev1.Pod) i
 		return 0
 	}
 	failing := 0
-	for _, ns := range sorted.Nodes {
+	for _, ns := range sorted.Nodes() {
 		if !ns.Fits && ns.Check == nil {
 			failing++
 		}

@@ -134,8 +134,8 @@ func TestUnregisteredSpeaksOfThePodsType(t *testing.T) {
 		{mkPod("ns", "npu", vctr("c", b3, 1)), "no hami.io/node-register-Ascend910B3 annotation: the device plugin has not registered NPUs"},
 	} {
 		v := c.Evaluate(tc.pod, EvalOptions{Now: testTime})
-		if len(v.Nodes) != 1 || v.Nodes[0].Check == nil || v.Nodes[0].Code != NodeUnregistered || v.Nodes[0].Check.Detail != tc.want {
-			t.Errorf("%s: node status %+v, want NodeUnregistered %q", tc.pod.Name, v.Nodes, tc.want)
+		if len(v.Nodes()) != 1 || v.Nodes()[0].Check == nil || v.Nodes()[0].Code != NodeUnregistered || v.Nodes()[0].Check.Detail != tc.want {
+			t.Errorf("%s: node status %+v, want NodeUnregistered %q", tc.pod.Name, v.Nodes(), tc.want)
 		}
 	}
 }

@@ -136,7 +136,6 @@ type Verdict struct {
 	Summary      string         `json:"summary"`
 	Explanation  []string       `json:"explanation,omitempty"`
 	Reasons      []ReasonCount  `json:"reasons,omitempty"`
-	Nodes        []NodeStatus   `json:"nodes"`
 	Quota        QuotaStatus    `json:"quota"`
 	Card         *CardStatus    `json:"card,omitempty"`    // Volcano card-model quota, when the pod names a card and a queue
 	Enqueue      *EnqueueStatus `json:"enqueue,omitempty"` // the job-level enqueue check, when the pod's PodGroup waits for it
@@ -144,13 +143,23 @@ type Verdict struct {
 	// Fixes are the changes the engine proved (Cluster.ProveFixes), each evaluated on a copy of the world.
 	Fixes    []Fix     `json:"fixes,omitempty"`
 	Problems []Problem `json:"problems,omitempty"`
+
+	// nodes is every evaluated node's status in name order (Nodes).
+	nodes []NodeStatus
 }
+
+// Nodes is every evaluated node's status, in name order.
+func (v *Verdict) Nodes() []NodeStatus { return v.nodes }
+
+// SetNodes sets the verdict's node statuses (a verdict built outside the engine: tests, a decoded answer).
+func (v *Verdict) SetNodes(nodes []NodeStatus) { v.nodes = nodes }
 
 // NodeStatus returns the status of the named node, or nil.
 func (v *Verdict) NodeStatus(name string) *NodeStatus {
-	for i := range v.Nodes {
-		if v.Nodes[i].Node == name {
-			return &v.Nodes[i]
+	nodes := v.Nodes()
+	for i := range nodes {
+		if nodes[i].Node == name {
+			return &nodes[i]
 		}
 	}
 	return nil

@@ -143,7 +143,7 @@ func TestWholeCardDefaultHint(t *testing.T) {
 
 func TestNoGPURequest(t *testing.T) {
 	v := twelveNodes().Evaluate(mkPod("ns", "p", corev1.Container{Name: "c"}), EvalOptions{})
-	if !v.Fits || !v.NoGPURequest || len(v.Nodes) != 0 {
+	if !v.Fits || !v.NoGPURequest || len(v.Nodes()) != 0 {
 		t.Fatalf("verdict %+v", v)
 	}
 }

@@ -148,14 +148,14 @@ func referenceFilter(s *Server, args *extenderv1.ExtenderArgs, now time.Time) []
 	})
 	locks := s.state.NodeLocks()
 	res := extenderv1.ExtenderFilterResult{FailedNodes: extenderv1.FailedNodesMap{}, FailedAndUnresolvableNodes: extenderv1.FailedNodesMap{}}
-	fits := make(map[string]bool, len(v.Nodes))
+	fits := make(map[string]bool, len(v.Nodes()))
 	if v.NoGPURequest {
 		for _, n := range names {
 			fits[n] = true
 		}
 	} else {
-		for i := range v.Nodes {
-			ns := &v.Nodes[i]
+		for i := range v.Nodes() {
+			ns := &v.Nodes()[i]
 			switch {
 			case ns.Fits:
 				if why := s.lockedReason(locks[ns.Node], ns.Node, args.Pod, now); why != "" {
@@ -215,10 +215,10 @@ func referencePrioritize(s *Server, args *extenderv1.ExtenderArgs, now time.Time
 	s.state.Read(func(c *engine.Cluster) {
 		v = c.Evaluate(args.Pod, engine.EvalOptions{Now: now, Nodes: nonNil(names), Kube: engine.KubeOff})
 	})
-	score := make(map[string]int64, len(v.Nodes))
+	score := make(map[string]int64, len(v.Nodes()))
 	if !v.NoGPURequest {
-		for i := range v.Nodes {
-			if ns := &v.Nodes[i]; ns.Fits {
+		for i := range v.Nodes() {
+			if ns := &v.Nodes()[i]; ns.Fits {
 				score[ns.Node] = extenderScore(v.Request.NodePolicy, ns.Score)
 				if v.Card != nil && v.Card.Enforced && len(v.Card.Alternatives) > 1 {
 					score[ns.Node] = cardBand(ns.CardRank, score[ns.Node])

@@ -88,7 +88,7 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 				got[n] = true
 			}
 		}
-		for _, ns := range v.Nodes {
+		for _, ns := range v.Nodes() {
 			if got[ns.Node] != ns.Fits {
 				t.Errorf("seed %d: pod %s/%s node %s: filter says fits=%v, the verdict %v (%s)", seed, p.Namespace, p.Name, ns.Node, got[ns.Node], ns.Fits, ns.Reason)
 			}

@@ -374,7 +374,7 @@ func fromVerdict(wi *cli.WhatIf, kube bool) prediction {
 			}
 		}
 	}
-	for _, ns := range v.Nodes {
+	for _, ns := range v.Nodes() {
 		if r, ok := kf[ns.Node]; ok {
 			for _, x := range r {
 				pr.reasons[x]++

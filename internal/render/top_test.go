@@ -67,20 +67,21 @@ func TestMainReasonOfLeavesOutNodesWithoutTheKind(t *testing.T) {
 		return engine.NodeStatus{Node: node, Code: engine.NodeInsufficientDevice, Check: &engine.Check{Need: 4, Have: have}}
 	}
 	v := &engine.Verdict{
-		Nodes:   []engine.NodeStatus{nid("gpu-1", 0), nid("gpu-2", 0), nid("gpu-3", 0), {Node: "npu-1", Code: engine.CardInsufficientMemory}},
 		Reasons: []engine.ReasonCount{{Code: engine.CardInsufficientMemory, Nodes: 1}, {Code: engine.NodeInsufficientDevice, Nodes: 3}},
 	}
+	v.SetNodes([]engine.NodeStatus{nid("gpu-1", 0), nid("gpu-2", 0), nid("gpu-3", 0), {Node: "npu-1", Code: engine.CardInsufficientMemory}})
 	if got := MainReasonOf(v); got.Code != engine.CardInsufficientMemory || got.Nodes != 1 {
 		t.Errorf("MainReasonOf = %+v, want CardInsufficientMemory on 1", got)
 	}
 	// A node with some of the kind, too few, is in scope: it counts.
-	v.Nodes[0], v.Nodes[1] = nid("npu-2", 2), nid("npu-3", 2)
+	v.Nodes()[0], v.Nodes()[1] = nid("npu-2", 2), nid("npu-3", 2)
 	if got := MainReasonOf(v); got.Code != engine.NodeInsufficientDevice || got.Nodes != 3 {
 		t.Errorf("MainReasonOf = %+v, want NodeInsufficientDevice on 3 (two nodes with too few NPUs)", got)
 	}
 	// Only nodes without the kind: the most common reason, as before.
-	v.Nodes, v.Reasons = v.Nodes[:3], v.Reasons[1:]
-	v.Nodes[0], v.Nodes[1] = nid("gpu-1", 0), nid("gpu-2", 0)
+	v.SetNodes(v.Nodes()[:3])
+	v.Reasons = v.Reasons[1:]
+	v.Nodes()[0], v.Nodes()[1] = nid("gpu-1", 0), nid("gpu-2", 0)
 	if got := MainReasonOf(v); got.Code != engine.NodeInsufficientDevice {
 		t.Errorf("MainReasonOf = %+v, want NodeInsufficientDevice when nothing is in scope", got)
 	}

@@ -113,8 +113,8 @@ func example(v *engine.Verdict, code engine.Code) string {
 	// A node-level check shows the node closest to passing (the most GPUs for the count gate), as the Why
 	// sentence does; a GPU-level code the first node's best GPU.
 	var best *engine.NodeStatus
-	for i := range v.Nodes {
-		ns := &v.Nodes[i]
+	for i := range v.Nodes() {
+		ns := &v.Nodes()[i]
 		if ns.Code == code && ns.Check != nil && (best == nil || ns.Check.Have > best.Check.Have) {
 			best = ns
 		}
@@ -122,8 +122,8 @@ func example(v *engine.Verdict, code engine.Code) string {
 	if best != nil {
 		return best.Node + ": " + CheckText(*best.Check)
 	}
-	for i := range v.Nodes {
-		ns := &v.Nodes[i]
+	for i := range v.Nodes() {
+		ns := &v.Nodes()[i]
 		if ns.Code != code {
 			continue
 		}
@@ -189,7 +189,7 @@ func nodeTable(p *printer, v *engine.Verdict, kube []kubefit.NodeResult) {
 	// REASON is the verdict's: the first kube-scheduler check the node fails, else HAMi's FailedNodes text;
 	// EVERY KUBE CHECK lists each kube-scheduler check the node fails (kube-scheduler stops at the first).
 	t := NewTable(p, "  NODE", "FITS", "CONTAINER", "REASON", "EVERY KUBE CHECK")
-	for _, ns := range v.Nodes {
+	for _, ns := range v.Nodes() {
 		fits, reason := "no", ns.Reason
 		if ns.Fits {
 			fits, reason = "yes", fmt.Sprintf("score %.2f", ns.Score)

@@ -260,7 +260,7 @@ func PlacedWithScores(t testing.TB, v *engine.Verdict, want string, scores map[s
 	if !v.Fits || v.Placement.Node != want {
 		t.Fatalf("want %s: fits %v: %s", want, v.Fits, v.Summary)
 	}
-	for _, ns := range v.Nodes {
+	for _, ns := range v.Nodes() {
 		if w, ok := scores[ns.Node]; ok && ns.Score != w {
 			t.Errorf("node %s scores %v, want %v", ns.Node, ns.Score, w)
 		}

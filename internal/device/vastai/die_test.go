@@ -96,7 +96,7 @@ func TestVastaiDieScore(t *testing.T) {
 		t.Fatalf("placed on %+v, want b (fits %v: %s)", v.Placement, v.Fits, v.Summary)
 	}
 	var a, b float64
-	for _, ns := range v.Nodes {
+	for _, ns := range v.Nodes() {
 		switch ns.Node {
 		case "a":
 			a = ns.Score

@@ -357,8 +357,8 @@ func TestCardEvaluateConcurrent(t *testing.T) {
 		}
 		wg.Wait()
 		for _, v := range got {
-			if !reflect.DeepEqual(v, want) {
-				t.Fatalf("round %d: concurrent verdict differs: %s vs %s", round, v.Summary, want.Summary)
+			if d := VerdictDiff(v, want); d != "" {
+				t.Fatalf("round %d: concurrent verdict differs: %s", round, d)
 			}
 		}
 	}

@@ -84,19 +84,28 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	case opts.Nodes != nil:
 		nodes, names = c.subset(opts.Nodes)
 	}
-	if sum != nil {
-		if opts.Nodes == nil {
-			nodes = slices.Clone(nodes) // the summary outlives the read lock; the cluster's list changes in place
-		}
-		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
-	} else {
-		v.nodes = make([]NodeStatus, len(nodes))
+	if opts.Nodes == nil {
+		nodes = slices.Clone(nodes) // the answer outlives the read lock; the cluster's list changes in place
 	}
-	rows := sum.rowsOrNil() // assigned once: the workers' closures copy it instead of sharing it on the heap
+	// A summary's rows are its answer; a verdict's stand for its statuses until they are read (lazystatus.go).
+	var lazy *statusRows
+	var rows []NodeBrief // assigned once: the workers' closures copy it instead of sharing it on the heap
+	if sum != nil {
+		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
+		rows = sum.rows
+	} else {
+		lazy = &statusRows{nodes: nodes, rows: make([]NodeBrief, len(nodes)), containers: make([]string, len(req.Containers)),
+			unhealthy: make([]Code, len(req.Containers))}
+		for i := range req.Containers {
+			lazy.containers[i], lazy.unhealthy[i] = req.Containers[i].Name, c.rows[req.Containers[i].Kind].unhealthy
+		}
+		v.lazy, rows = lazy, lazy.rows
+	}
+	full := lazy != nil
 	var r rangeResult
 	workers := runtime.GOMAXPROCS(0)
 	if len(nodes) < parallelMinNodes || workers < 2 {
-		r = c.evalRange(f, nodes, names, 0, len(nodes), v, rows, opts, now, self)
+		r = c.evalRange(f, nodes, 0, len(nodes), rows, full, opts, now, self)
 	} else {
 		// Nodes are independent: split them into contiguous ranges, one per core, and merge the ranges in
 		// order, which gives exactly the sequential answer (every tie keeps the earlier node).
@@ -112,26 +121,28 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				parts[w] = c.evalRange(wf, nodes, names, lo, hi, v, rows, opts, now, self)
+				parts[w] = c.evalRange(wf, nodes, lo, hi, rows, full, opts, now, self)
 			}()
 		}
 		wg.Wait()
 		r = parts[0]
 		for w, p := range parts[1:] {
-			if rows != nil { // the range's rows index its own outcomes, now after those of the ranges before
-				lo, hi, off := len(nodes)*(w+1)/workers, len(nodes)*(w+2)/workers, uint32(len(r.outcomes))
-				for i := lo; i < hi; i++ {
-					if rows[i].outcome > 0 {
-						rows[i].outcome += off
-					}
+			// The range's rows index its own outcomes and extras, now after those of the ranges before.
+			lo, hi, off := len(nodes)*(w+1)/workers, len(nodes)*(w+2)/workers, uint32(len(r.outcomes))
+			for i := lo; i < hi; i++ {
+				if rows[i].outcome > 0 {
+					rows[i].outcome += off
 				}
 			}
+			r.more.merge(&p.more, rows[lo:hi])
 			r.merge(p, req.NodePolicy)
 		}
 	}
 	best, feasible, agg := r.best, r.feasible, r.agg
 	if sum != nil {
 		sum.outcomes = r.outcomes
+	} else {
+		lazy.outcomes, lazy.more, lazy.examples, lazy.details = r.outcomes, r.more.more, r.more.examples, r.more.details
 	}
 	var bestPlacement []ContainerPlacement
 	if best >= 0 {
@@ -148,12 +159,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
 			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
 			// several times more).
-			spread := req.NodePolicy == PolicySpread
-			if sum != nil {
-				sortFeasible(feasible, spread, func(i int) nodeRank { return rows[i].rank() })
-			} else {
-				sortFeasible(feasible, spread, func(i int) nodeRank { return rankOf(&v.nodes[i]) })
-			}
+			sortFeasible(feasible, req.NodePolicy == PolicySpread, func(i int) nodeRank { return rows[i].rank() })
 		}
 		if sum != nil {
 			sum.feasible = feasible
@@ -167,11 +173,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			len(feasible), len(nodes), nodes[best].Name, req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
 		return v
 	}
-	if sum != nil {
-		v.Summary = summaryLine(len(nodes), v.Reasons, sum.statusesForSummaryLine(v.Reasons))
-	} else {
-		v.Summary = summaryLine(len(nodes), v.Reasons, v.nodes)
-	}
+	v.Summary = summaryLine(len(nodes), v.Reasons, statusesForSummaryLine(nodes, rows, r.outcomes, v.Reasons))
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	if agg.quota != nil {
@@ -194,7 +196,8 @@ type rangeResult struct {
 	bestRank nodeRank
 	feasible []int
 	agg      aggregate
-	outcomes outcomeTable // a summary's rows' codes and texts
+	outcomes outcomeTable // the rows' codes and texts
+	more     rangeMore    // a verdict's extras (lazystatus.go)
 }
 
 // merge adds the result of the range that follows r.
@@ -207,9 +210,10 @@ func (r *rangeResult) merge(next rangeResult, policy string) {
 	r.agg.merge(&next.agg)
 }
 
-// evalRange fits the pod on nodes[lo:hi], filling v.nodes[lo:hi], or rows[lo:hi] when rows is set (a summary:
-// each node's status is built in one reused NodeStatus, without an example GPU, and kept as its row).
-func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int, v *Verdict, rows []NodeBrief, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
+// evalRange fits the pod on nodes[lo:hi], filling rows[lo:hi]. Each node's status is built in one reused
+// NodeStatus and kept as its row; for a verdict (full) what the row cannot hold goes to the range's extras
+// (lazystatus.go), for a summary nowhere (it keeps no example or detail).
+func (c *Cluster) evalRange(f *fitter, nodes []*Node, lo, hi int, rows []NodeBrief, full bool, opts EvalOptions, now nowFunc, self *PodAllocation) rangeResult {
 	req := f.req
 	maxGPUs := 0
 	for _, n := range nodes[lo:hi] {
@@ -220,24 +224,20 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 	r := rangeResult{best: -1}
 	f.quick = judgeByFacts // every failed node's answer below reads res.facts when set
 	defer func() { f.quick = false }()
-	var examples []GPUStatus
-	var brief NodeStatus
+	someDetail := full && (opts.DetailAll || len(opts.DetailNodes) > 0)
+	var ns NodeStatus
 	for i := lo; i < hi; i++ {
 		n := nodes[i]
-		detail := rows == nil && (opts.DetailAll || containsName(opts.DetailNodes, n.Name))
+		detail := someDetail && (opts.DetailAll || containsName(opts.DetailNodes, n.Name))
 		f.detail = detail
 		st := scratch[:len(n.GPUs)]
 		res := f.fitNode(n, st, now)
-		ns := &brief
-		if rows == nil {
-			ns = &v.nodes[i]
-		} else {
-			brief = NodeStatus{}
-		}
-		ns.Node = n.Name
+		ns = NodeStatus{Node: n.Name}
+		more := nodeMore{group: -1}
 		if detail && res.nodeCheck == nil {
-			ns.GPUs = append([]GPUStatus(nil), st...)
-			identify(n, ns.GPUs)
+			gpus := append([]GPUStatus(nil), st...)
+			identify(n, gpus)
+			more.detail = r.more.detail(gpus)
 		}
 		if res.ok {
 			score := 0.0
@@ -254,65 +254,59 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, names []string, lo, hi int
 				r.feasible = make([]int, 0, hi-i) // at most the rest of the range: one allocation
 			}
 			r.feasible = append(r.feasible, i)
-			if rank := rankOf(ns); r.best < 0 || rank.beats(req.NodePolicy, r.bestRank) {
+			if rank := rankOf(&ns); r.best < 0 || rank.beats(req.NodePolicy, r.bestRank) {
 				r.best, r.bestRank = i, rank
 			}
-			if rows != nil {
-				rows[i] = r.outcomes.brief(ns)
+			rows[i] = r.outcomes.brief(&ns)
+			if full {
+				r.more.keep(&rows[i], more)
 			}
 			continue
 		}
-		if res.nodeCheck != nil {
+		switch {
+		case res.nodeCheck != nil:
 			ns.Code, ns.Check, ns.Reason = res.nodeCheck.Code, res.nodeCheck, string(res.nodeCheck.Code)
 			if res.reason != "" {
 				ns.Reason = res.reason
 			}
-		} else if res.facts != nil {
+			more.check = res.nodeCheck
+			r.agg.add(f, n, &ns, st, res)
+		case res.facts != nil:
 			// The facts judged the container (nodefacts.go): the statuses were not written.
 			cr := &f.req.Containers[res.container]
 			ns.Container = cr.Name
+			more.container = int32(res.container) + 1
 			ns.Code, ns.Reason = f.quickReasons(n, res.facts, cr)
-			if rows == nil {
+			if full {
 				if ex, group := quickExample(res.facts, ns.Code, f.c.rows[cr.Kind].unhealthy); ex >= 0 {
-					if examples == nil {
-						examples = make([]GPUStatus, 0, hi-lo)
-					}
-					examples = append(examples, GPUStatus{})
-					e := &examples[len(examples)-1]
-					e.Result = f.quickCheck(n, ex, cr, group)
-					e.identify(&n.GPUs[ex])
-					ns.Example = e
+					more.gpu, more.group = int32(ex), int8(group)
+					more.need, more.have, more.total = quickNumbers(&n.GPUs[ex], cr, group)
 				}
 			}
-			r.agg.addQuick(f, n, ns, res.facts, cr)
-			if rows != nil {
-				rows[i] = r.outcomes.brief(ns)
-			}
-			continue
-		} else {
+			r.agg.addQuick(f, n, &ns, res.facts, cr)
+		default:
 			ns.Container = req.Containers[res.container].Name
+			more.container = int32(res.container) + 1
 			ns.Code, ns.Reason = f.gpuReasons(st)
 			if res.fitReason != "" {
 				ns.Code, ns.Reason = res.fitCode, res.fitReason
 			}
-			ex := -1 // a summary keeps no example
-			if rows == nil {
-				ex = exampleGPU(st, ns.Code)
-			}
-			if ex >= 0 {
-				if examples == nil {
-					examples = make([]GPUStatus, 0, hi-lo) // one allocation; capacity never grows, so pointers stay valid
+			if full {
+				if ex := exampleGPU(st, ns.Code); ex >= 0 {
+					e := st[ex]
+					e.Checks = nil
+					e.identify(&n.GPUs[ex])
+					more.example = r.more.example(e)
 				}
-				examples = append(examples, st[ex])
-				e := &examples[len(examples)-1]
-				e.Checks = nil
-				e.identify(&n.GPUs[ex])
-				ns.Example = e
 			}
+			r.agg.add(f, n, &ns, st, res)
 		}
-		r.agg.add(f, n, ns, st, res)
-		if rows != nil {
-			rows[i] = r.outcomes.brief(ns)
+		rows[i] = r.outcomes.brief(&ns)
+		if full {
+			if r.more.more == nil {
+				r.more.more = make([]nodeMore, 0, hi-i) // at most the rest of the range: one allocation
+			}
+			r.more.keep(&rows[i], more)
 		}
 	}
 	return r

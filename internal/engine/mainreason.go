@@ -8,6 +8,9 @@ import "fmt"
 // device kind (an NVIDIA pod on an NPU node: NodeInsufficientDevice with 0 available) are out of scope too, like
 // an unregistered node. The count it returns is the gate's whole count, as the summary line has it.
 func MainReason(v *Verdict) ReasonCount {
+	if v.lazy != nil { // the rows say it without building the statuses
+		return mainReason(v.Reasons, v.lazy.kindless())
+	}
 	none := 0
 	for i := range v.Nodes() {
 		if kindless(&v.Nodes()[i]) {

@@ -266,18 +266,33 @@ func (f *fitter) quickReasons(n *Node, facts *nodeFacts, r *ContainerRequest) (C
 // quickCheck is the check of device gi of a node quickShort judged, in group (0 unhealthy, 1 out of slots, 2
 // open, short of memory): checkInto's failing check for it, without the gates before.
 func (f *fitter) quickCheck(n *Node, gi int, r *ContainerRequest, group int) Check {
-	g := &n.GPUs[gi]
+	need, have, total := quickNumbers(&n.GPUs[gi], r, group)
+	return quickResult(group, f.c.rows[r.Kind].unhealthy, need, have, total)
+}
+
+// quickNumbers are the numbers of quickCheck's gate for device g of group: slotsCheck's or memoryCheck's.
+func quickNumbers(g *GPU, r *ContainerRequest, group int) (need, have, total int64) {
 	switch group {
 	case 0:
-		return Check{Gate: "health", Code: f.c.rows[r.Kind].unhealthy, Detail: healthDetail}
+		return 0, 0, 0
 	case 1:
 		c := slotsCheck(g, g.UsedSlots)
-		c.Code = CardTimeSlicingExhausted
-		return c
+		return c.Need, c.Have, c.Total
 	}
 	c := memoryCheck(g, g.UsedMem, r.MemoryOn(g.TotalMem))
-	c.Code = CardInsufficientMemory
-	return c
+	return c.Need, c.Have, c.Total
+}
+
+// quickResult is the result of a device of group (0 unhealthy, 1 out of slots, 2 open) with the gate's numbers:
+// quickCheck's, and a lazily built verdict's example (lazystatus.go) from the numbers it kept.
+func quickResult(group int, unhealthy Code, need, have, total int64) Check {
+	switch group {
+	case 0: // the unhealthy code is the device kind's
+		return Check{Gate: "health", Code: unhealthy, Detail: healthDetail}
+	case 1:
+		return Check{Gate: "slots", Code: CardTimeSlicingExhausted, Need: need, Have: have, Total: total, Unit: "slots"}
+	}
+	return Check{Gate: "memory", Code: CardInsufficientMemory, Need: need, Have: have, Total: total, Unit: "MiB"}
 }
 
 // quickExample is the device exampleGPU would pick for code among a quickShort node's statuses: the first of

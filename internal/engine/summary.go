@@ -39,6 +39,9 @@ type NodeBrief struct {
 	Fits     bool
 	// Kindless marks a node without any device of the pod's kind (MainReason leaves it out of scope).
 	Kindless bool
+	// more is 1 + the index of the node's extras in a verdict's statusRows.more (lazystatus.go); 0 for none
+	// and in a Summary.
+	more uint32
 }
 
 // nodeOutcome is a node's deciding code and HAMi's FailedNodes text (NodeStatus.Code and Reason).
@@ -56,14 +59,14 @@ func (t *outcomeTable) brief(ns *NodeStatus) NodeBrief {
 	if ns.Code == "" && ns.Reason == "" {
 		return b
 	}
-	o := nodeOutcome{ns.Code, ns.Reason}
 	for k := len(*t) - 1; k >= max(0, len(*t)-4); k-- {
-		if (*t)[k] == o {
+		// The texts of neighbouring nodes are mostly the same strings (reasonsFor's cache): compared by pointer first.
+		if o := &(*t)[k]; sameCode(o.code, ns.Code) && sameCode(Code(o.reason), Code(ns.Reason)) {
 			b.outcome = uint32(k + 1)
 			return b
 		}
 	}
-	*t = append(*t, o)
+	*t = append(*t, nodeOutcome{ns.Code, ns.Reason})
 	b.outcome = uint32(len(*t))
 	return b
 }
@@ -193,24 +196,6 @@ func (s *Summary) MainReason() ReasonCount {
 		}
 	}
 	return mainReason(s.Verdict.Reasons, none)
-}
-
-// statusesForSummaryLine gives summaryLine the node statuses it reads: only when a reason is one of
-// kube-scheduler's checks (it counts their words per node), which the extender never runs.
-func (s *Summary) statusesForSummaryLine(reasons []ReasonCount) []NodeStatus {
-	kube := false
-	for _, r := range reasons {
-		kube = kube || IsKubeCheck(r.Code)
-	}
-	if !kube {
-		return nil
-	}
-	out := make([]NodeStatus, len(s.rows))
-	for i := range s.rows {
-		code, reason := s.Outcome(i)
-		out[i] = NodeStatus{Node: s.nodes[i].Name, Fits: s.rows[i].Fits, Code: code, Reason: reason}
-	}
-	return out
 }
 
 // subsetIndexed is subset without the names, with each name's row (request) and each cluster node's row

@@ -144,15 +144,24 @@ type Verdict struct {
 	Fixes    []Fix     `json:"fixes,omitempty"`
 	Problems []Problem `json:"problems,omitempty"`
 
-	// nodes is every evaluated node's status in name order (Nodes).
+	// nodes is every evaluated node's status in name order (Nodes); an evaluation of a HAMi pod's devices
+	// leaves it to lazy, which builds it when first read.
 	nodes []NodeStatus
+	lazy  *statusRows
 }
 
-// Nodes is every evaluated node's status, in name order.
-func (v *Verdict) Nodes() []NodeStatus { return v.nodes }
+// Nodes is every evaluated node's status, in name order. The statuses of a HAMi pod's evaluation are built
+// from the verdict's rows when first read (lazystatus.go); the verdict may be read from several goroutines.
+func (v *Verdict) Nodes() []NodeStatus {
+	if l := v.lazy; l != nil {
+		l.once.Do(func() { l.built = l.statuses() })
+		return l.built
+	}
+	return v.nodes
+}
 
 // SetNodes sets the verdict's node statuses (a verdict built outside the engine: tests, a decoded answer).
-func (v *Verdict) SetNodes(nodes []NodeStatus) { v.nodes = nodes }
+func (v *Verdict) SetNodes(nodes []NodeStatus) { v.nodes, v.lazy = nodes, nil }
 
 // NodeStatus returns the status of the named node, or nil.
 func (v *Verdict) NodeStatus(name string) *NodeStatus {

@@ -1,0 +1,160 @@
+package engine
+
+import "sync"
+
+// A verdict of thousands of nodes keeps each node's answer as a pointer-free row (NodeBrief, the extender's
+// summary row) and a small side row for what a failing node adds (its container, node-level check, example
+// device, detailed GPUs), and builds the NodeStatus list only when Verdict.Nodes is first read. Most readers
+// want the summary, reasons, placement or feasible list (the UI's pending pods, proven fixes, preemption
+// checks, the benchmarks): they no longer pay for 5,000 statuses and their examples, which were most of an
+// evaluation's garbage and so most of the collector's work while a large model is live.
+
+// statusRows is what a verdict keeps of its nodes until Verdict.Nodes builds their statuses.
+type statusRows struct {
+	once     sync.Once
+	nodes    []*Node // the rows' nodes in name order (a copy: the cluster's list changes in place)
+	rows     []NodeBrief
+	outcomes outcomeTable
+	more     []nodeMore
+	// containers are the request's container names and unhealthy the code its kind's devices fail with when
+	// registered unhealthy (a facts-judged example of group 0), both by container index.
+	containers []string
+	unhealthy  []Code
+	examples   []GPUStatus   // examples as a walk left them
+	details    [][]GPUStatus // every GPU's result of the nodes asked for in detail
+	built      []NodeStatus  // the statuses, once built
+}
+
+// nodeMore is what a node's status has beyond its row; NodeBrief.more is its index plus one.
+type nodeMore struct {
+	check *Check // NodeStatus.Check
+	// need, have and total are a facts-judged example's numbers (quickResult), on device gpu of the node.
+	need, have, total int64
+	gpu               int32
+	container         int32 // index plus one in containers; 0: no container
+	example           int32 // index plus one in examples (a walk's); 0: none
+	detail            int32 // index plus one in details
+	group             int8  // a facts-judged example's device group (nodefacts.go); -1: none
+}
+
+// rangeMore is what evaluating a range of nodes adds to a verdict's statusRows.
+type rangeMore struct {
+	more     []nodeMore
+	examples []GPUStatus
+	details  [][]GPUStatus
+}
+
+// keep records node row's extras, when it has any.
+func (m *rangeMore) keep(row *NodeBrief, x nodeMore) {
+	if x.check == nil && x.container == 0 && x.example == 0 && x.detail == 0 && x.group < 0 {
+		return
+	}
+	m.more = append(m.more, x)
+	row.more = uint32(len(m.more))
+}
+
+// example keeps a walk's example and returns its index plus one.
+func (m *rangeMore) example(st GPUStatus) int32 {
+	m.examples = append(m.examples, st)
+	return int32(len(m.examples))
+}
+
+// detail keeps a node's every GPU result and returns its index plus one.
+func (m *rangeMore) detail(gpus []GPUStatus) int32 {
+	m.details = append(m.details, gpus)
+	return int32(len(m.details))
+}
+
+// merge appends the next range's extras; rows are that range's rows, whose indices move past this range's.
+func (m *rangeMore) merge(next *rangeMore, rows []NodeBrief) {
+	moreOff, exOff, detOff := uint32(len(m.more)), int32(len(m.examples)), int32(len(m.details))
+	for i := range rows {
+		if rows[i].more > 0 {
+			rows[i].more += moreOff
+		}
+	}
+	for _, x := range next.more {
+		if x.example > 0 {
+			x.example += exOff
+		}
+		if x.detail > 0 {
+			x.detail += detOff
+		}
+		m.more = append(m.more, x)
+	}
+	m.examples = append(m.examples, next.examples...)
+	m.details = append(m.details, next.details...)
+}
+
+// statuses builds every row's NodeStatus, as the walk over the nodes would have written it.
+func (s *statusRows) statuses() []NodeStatus {
+	out := make([]NodeStatus, len(s.rows))
+	count := 0
+	for i := range s.more {
+		if s.more[i].example > 0 || s.more[i].group >= 0 {
+			count++
+		}
+	}
+	examples := make([]GPUStatus, 0, count) // never grows: the statuses point into it
+	for i := range s.rows {
+		b, ns := &s.rows[i], &out[i]
+		ns.Node, ns.Fits, ns.Score, ns.CardRank = s.nodes[i].Name, b.Fits, b.Score, int(b.CardRank)
+		if b.outcome > 0 {
+			o := &s.outcomes[b.outcome-1]
+			ns.Code, ns.Reason = o.code, o.reason
+		}
+		if b.more == 0 {
+			continue
+		}
+		m := &s.more[b.more-1]
+		ns.Check = m.check
+		if m.container > 0 {
+			ns.Container = s.containers[m.container-1]
+		}
+		switch {
+		case m.example > 0:
+			examples = append(examples, s.examples[m.example-1])
+			ns.Example = &examples[len(examples)-1]
+		case m.group >= 0:
+			examples = append(examples, GPUStatus{Result: quickResult(int(m.group), s.unhealthy[m.container-1], m.need, m.have, m.total)})
+			e := &examples[len(examples)-1]
+			e.identify(&s.nodes[i].GPUs[m.gpu])
+			ns.Example = e
+		}
+		if m.detail > 0 {
+			ns.GPUs = s.details[m.detail-1]
+		}
+	}
+	return out
+}
+
+// kindless counts the rows of nodes without any device of the pod's kind (MainReason).
+func (s *statusRows) kindless() int {
+	n := 0
+	for i := range s.rows {
+		if s.rows[i].Kindless {
+			n++
+		}
+	}
+	return n
+}
+
+// statusesForSummaryLine gives summaryLine the node statuses it reads: only when a reason is one of
+// kube-scheduler's checks (it counts their words per node), and then only each node's name, fit, code and text.
+func statusesForSummaryLine(nodes []*Node, rows []NodeBrief, outcomes outcomeTable, reasons []ReasonCount) []NodeStatus {
+	kube := false
+	for _, r := range reasons {
+		kube = kube || IsKubeCheck(r.Code)
+	}
+	if !kube {
+		return nil
+	}
+	out := make([]NodeStatus, len(rows))
+	for i := range rows {
+		out[i] = NodeStatus{Node: nodes[i].Name, Fits: rows[i].Fits}
+		if k := rows[i].outcome; k > 0 {
+			out[i].Code, out[i].Reason = outcomes[k-1].code, outcomes[k-1].reason
+		}
+	}
+	return out
+}

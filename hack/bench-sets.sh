@@ -6,6 +6,7 @@
 SET_TABLE=(
 	"engine        ./internal/engine    ^Benchmark(Evaluate(Pending|Fits)|Place)5000Nodes100kPods$  200x"
 	"engine-mixed  ./internal/engine    ^BenchmarkEvaluateMixed(Pending|Fits)5000Nodes100kPods$    200x"
+	"engine-read   ./internal/engine    ^BenchmarkEvaluate(Pending|Fits)Read5000Nodes100kPods$     200x"
 	"read-setpod   ./internal/engine    ^BenchmarkSetPod(Kube)?5000Nodes100kPods$                  20000x"
 	"read-build    ./internal/engine    ^BenchmarkBuildKube5000Nodes50kPods$                       5x"
 	"read-file     ./internal/snapshot  ^BenchmarkRead(JSON500Nodes5k|YAML200Nodes2k)Pods$          5x"

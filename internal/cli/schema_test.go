@@ -92,7 +92,11 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 			path = prefix + f.Name
 		}
 		typ, elem := jsonType(f.Type)
-		w.rows = append(w.rows, schemaRow{path: path, typ: typ, doc: w.docs.get(t, f.Name)})
+		doc := w.docs.get(t, f.Name)
+		if doc == "" {
+			doc = f.Tag.Get("doc") // a wire field's (wireFields)
+		}
+		w.rows = append(w.rows, schemaRow{path: path, typ: typ, doc: doc})
 		if elem != nil {
 			sub := path + "."
 			if strings.HasSuffix(typ, "[]") || strings.HasPrefix(typ, "array") {
@@ -106,7 +110,8 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 }
 
 // wireFields are the JSON fields of the types that write themselves (MarshalJSON) as a struct of fields: the
-// verdict writes its node statuses (a method) as "nodes" after its reasons (engine/verdictjson.go).
+// verdict writes its fitting nodes and node statuses (methods) as "feasible" after its placement and "nodes"
+// after its reasons (engine/verdictjson.go).
 var wireFields = map[reflect.Type][]reflect.StructField{reflect.TypeOf(engine.Verdict{}): verdictFields()}
 
 func verdictFields() []reflect.StructField {
@@ -114,6 +119,9 @@ func verdictFields() []reflect.StructField {
 	t := reflect.TypeOf(engine.Verdict{})
 	for i := 0; i < t.NumField(); i++ {
 		out = append(out, t.Field(i))
+		if t.Field(i).Name == "Placement" {
+			out = append(out, reflect.StructField{Name: "Feasible", Type: reflect.TypeOf([]string(nil)), Tag: `json:"feasible,omitempty" doc:"feasible nodes, best first"`})
+		}
 		if t.Field(i).Name == "Reasons" {
 			out = append(out, reflect.StructField{Name: "Nodes", Type: reflect.TypeOf([]engine.NodeStatus(nil)), Tag: `json:"nodes"`})
 		}

@@ -100,7 +100,7 @@ func checkWorldCommands(t *testing.T, seed uint64, file, dir string) (pods, pend
 		if v.Summary != p.Summary {
 			t.Errorf("seed %d: %s/%s: top says %q, why-pending %q", seed, p.Namespace, p.Name, p.Summary, v.Summary)
 		}
-		if w := answers[1].Verdict; w.Summary != v.Summary || w.Fits != v.Fits || fmt.Sprint(w.Feasible) != fmt.Sprint(v.Feasible) {
+		if w := answers[1].Verdict; w.Summary != v.Summary || w.Fits != v.Fits || fmt.Sprint(w.Feasible()) != fmt.Sprint(v.Feasible()) {
 			t.Errorf("seed %d: %s/%s after the snapshot round trip: %q, before %q", seed, p.Namespace, p.Name, w.Summary, v.Summary)
 		}
 		if v.Fits && !v.NotHAMi && !v.NoGPURequest && v.Placement == nil {

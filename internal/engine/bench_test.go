@@ -104,6 +104,26 @@ func BenchmarkEvaluateFits5000Nodes100kPods(b *testing.B) {
 	benchEvaluate(b, 5000, 100000, fittingPod(), true)
 }
 
+// The same two with every list of the verdict read (Verdict.Nodes and Feasible, which a verdict builds when
+// first read: lazystatus.go): what a why-pending -o json or a wide table pays on top of the evaluation.
+func BenchmarkEvaluatePendingRead5000Nodes100kPods(b *testing.B) {
+	benchEvaluateRead(b, pendingPod(), false)
+}
+func BenchmarkEvaluateFitsRead5000Nodes100kPods(b *testing.B) {
+	benchEvaluateRead(b, fittingPod(), true)
+}
+
+func benchEvaluateRead(b *testing.B, pod *corev1.Pod, wantFit bool) {
+	c := benchCluster(b, 5000, 20)
+	if v := c.Evaluate(pod, EvalOptions{}); v.Fits != wantFit || len(v.Nodes()) != 5000 {
+		b.Fatalf("fits=%v over %d statuses, want %v over 5000: %s", v.Fits, len(v.Nodes()), wantFit, v.Summary)
+	}
+	benchLoop(b, func() {
+		v := c.Evaluate(pod, EvalOptions{})
+		_, _ = v.Nodes(), v.Feasible()
+	})
+}
+
 // benchPlace evaluates a pod, records its placement as the extender's bind does (SetPod with HAMi's
 // annotations) and removes it again so every iteration sees the same cluster.
 func benchPlace(b *testing.B, nodes, pods int) {

@@ -39,10 +39,10 @@ func (c *Cluster) evaluateCards(v *Verdict, opts EvalOptions) *Verdict {
 		return v
 	}
 	v.Fits = true
-	for r := 0; len(v.Feasible) < len(feasible); r++ {
+	for r := 0; len(v.feasible) < len(feasible); r++ {
 		for _, i := range feasible {
 			if v.nodes[i].CardRank == r {
-				v.Feasible = append(v.Feasible, names[i])
+				v.feasible = append(v.feasible, names[i])
 			}
 		}
 	}

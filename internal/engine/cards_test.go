@@ -143,8 +143,8 @@ func TestCardQuotaGate(t *testing.T) {
 		setQueue(t, c2, "q1", `{"NVIDIA-H200":3,"NVIDIA-H800":2}`)
 		// binpack prefers the used h800-a; the card order prefers H200.
 		v := c2.Evaluate(cardPodOf("p", "NVIDIA-H200|NVIDIA-H800", "q1", 1), EvalOptions{})
-		if !v.Fits || v.Placement.Node != "h200-a" || !reflect.DeepEqual(v.Feasible, []string{"h200-a", "h800-a"}) {
-			t.Fatalf("placement %v feasible %v", v.Placement, v.Feasible)
+		if !v.Fits || v.Placement.Node != "h200-a" || !reflect.DeepEqual(v.Feasible(), []string{"h200-a", "h800-a"}) {
+			t.Fatalf("placement %v feasible %v", v.Placement, v.Feasible())
 		}
 		if v.NodeStatus("h800-a").CardRank != 1 {
 			t.Errorf("h800-a rank %d", v.NodeStatus("h800-a").CardRank)
@@ -228,7 +228,7 @@ func TestCardOnlyPod(t *testing.T) {
 		return withAnno(p, codec.CardNameAnnotation, "NVIDIA-H200/mig-1g.18gb-mixed", codec.QueueNameAnnotation, "q1")
 	}
 	v := c.Evaluate(migPod("p1"), EvalOptions{})
-	if !v.Fits || !v.NoGPURequest || !reflect.DeepEqual(v.Feasible, []string{"mig-a"}) || v.Card.Alternatives[0].Resource != "nvidia.com/mig-1g.18gb" {
+	if !v.Fits || !v.NoGPURequest || !reflect.DeepEqual(v.Feasible(), []string{"mig-a"}) || v.Card.Alternatives[0].Resource != "nvidia.com/mig-1g.18gb" {
 		t.Fatalf("first MIG pod: %s card %+v", v.Summary, v.Card)
 	}
 	c.SetPod(bound(migPod("p1"), "mig-a"))

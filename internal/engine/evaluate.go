@@ -76,13 +76,12 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		unix := opts.Now.Unix()
 		now = func() int64 { return unix }
 	}
-	nodes, names := c.nodeList, c.nodeNames
+	nodes := c.nodeList // the answers name their rows by their nodes
 	switch {
 	case sum != nil && opts.Nodes != nil:
 		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
-		names = nil // a summary names its rows by their nodes
 	case opts.Nodes != nil:
-		nodes, names = c.subset(opts.Nodes)
+		nodes, _ = c.subset(opts.Nodes)
 	}
 	if opts.Nodes == nil {
 		nodes = slices.Clone(nodes) // the answer outlives the read lock; the cluster's list changes in place
@@ -155,19 +154,17 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		v.Fits = true
 		v.Placement = &Placement{Node: nodes[best].Name, Score: r.bestRank.score, Containers: bestPlacement,
 			InitContainers: req.InitContainers, AppContainers: req.AppContainers, kinds: c.kinds, podAnnos: pod.Annotations}
-		if !opts.Unranked {
-			// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last
-			// key gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs
-			// several times more).
-			sortFeasible(feasible, req.NodePolicy == PolicySpread, func(i int) nodeRank { return rows[i].rank() })
-		}
+		// Best first; equal nodes keep name order. feasible is in name order, so the node index as the last key
+		// gives a stable sort's order with pdqsort's cost (a stable sort of thousands of nodes costs several times
+		// more). A verdict sorts them when they are read (Verdict.Feasible), a summary now.
+		spread := req.NodePolicy == PolicySpread
 		if sum != nil {
+			if !opts.Unranked {
+				sortFeasible(feasible, spread, func(i int) nodeRank { return rows[i].rank() })
+			}
 			sum.feasible = feasible
 		} else {
-			v.Feasible = make([]string, len(feasible))
-			for k, i := range feasible {
-				v.Feasible[k] = names[i]
-			}
+			v.ranking = &feasibleRanking{nodes: nodes, rows: rows, idx: feasible, unranked: opts.Unranked, spread: spread}
 		}
 		v.Summary = fmt.Sprintf("%d/%d nodes are available; best: %s (%s policy, score %.2f), GPUs %s",
 			len(feasible), len(nodes), nodes[best].Name, req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))

@@ -65,6 +65,8 @@ func VerdictDiff(a, b *Verdict) string {
 	ra, rb := *a, *b
 	ra.SetNodes(nil)
 	rb.SetNodes(nil)
+	ra.SetFeasible(a.Feasible())
+	rb.SetFeasible(b.Feasible())
 	if reflect.DeepEqual(an, bn) && reflect.DeepEqual(&ra, &rb) {
 		return ""
 	}

@@ -138,8 +138,8 @@ func outcome(f *Fix, after *Verdict) *Fix {
 	if after.Fits {
 		if after.Placement != nil {
 			f.Node = after.Placement.Node
-		} else if len(after.Feasible) > 0 {
-			f.Node = after.Feasible[0]
+		} else if len(after.Feasible()) > 0 {
+			f.Node = after.Feasible()[0]
 		}
 		return f
 	}

@@ -158,3 +158,27 @@ func statusesForSummaryLine(nodes []*Node, rows []NodeBrief, outcomes outcomeTab
 	}
 	return out
 }
+
+// feasibleRanking is a verdict's fitting nodes until Verdict.Feasible first reads them: their rows, sorted
+// then (best first) unless the evaluation was unranked.
+type feasibleRanking struct {
+	once     sync.Once
+	names    []string
+	nodes    []*Node     // the verdict's nodes (statusRows.nodes)
+	rows     []NodeBrief // their ranks
+	idx      []int       // the fitting rows, in name order
+	unranked bool
+	spread   bool
+}
+
+// rank sorts the fitting rows (sortFeasible) and names them.
+func (r *feasibleRanking) rank() []string {
+	if !r.unranked {
+		sortFeasible(r.idx, r.spread, func(i int) nodeRank { return r.rows[i].rank() })
+	}
+	out := make([]string, len(r.idx))
+	for k, i := range r.idx {
+		out[k] = r.nodes[i].Name
+	}
+	return out
+}

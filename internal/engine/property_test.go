@@ -362,14 +362,14 @@ func runPropertyRandomPlacement(t *testing.T, seed uint64, steps int) {
 				t.Fatalf("step %d: two evaluations of %s are not DeepEqual", step, key)
 			}
 			if !v.Fits {
-				if v.Placement != nil || len(v.Feasible) != 0 {
-					t.Fatalf("step %d: %s does not fit but has placement %+v, feasible %v", step, key, v.Placement, v.Feasible)
+				if v.Placement != nil || len(v.Feasible()) != 0 {
+					t.Fatalf("step %d: %s does not fit but has placement %+v, feasible %v", step, key, v.Placement, v.Feasible())
 				}
 				continue
 			}
 			fitted++
-			if len(v.Feasible) == 0 || v.Feasible[0] != v.Placement.Node {
-				t.Fatalf("step %d: %s placed on %s but feasible is %v", step, key, v.Placement.Node, v.Feasible)
+			if len(v.Feasible()) == 0 || v.Feasible()[0] != v.Placement.Node {
+				t.Fatalf("step %d: %s placed on %s but feasible is %v", step, key, v.Placement.Node, v.Feasible())
 			}
 			// The chosen node alone must give the same answer.
 			only := c.Evaluate(pod, EvalOptions{Nodes: []string{v.Placement.Node}})
@@ -564,8 +564,8 @@ func TestCountedPodNodeScore(t *testing.T) {
 	if got := v.NodeStatus("b").Score; got != 0 {
 		t.Errorf("node b scores %v for the pod's own usage; released it scores 0", got)
 	}
-	if v.Placement.Node != "a" || !reflect.DeepEqual(v.Feasible, []string{"a", "b"}) {
-		t.Errorf("placed on %s, feasible %v; want a and [a b] as on the cluster without the pod", v.Placement.Node, v.Feasible)
+	if v.Placement.Node != "a" || !reflect.DeepEqual(v.Feasible(), []string{"a", "b"}) {
+		t.Errorf("placed on %s, feasible %v; want a and [a b] as on the cluster without the pod", v.Placement.Node, v.Feasible())
 	}
 }
 

@@ -294,7 +294,7 @@ func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
 		chk, reason := c.kubeCheck(g, name)
 		if chk == nil {
 			ns.Fits = true
-			v.Feasible = append(v.Feasible, name)
+			v.feasible = append(v.feasible, name)
 			continue
 		}
 		ns.Code, ns.Check, ns.Reason = chk.Code, chk, reason
@@ -307,8 +307,8 @@ func (c *Cluster) kubeOnly(v *Verdict, g *kubeGate, opts EvalOptions) {
 		v.Reasons[i].Nodes = counts[v.Reasons[i].Code]
 	}
 	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Code < v.Reasons[j].Code })
-	if len(v.Feasible) > 0 {
-		v.Summary += fmt.Sprintf("; %d/%d nodes pass kube-scheduler's checks", len(v.Feasible), len(names))
+	if len(v.feasible) > 0 {
+		v.Summary += fmt.Sprintf("; %d/%d nodes pass kube-scheduler's checks", len(v.feasible), len(names))
 		return
 	}
 	v.Fits = false
@@ -399,14 +399,14 @@ func (c *Cluster) evaluateOther(v *Verdict, pod *corev1.Pod, opts EvalOptions) *
 	v.Fits = true
 	sort.SliceStable(feasible, func(a, b int) bool { return v.nodes[feasible[a]].CardRank < v.nodes[feasible[b]].CardRank })
 	for _, i := range feasible {
-		v.Feasible = append(v.Feasible, names[i])
+		v.feasible = append(v.feasible, names[i])
 	}
 	what := "kube-scheduler's standard checks"
 	if v.Card != nil && v.Card.Enforced {
 		what += " and the queue's card quota"
 	}
 	v.Summary = fmt.Sprintf("%d/%d nodes pass %s; preferred: %s; the pod is %s's to place, HAMi chooses no GPU for it",
-		len(feasible), len(nodes), what, v.Feasible[0], v.Scheduler)
+		len(feasible), len(nodes), what, v.feasible[0], v.Scheduler)
 	return v
 }
 

@@ -137,8 +137,8 @@ func TestNodePolicy(t *testing.T) {
 			if v.Placement.Node != tc.want {
 				t.Errorf("node %s, want %s", v.Placement.Node, tc.want)
 			}
-			if !reflect.DeepEqual(v.Feasible, tc.feasible) {
-				t.Errorf("feasible %v, want %v", v.Feasible, tc.feasible)
+			if !reflect.DeepEqual(v.Feasible(), tc.feasible) {
+				t.Errorf("feasible %v, want %v", v.Feasible(), tc.feasible)
 			}
 			if want := NodeScore(c.Node(tc.want)); v.Placement.Score != want || v.NodeStatus(tc.want).Score != want {
 				t.Errorf("placement score %v, node score %v, want NodeScore %v", v.Placement.Score, v.NodeStatus(tc.want).Score, want)
@@ -149,8 +149,8 @@ func TestNodePolicy(t *testing.T) {
 	t.Run("full node is not feasible", func(t *testing.T) {
 		c := newTestCluster(nodes, fill)
 		v := c.Evaluate(mkPod("ns", "p", tb.MakeContainer("c").GPUs(1).GPUMem(9000).GPUCores(10).Obj()), EvalOptions{})
-		if !reflect.DeepEqual(v.Feasible, []string{"b", "a"}) || v.Placement.Node != "b" {
-			t.Errorf("feasible %v node %s, want [b a] and b", v.Feasible, v.Placement.Node)
+		if !reflect.DeepEqual(v.Feasible(), []string{"b", "a"}) || v.Placement.Node != "b" {
+			t.Errorf("feasible %v node %s, want [b a] and b", v.Feasible(), v.Placement.Node)
 		}
 	})
 }

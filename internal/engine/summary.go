@@ -95,8 +95,8 @@ func (s *Summary) fromNodes(requested []string) {
 		s.nodes[i], s.rows[i] = s.cluster.nodes[v.nodes[i].Node], table.brief(&v.nodes[i])
 	}
 	s.outcomes = table
-	s.feasible = make([]int, 0, len(v.Feasible))
-	for _, name := range v.Feasible {
+	s.feasible = make([]int, 0, len(v.feasible))
+	for _, name := range v.feasible {
 		s.feasible = append(s.feasible, s.search(name))
 	}
 	if requested != nil || len(s.nodes) != len(s.cluster.nodeNames) {
@@ -110,7 +110,7 @@ func (s *Summary) fromNodes(requested []string) {
 			s.pos[n.pos] = int32(i + 1)
 		}
 	}
-	v.nodes, v.Feasible = nil, nil
+	v.nodes, v.feasible = nil, nil
 }
 
 func (s *Summary) rowsOrNil() []NodeBrief {

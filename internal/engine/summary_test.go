@@ -118,15 +118,15 @@ func compareSummary(t *testing.T, what string, c *engine.Cluster, full *engine.V
 			t.Fatalf("%s: row %d is %s %+v %s %q, the verdict's %+v", what, i, sum.Name(i), *row, code, reason, *ns)
 		}
 	}
-	if got := sum.Feasible(); !slices.Equal(got, full.Feasible) && (len(got) > 0 || len(full.Feasible) > 0) {
-		t.Fatalf("%s: feasible %v, the verdict's %v", what, got, full.Feasible)
+	if got := sum.Feasible(); !slices.Equal(got, full.Feasible()) && (len(got) > 0 || len(full.Feasible()) > 0) {
+		t.Fatalf("%s: feasible %v, the verdict's %v", what, got, full.Feasible())
 	}
 	if !full.Fits && len(full.Reasons) > 0 && sum.MainReason() != engine.MainReason(full) {
 		t.Fatalf("%s: main reason %v, the verdict's %v", what, sum.MainReason(), engine.MainReason(full))
 	}
 	rest := *full
 	rest.SetNodes(nil)
-	rest.Feasible = nil
+	rest.SetFeasible(nil)
 	a, _ := json.Marshal(&rest)
 	b, _ := json.Marshal(sum.Verdict)
 	if string(a) != string(b) {

@@ -132,7 +132,6 @@ type Verdict struct {
 	NoGPURequest bool           `json:"noGPURequest,omitempty"`
 	Fits         bool           `json:"fits"`
 	Placement    *Placement     `json:"placement,omitempty"`
-	Feasible     []string       `json:"feasible,omitempty"` // feasible nodes, best first
 	Summary      string         `json:"summary"`
 	Explanation  []string       `json:"explanation,omitempty"`
 	Reasons      []ReasonCount  `json:"reasons,omitempty"`
@@ -148,6 +147,10 @@ type Verdict struct {
 	// leaves it to lazy, which builds it when first read.
 	nodes []NodeStatus
 	lazy  *statusRows
+	// feasible is the fitting nodes, best first (Feasible); a HAMi pod's evaluation leaves their order to
+	// ranking, which sorts them when first read.
+	feasible []string
+	ranking  *feasibleRanking
 }
 
 // Nodes is every evaluated node's status, in name order. The statuses of a HAMi pod's evaluation are built
@@ -162,6 +165,19 @@ func (v *Verdict) Nodes() []NodeStatus {
 
 // SetNodes sets the verdict's node statuses (a verdict built outside the engine: tests, a decoded answer).
 func (v *Verdict) SetNodes(nodes []NodeStatus) { v.nodes, v.lazy = nodes, nil }
+
+// Feasible is the fitting nodes, best first (in name order for EvalOptions.Unranked). A HAMi pod's evaluation
+// sorts them when they are first read (lazystatus.go); the verdict may be read from several goroutines.
+func (v *Verdict) Feasible() []string {
+	if r := v.ranking; r != nil {
+		r.once.Do(func() { r.names = r.rank() })
+		return r.names
+	}
+	return v.feasible
+}
+
+// SetFeasible sets the verdict's fitting nodes (a verdict built outside the engine: tests, a decoded answer).
+func (v *Verdict) SetFeasible(names []string) { v.feasible, v.ranking = names, nil }
 
 // NodeStatus returns the status of the named node, or nil.
 func (v *Verdict) NodeStatus(name string) *NodeStatus {

@@ -63,8 +63,8 @@ func TestVerdictFitsAndAnnotations(t *testing.T) {
 	if !v.Fits || v.Placement.Node != "n2" {
 		t.Fatalf("placement %+v, want n2 (binpack prefers the used node)", v.Placement)
 	}
-	if !reflect.DeepEqual(v.Feasible, []string{"n2", "n1"}) {
-		t.Errorf("feasible %v", v.Feasible)
+	if !reflect.DeepEqual(v.Feasible(), []string{"n2", "n1"}) {
+		t.Errorf("feasible %v", v.Feasible())
 	}
 	// spread GPU policy (default) takes the emptier GPU 0 on n2.
 	a := v.Placement.Annotations(time.Unix(1700000000, 0))

@@ -2,8 +2,8 @@ package engine
 
 import "encoding/json"
 
-// verdictWire is a Verdict as JSON: its exported fields in their order, with the node statuses as "nodes"
-// where the field stood before it became a method (Verdict.Nodes). TestVerdictWireHasEveryField holds the two
+// verdictWire is a Verdict as JSON: its exported fields in their order, with the fitting nodes as "feasible"
+// and the node statuses as "nodes" where the fields stood before they became methods (Verdict.Feasible, Nodes). TestVerdictWireHasEveryField holds the two
 // lists together.
 type verdictWire struct {
 	Pod          string         `json:"pod"`
@@ -30,7 +30,7 @@ type verdictWire struct {
 // MarshalJSON writes the verdict with its node statuses.
 func (v *Verdict) MarshalJSON() ([]byte, error) {
 	return json.Marshal(&verdictWire{Pod: v.Pod, Scheduler: v.Scheduler, NotHAMi: v.NotHAMi, Routing: v.Routing,
-		Request: v.Request, NoGPURequest: v.NoGPURequest, Fits: v.Fits, Placement: v.Placement, Feasible: v.Feasible,
+		Request: v.Request, NoGPURequest: v.NoGPURequest, Fits: v.Fits, Placement: v.Placement, Feasible: v.Feasible(),
 		Summary: v.Summary, Explanation: v.Explanation, Reasons: v.Reasons, Nodes: v.Nodes(), Quota: v.Quota,
 		Card: v.Card, Enqueue: v.Enqueue, Hints: v.Hints, Fixes: v.Fixes, Problems: v.Problems})
 }
@@ -42,8 +42,8 @@ func (v *Verdict) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*v = Verdict{Pod: w.Pod, Scheduler: w.Scheduler, NotHAMi: w.NotHAMi, Routing: w.Routing, Request: w.Request,
-		NoGPURequest: w.NoGPURequest, Fits: w.Fits, Placement: w.Placement, Feasible: w.Feasible, Summary: w.Summary,
+		NoGPURequest: w.NoGPURequest, Fits: w.Fits, Placement: w.Placement, Summary: w.Summary,
 		Explanation: w.Explanation, Reasons: w.Reasons, Quota: w.Quota, Card: w.Card, Enqueue: w.Enqueue,
-		Hints: w.Hints, Fixes: w.Fixes, Problems: w.Problems, nodes: w.Nodes}
+		Hints: w.Hints, Fixes: w.Fixes, Problems: w.Problems, nodes: w.Nodes, feasible: w.Feasible}
 	return nil
 }

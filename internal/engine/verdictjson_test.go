@@ -7,7 +7,8 @@ import (
 )
 
 // TestVerdictWireHasEveryField holds verdictWire to Verdict: every exported field, in order, with its type and
-// tag, and the node statuses as "nodes" after the reasons, where the field stood.
+// tag, and the fitting nodes as "feasible" after the placement and the node statuses as "nodes" after the
+// reasons, where the fields stood.
 func TestVerdictWireHasEveryField(t *testing.T) {
 	var want []reflect.StructField
 	vt := reflect.TypeOf(Verdict{})
@@ -17,6 +18,10 @@ func TestVerdictWireHasEveryField(t *testing.T) {
 			continue
 		}
 		want = append(want, f)
+		if f.Name == "Placement" {
+			feasible, _ := reflect.TypeOf(verdictWire{}).FieldByName("Feasible")
+			want = append(want, feasible)
+		}
 		if f.Name == "Reasons" {
 			nodes, _ := reflect.TypeOf(verdictWire{}).FieldByName("Nodes")
 			want = append(want, nodes)
@@ -24,7 +29,7 @@ func TestVerdictWireHasEveryField(t *testing.T) {
 	}
 	wt := reflect.TypeOf(verdictWire{})
 	if wt.NumField() != len(want) {
-		t.Fatalf("verdictWire has %d fields, Verdict %d exported plus Nodes", wt.NumField(), len(want))
+		t.Fatalf("verdictWire has %d fields, Verdict %d exported plus Feasible and Nodes", wt.NumField(), len(want))
 	}
 	for i, f := range want {
 		g := wt.Field(i)

@@ -371,15 +371,15 @@ func TestRealSchedulerBindsWherePredicted(t *testing.T) {
 		}
 		got := xtWaitBound(t, c, p.Namespace, p.Name, 30*time.Second)
 		xtCheckHAMiAnnotations(t, got)
-		if !slices.Contains(v.Feasible, got.Spec.NodeName) {
-			t.Errorf("%s bound to %s, which the engine finds infeasible (feasible %v)", p.Name, got.Spec.NodeName, v.Feasible)
+		if !slices.Contains(v.Feasible(), got.Spec.NodeName) {
+			t.Errorf("%s bound to %s, which the engine finds infeasible (feasible %v)", p.Name, got.Spec.NodeName, v.Feasible())
 			continue
 		}
 		// The engine's best node must win when its extender score leads by 2 or more (kube-scheduler's own
 		// score plugins move a node's total by a point or so; an extender point is worth 10).
 		best := xtExtScore(v.Request.NodePolicy, v.NodeStatus(v.Placement.Node).Score)
 		lead := true
-		for _, n := range v.Feasible {
+		for _, n := range v.Feasible() {
 			if n != v.Placement.Node && xtExtScore(v.Request.NodePolicy, v.NodeStatus(n).Score) > best-2 {
 				lead = false
 			}

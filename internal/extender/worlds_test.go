@@ -99,7 +99,7 @@ func xtCheckWorld(t *testing.T, seed uint64) (filters, binds int) {
 		if !v.Fits || v.Placement == nil {
 			continue
 		}
-		feasible := append([]string(nil), v.Feasible...)
+		feasible := append([]string(nil), v.Feasible()...)
 		var prio extenderv1.HostPriorityList
 		e.postJSON("/prioritize", extenderv1.ExtenderArgs{Pod: p, NodeNames: &feasible}, &prio)
 		top := int64(-1)

@@ -400,12 +400,12 @@ func fromVerdict(wi *cli.WhatIf, kube bool) prediction {
 		}
 		pr.code[ns.Node] = string(ns.Code)
 	}
-	for _, n := range v.Feasible {
+	for _, n := range v.Feasible() {
 		if _, out := kf[n]; !out {
 			pr.feasible = append(pr.feasible, n)
 		}
 	}
-	if kube && v.Fits && len(v.Feasible) == 0 {
+	if kube && v.Fits && len(v.Feasible()) == 0 {
 		// No HAMi request: the verdict lists no nodes; kube-scheduler's checks alone decide.
 		for _, nr := range wi.Kubernetes {
 			if len(nr.Failures) == 0 {
@@ -414,7 +414,7 @@ func fromVerdict(wi *cli.WhatIf, kube bool) prediction {
 		}
 	}
 	pr.fits = v.Fits && (!kube || len(pr.feasible) > 0)
-	pr.open = v.Fits && len(v.Feasible) == 0 && len(pr.feasible) == 0
+	pr.open = v.Fits && len(v.Feasible()) == 0 && len(pr.feasible) == 0
 	if pr.fits && v.Placement != nil && slices.Contains(pr.feasible, v.Placement.Node) {
 		pr.node = v.Placement.Node
 	}
@@ -685,7 +685,7 @@ func describe(w *snapshot.Snapshot, pod *corev1.Pod, wi *cli.WhatIf, o outcome) 
 	}
 	if wi != nil {
 		v := wi.Verdict
-		fmt.Fprintf(&b, "\n      what-if: fits=%v feasible=%v", v.Fits, v.Feasible)
+		fmt.Fprintf(&b, "\n      what-if: fits=%v feasible=%v", v.Fits, v.Feasible())
 		if v.Placement != nil {
 			fmt.Fprintf(&b, " placement=%s", v.Placement.Node)
 		}

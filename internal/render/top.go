@@ -194,8 +194,8 @@ func FitsLine(v *engine.Verdict) string {
 	if v.Placement != nil {
 		return "fits on " + v.Placement.Node + " now (waiting for the scheduler)"
 	}
-	if len(v.Feasible) > 0 {
-		return "fits now, preferred " + v.Feasible[0] + " (" + orDash(v.Scheduler) + "'s to place; HAMi chooses no GPU)"
+	if len(v.Feasible()) > 0 {
+		return "fits now, preferred " + v.Feasible()[0] + " (" + orDash(v.Scheduler) + "'s to place; HAMi chooses no GPU)"
 	}
 	return v.Summary
 }

@@ -95,37 +95,64 @@ func (s *statusRows) statuses() []NodeStatus {
 			count++
 		}
 	}
-	examples := make([]GPUStatus, 0, count) // never grows: the statuses point into it
+	examples := make([]GPUStatus, count) // the statuses point into it: one per row that has an example
+	var none GPUStatus                    // where a row without one writes nothing
+	k := 0
 	for i := range s.rows {
-		b, ns := &s.rows[i], &out[i]
-		ns.Node, ns.Fits, ns.Score, ns.CardRank = s.nodes[i].Name, b.Fits, b.Score, int(b.CardRank)
-		if b.outcome > 0 {
-			o := &s.outcomes[b.outcome-1]
-			ns.Code, ns.Reason = o.code, o.reason
+		ex := &none
+		if k < len(examples) {
+			ex = &examples[k]
 		}
-		if b.more == 0 {
-			continue
-		}
-		m := &s.more[b.more-1]
-		ns.Check = m.check
-		if m.container > 0 {
-			ns.Container = s.containers[m.container-1]
-		}
-		switch {
-		case m.example > 0:
-			examples = append(examples, s.examples[m.example-1])
-			ns.Example = &examples[len(examples)-1]
-		case m.group >= 0:
-			examples = append(examples, GPUStatus{Result: quickResult(int(m.group), s.unhealthy[m.container-1], m.need, m.have, m.total)})
-			e := &examples[len(examples)-1]
-			e.identify(&s.nodes[i].GPUs[m.gpu])
-			ns.Example = e
-		}
-		if m.detail > 0 {
-			ns.GPUs = s.details[m.detail-1]
+		if s.status(i, &out[i], ex) {
+			k++
 		}
 	}
 	return out
+}
+
+// status builds row i's NodeStatus into ns; a node with an example gets it in ex (and true).
+func (s *statusRows) status(i int, ns *NodeStatus, ex *GPUStatus) bool {
+	b := &s.rows[i]
+	ns.Node, ns.Fits, ns.Score, ns.CardRank = s.nodes[i].Name, b.Fits, b.Score, int(b.CardRank)
+	ns.Code, ns.Reason = s.outcome(i)
+	if b.more == 0 {
+		return false
+	}
+	m := &s.more[b.more-1]
+	ns.Check = m.check
+	if m.container > 0 {
+		ns.Container = s.containers[m.container-1]
+	}
+	if m.detail > 0 {
+		ns.GPUs = s.details[m.detail-1]
+	}
+	switch {
+	case m.example > 0:
+		*ex = s.examples[m.example-1]
+	case m.group >= 0:
+		*ex = GPUStatus{Result: quickResult(int(m.group), s.unhealthy[m.container-1], m.need, m.have, m.total)}
+		ex.identify(&s.nodes[i].GPUs[m.gpu])
+	default:
+		return false
+	}
+	ns.Example = ex
+	return true
+}
+
+// outcome is row i's code and reason text.
+func (s *statusRows) outcome(i int) (Code, string) {
+	if k := s.rows[i].outcome; k > 0 {
+		return s.outcomes[k-1].code, s.outcomes[k-1].reason
+	}
+	return "", ""
+}
+
+// check is row i's node-level check, or nil.
+func (s *statusRows) check(i int) *Check {
+	if k := s.rows[i].more; k > 0 {
+		return s.more[k-1].check
+	}
+	return nil
 }
 
 // kindless counts the rows of nodes without any device of the pod's kind (MainReason).

@@ -163,6 +163,66 @@ func (v *Verdict) Nodes() []NodeStatus {
 	return v.nodes
 }
 
+// NodeCount is the number of evaluated nodes (len(Nodes()) without building the statuses).
+func (v *Verdict) NodeCount() int {
+	if v.lazy != nil {
+		return len(v.lazy.rows)
+	}
+	return len(v.nodes)
+}
+
+// NodeWith is the status a one-line answer quotes for a code: of the nodes failing with it at a node-level
+// check, the one closest to passing (the most found: Check.Have; the first on a tie), else the first node in
+// name order failing with it; nil when none does. Only that node's status is built.
+func (v *Verdict) NodeWith(code Code) *NodeStatus {
+	l := v.lazy
+	if l == nil {
+		return nodeWith(v.nodes, code)
+	}
+	best, first := -1, -1
+	for i := range l.rows {
+		if c, _ := l.outcome(i); c != code {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if chk := l.check(i); chk != nil && (best < 0 || chk.Have > l.check(best).Have) {
+			best = i
+		}
+	}
+	if best < 0 {
+		best = first
+	}
+	if best < 0 {
+		return nil
+	}
+	ns := new(NodeStatus)
+	l.status(best, ns, new(GPUStatus))
+	return ns
+}
+
+// nodeWith is NodeWith over built statuses.
+func nodeWith(nodes []NodeStatus, code Code) *NodeStatus {
+	var best, first *NodeStatus
+	for i := range nodes {
+		ns := &nodes[i]
+		if ns.Code != code {
+			continue
+		}
+		if first == nil {
+			first = ns
+		}
+		if ns.Check != nil && (best == nil || ns.Check.Have > best.Check.Have) {
+			best = ns
+		}
+	}
+	if best != nil {
+		return best
+	}
+	return first
+}
+
 // SetNodes sets the verdict's node statuses (a verdict built outside the engine: tests, a decoded answer).
 func (v *Verdict) SetNodes(nodes []NodeStatus) { v.nodes, v.lazy = nodes, nil }
 

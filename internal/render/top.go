@@ -176,7 +176,7 @@ func OneLine(v *engine.Verdict) string {
 		return v.Summary
 	}
 	r := MainReasonOf(v)
-	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, len(v.Nodes()), example(v, r.Code))
+	return fmt.Sprintf("%s on %d/%d nodes: %s", r.Code, r.Nodes, v.NodeCount(), example(v, r.Code))
 }
 
 // MainReasonOf is the verdict's main reason (engine.MainReason, the one rule every surface uses).

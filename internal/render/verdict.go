@@ -108,31 +108,20 @@ func Verdict(w io.Writer, in VerdictInput) error {
 	return p.err
 }
 
-// example is one node's numbers for a code, the first node in name order that has it.
+// example is one node's numbers for a code (engine's Verdict.NodeWith): a node-level check shows the node
+// closest to passing (the most GPUs for the count gate), as the Why sentence does; a GPU-level code the first
+// node's best GPU.
 func example(v *engine.Verdict, code engine.Code) string {
-	// A node-level check shows the node closest to passing (the most GPUs for the count gate), as the Why
-	// sentence does; a GPU-level code the first node's best GPU.
-	var best *engine.NodeStatus
-	for i := range v.Nodes() {
-		ns := &v.Nodes()[i]
-		if ns.Code == code && ns.Check != nil && (best == nil || ns.Check.Have > best.Check.Have) {
-			best = ns
-		}
+	ns := v.NodeWith(code)
+	switch {
+	case ns == nil:
+		return ""
+	case ns.Check != nil:
+		return ns.Node + ": " + CheckText(*ns.Check)
+	case ns.Example != nil:
+		return fmt.Sprintf("%s %s %d: %s", ns.Node, v.Request.DeviceWord(), ns.Example.Index, CheckText(ns.Example.Result))
 	}
-	if best != nil {
-		return best.Node + ": " + CheckText(*best.Check)
-	}
-	for i := range v.Nodes() {
-		ns := &v.Nodes()[i]
-		if ns.Code != code {
-			continue
-		}
-		if ns.Example != nil {
-			return fmt.Sprintf("%s %s %d: %s", ns.Node, v.Request.DeviceWord(), ns.Example.Index, CheckText(ns.Example.Result))
-		}
-		return ns.Node + ": " + ns.Reason
-	}
-	return ""
+	return ns.Node + ": " + ns.Reason
 }
 
 // CheckText says what a gate found, with its numbers.

@@ -96,7 +96,7 @@ func (s *statusRows) statuses() []NodeStatus {
 		}
 	}
 	examples := make([]GPUStatus, count) // the statuses point into it: one per row that has an example
-	var none GPUStatus                    // where a row without one writes nothing
+	var none GPUStatus                   // where a row without one writes nothing
 	k := 0
 	for i := range s.rows {
 		ex := &none

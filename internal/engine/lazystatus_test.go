@@ -62,3 +62,46 @@ func quotedNode(nodes []engine.NodeStatus, code engine.Code) *engine.NodeStatus 
 	}
 	return nil
 }
+
+// TestLazyListsConcurrent reads one verdict's lists from several goroutines at once, as the UI's views may: each
+// list is built once and every reader gets the same (make test runs it under -race).
+func TestLazyListsConcurrent(t *testing.T) {
+	first, _ := worldgen.Seeds(1)
+	read := 0
+	eachWorld(first, 3, func(what string, _ uint64, c *engine.Cluster, pods []*corev1.Pod) {
+		for _, p := range pods {
+			v := c.Evaluate(p, engine.EvalOptions{})
+			type lists struct {
+				nodes    []engine.NodeStatus
+				feasible []string
+				count    int
+				quoted   *engine.NodeStatus
+			}
+			got := make([]lists, 4)
+			done := make(chan int)
+			for g := range got {
+				go func() {
+					l := &got[g]
+					l.nodes, l.feasible, l.count = v.Nodes(), v.Feasible(), v.NodeCount()
+					if len(v.Reasons) > 0 {
+						l.quoted = v.NodeWith(v.Reasons[0].Code)
+					}
+					done <- g
+				}()
+			}
+			for range got {
+				<-done
+			}
+			for g := 1; g < len(got); g++ {
+				if len(got[g].nodes) > 0 && &got[g].nodes[0] != &got[0].nodes[0] || !reflect.DeepEqual(got[g].feasible, got[0].feasible) ||
+					got[g].count != len(got[0].nodes) || !reflect.DeepEqual(got[g].quoted, got[0].quoted) {
+					t.Fatalf("%s: pod %s: reader %d got other lists than reader 0", what, p.Name, g)
+				}
+			}
+			read++
+		}
+	})
+	if read == 0 {
+		t.Fatal("no verdict read: the generators are broken")
+	}
+}

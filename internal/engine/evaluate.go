@@ -93,8 +93,8 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		sum.nodes, sum.rows = nodes, make([]NodeBrief, len(nodes))
 		rows = sum.rows
 	} else {
-		lazy = &statusRows{nodes: nodes, rows: make([]NodeBrief, len(nodes)), containers: make([]string, len(req.Containers)),
-			unhealthy: make([]Code, len(req.Containers))}
+		lazy = &statusRows{nodeRows: nodeRows{nodes: nodes, rows: make([]NodeBrief, len(nodes))},
+			containers: make([]string, len(req.Containers)), unhealthy: make([]Code, len(req.Containers))}
 		for i := range req.Containers {
 			lazy.containers[i], lazy.unhealthy[i] = req.Containers[i].Name, c.rows[req.Containers[i].Kind].unhealthy
 		}
@@ -170,7 +170,13 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 			len(feasible), len(nodes), nodes[best].Name, req.NodePolicy, r.bestRank.score, placementGPUs(v.Placement))
 		return v
 	}
-	v.Summary = summaryLine(len(nodes), v.Reasons, statusesForSummaryLine(nodes, rows, r.outcomes, v.Reasons))
+	var lines *nodeRows // the rows as the summary line reads them
+	if sum != nil {
+		lines = &sum.nodeRows
+	} else {
+		lines = &lazy.nodeRows
+	}
+	v.Summary = summaryLine(len(nodes), v.Reasons, lines.statusesForSummaryLine(v.Reasons))
 	agg.card = v.Card
 	v.Explanation = explain(req, &agg, v.Quota)
 	if agg.quota != nil {

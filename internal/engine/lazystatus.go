@@ -11,11 +11,9 @@ import "sync"
 
 // statusRows is what a verdict keeps of its nodes until Verdict.Nodes builds their statuses.
 type statusRows struct {
-	once     sync.Once
-	nodes    []*Node // the rows' nodes in name order (a copy: the cluster's list changes in place)
-	rows     []NodeBrief
-	outcomes outcomeTable
-	more     []nodeMore
+	once sync.Once
+	nodeRows
+	more []nodeMore
 	// containers are the request's container names and unhealthy the code its kind's devices fail with when
 	// registered unhealthy (a facts-judged example of group 0), both by container index.
 	containers []string
@@ -139,14 +137,6 @@ func (s *statusRows) status(i int, ns *NodeStatus, ex *GPUStatus) bool {
 	return true
 }
 
-// outcome is row i's code and reason text.
-func (s *statusRows) outcome(i int) (Code, string) {
-	if k := s.rows[i].outcome; k > 0 {
-		return s.outcomes[k-1].code, s.outcomes[k-1].reason
-	}
-	return "", ""
-}
-
 // check is row i's node-level check, or nil.
 func (s *statusRows) check(i int) *Check {
 	if k := s.rows[i].more; k > 0 {
@@ -164,26 +154,6 @@ func (s *statusRows) kindless() int {
 		}
 	}
 	return n
-}
-
-// statusesForSummaryLine gives summaryLine the node statuses it reads: only when a reason is one of
-// kube-scheduler's checks (it counts their words per node), and then only each node's name, fit, code and text.
-func statusesForSummaryLine(nodes []*Node, rows []NodeBrief, outcomes outcomeTable, reasons []ReasonCount) []NodeStatus {
-	kube := false
-	for _, r := range reasons {
-		kube = kube || IsKubeCheck(r.Code)
-	}
-	if !kube {
-		return nil
-	}
-	out := make([]NodeStatus, len(rows))
-	for i := range rows {
-		out[i] = NodeStatus{Node: nodes[i].Name, Fits: rows[i].Fits}
-		if k := rows[i].outcome; k > 0 {
-			out[i].Code, out[i].Reason = outcomes[k-1].code, outcomes[k-1].reason
-		}
-	}
-	return out
 }
 
 // feasibleRanking is a verdict's fitting nodes until Verdict.Feasible first reads them: their rows, sorted

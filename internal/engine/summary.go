@@ -16,10 +16,8 @@ type Summary struct {
 	// Verdict is Evaluate's verdict without Nodes and Feasible: Rows and Feasible stand for them.
 	Verdict *Verdict
 
-	nodes    []*Node       // the evaluated nodes, in name order
-	rows     []NodeBrief   // parallel to nodes
-	outcomes []nodeOutcome // NodeBrief.outcome-1 indexes it
-	feasible []int         // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
+	nodeRows
+	feasible []int // rows of the fitting nodes: best first, or in name order for EvalOptions.Unranked
 	// request is, for each name of EvalOptions.Nodes, its row (-1: the cluster has no such node); nil when
 	// every node was evaluated (then a node's row is its place in the cluster's names).
 	request []int32
@@ -42,6 +40,40 @@ type NodeBrief struct {
 	// more is 1 + the index of the node's extras in a verdict's statusRows.more (lazystatus.go); 0 for none
 	// and in a Summary.
 	more uint32
+}
+
+// nodeRows are the evaluated nodes' rows, a Summary's and a verdict's until its statuses are built
+// (lazystatus.go).
+type nodeRows struct {
+	nodes    []*Node      // the evaluated nodes, in name order (a copy: the cluster's list changes in place)
+	rows     []NodeBrief  // parallel to nodes
+	outcomes outcomeTable // NodeBrief.outcome-1 indexes it
+}
+
+// outcome is row i's code and reason text.
+func (r *nodeRows) outcome(i int) (Code, string) {
+	if k := r.rows[i].outcome; k > 0 {
+		return r.outcomes[k-1].code, r.outcomes[k-1].reason
+	}
+	return "", ""
+}
+
+// statusesForSummaryLine gives summaryLine the node statuses it reads: only when a reason is one of
+// kube-scheduler's checks (it counts their words per node), and then only each node's name, fit, code and text.
+func (r *nodeRows) statusesForSummaryLine(reasons []ReasonCount) []NodeStatus {
+	kube := false
+	for _, rc := range reasons {
+		kube = kube || IsKubeCheck(rc.Code)
+	}
+	if !kube {
+		return nil
+	}
+	out := make([]NodeStatus, len(r.rows))
+	for i := range r.rows {
+		out[i] = NodeStatus{Node: r.nodes[i].Name, Fits: r.rows[i].Fits}
+		out[i].Code, out[i].Reason = r.outcome(i)
+	}
+	return out
 }
 
 // nodeOutcome is a node's deciding code and HAMi's FailedNodes text (NodeStatus.Code and Reason).
@@ -131,13 +163,7 @@ func (s *Summary) Row(i int) *NodeBrief { return &s.rows[i] }
 
 // Outcome is row i's deciding code and HAMi's FailedNodes text (NodeStatus.Code and Reason); empty for a
 // node that fits.
-func (s *Summary) Outcome(i int) (Code, string) {
-	if k := s.rows[i].outcome; k > 0 {
-		o := &s.outcomes[k-1]
-		return o.code, o.reason
-	}
-	return "", ""
-}
+func (s *Summary) Outcome(i int) (Code, string) { return s.outcome(i) }
 
 // Requested is the row of EvalOptions.Nodes[i], or -1 when the cluster has no such node.
 func (s *Summary) Requested(i int) int {

@@ -81,7 +81,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	case sum != nil && opts.Nodes != nil:
 		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
 	case opts.Nodes != nil:
-		nodes, _ = c.subset(opts.Nodes)
+		nodes = c.subsetNodes(opts.Nodes)
 	}
 	if opts.Nodes == nil {
 		nodes = slices.Clone(nodes) // the answer outlives the read lock; the cluster's list changes in place
@@ -105,6 +105,9 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	workers := runtime.GOMAXPROCS(0)
 	if len(nodes) < parallelMinNodes || workers < 2 {
 		r = c.evalRange(f, nodes, 0, len(nodes), rows, full, opts, now, self)
+		if full {
+			lazy.parts, lazy.starts = []rangeMore{r.more}, []int{0}
+		}
 	} else {
 		// Nodes are independent: split them into contiguous ranges, one per core, and merge the ranges in
 		// order, which gives exactly the sequential answer (every tie keeps the earlier node).
@@ -125,6 +128,10 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		}
 		wg.Wait()
 		r = parts[0]
+		if full {
+			lazy.parts, lazy.starts = make([]rangeMore, 1, workers), make([]int, 1, workers)
+			lazy.parts[0] = r.more
+		}
 		for w, p := range parts[1:] {
 			// The range's rows index its own outcomes and extras, now after those of the ranges before.
 			lo, hi, off := len(nodes)*(w+1)/workers, len(nodes)*(w+2)/workers, uint32(len(r.outcomes))
@@ -133,15 +140,17 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 					rows[i].outcome += off
 				}
 			}
-			r.more.merge(&p.more, rows[lo:hi])
 			r.merge(p, req.NodePolicy)
+			if full {
+				lazy.parts, lazy.starts = append(lazy.parts, p.more), append(lazy.starts, lo)
+			}
 		}
 	}
 	best, feasible, agg := r.best, r.feasible, r.agg
 	if sum != nil {
 		sum.outcomes = r.outcomes
 	} else {
-		lazy.outcomes, lazy.more, lazy.examples, lazy.details = r.outcomes, r.more.more, r.more.examples, r.more.details
+		lazy.outcomes = r.outcomes
 	}
 	var bestPlacement []ContainerPlacement
 	if best >= 0 {
@@ -299,7 +308,7 @@ func (c *Cluster) evalRange(f *fitter, nodes []*Node, lo, hi int, rows []NodeBri
 					e := st[ex]
 					e.Checks = nil
 					e.identify(&n.GPUs[ex])
-					more.example = r.more.example(e)
+					more.example = r.more.example(e, hi-i)
 				}
 			}
 			r.agg.add(f, n, &ns, st, res)
@@ -483,6 +492,16 @@ func better(policy string, a, b float64) bool {
 }
 
 func (c *Cluster) subset(names []string) ([]*Node, []string) {
+	nodes := c.subsetNodes(names)
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = c.nodeNames[n.pos]
+	}
+	return nodes, out
+}
+
+// subsetNodes is subset's nodes without their names.
+func (c *Cluster) subsetNodes(names []string) []*Node {
 	// Mark the known nodes by position instead of sorting the names: kube-scheduler sends thousands, unsorted.
 	mark := make([]bool, len(c.nodeList))
 	count := 0
@@ -493,14 +512,12 @@ func (c *Cluster) subset(names []string) ([]*Node, []string) {
 		}
 	}
 	nodes := make([]*Node, 0, count)
-	out := make([]string, 0, count)
 	for i, m := range mark {
 		if m {
 			nodes = append(nodes, c.nodeList[i])
-			out = append(out, c.nodeNames[i])
 		}
 	}
-	return nodes, out
+	return nodes
 }
 
 func containsName(list []string, s string) bool {

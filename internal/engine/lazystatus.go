@@ -13,14 +13,15 @@ import "sync"
 type statusRows struct {
 	once sync.Once
 	nodeRows
-	more []nodeMore
+	// parts are the extras of each range of rows the evaluation split the nodes into, in order, and starts
+	// their first rows: a row's NodeBrief.more indexes its range's part (kept apart, not merged: no copy).
+	parts  []rangeMore
+	starts []int
 	// containers are the request's container names and unhealthy the code its kind's devices fail with when
 	// registered unhealthy (a facts-judged example of group 0), both by container index.
 	containers []string
 	unhealthy  []Code
-	examples   []GPUStatus   // examples as a walk left them
-	details    [][]GPUStatus // every GPU's result of the nodes asked for in detail
-	built      []NodeStatus  // the statuses, once built
+	built      []NodeStatus // the statuses, once built
 }
 
 // nodeMore is what a node's status has beyond its row; NodeBrief.more is its index plus one.
@@ -35,7 +36,8 @@ type nodeMore struct {
 	group             int8  // a facts-judged example's device group (nodefacts.go); -1: none
 }
 
-// rangeMore is what evaluating a range of nodes adds to a verdict's statusRows.
+// rangeMore is what evaluating a range of nodes adds to a verdict's statusRows: its rows' extras, the
+// examples as a walk left them and every GPU's result of the nodes asked for in detail.
 type rangeMore struct {
 	more     []nodeMore
 	examples []GPUStatus
@@ -51,8 +53,11 @@ func (m *rangeMore) keep(row *NodeBrief, x nodeMore) {
 	row.more = uint32(len(m.more))
 }
 
-// example keeps a walk's example and returns its index plus one.
-func (m *rangeMore) example(st GPUStatus) int32 {
+// example keeps a walk's example and returns its index plus one; room is how many more the range may keep.
+func (m *rangeMore) example(st GPUStatus, room int) int32 {
+	if m.examples == nil {
+		m.examples = make([]GPUStatus, 0, room) // one allocation, as the statuses' examples were
+	}
 	m.examples = append(m.examples, st)
 	return int32(len(m.examples))
 }
@@ -63,34 +68,29 @@ func (m *rangeMore) detail(gpus []GPUStatus) int32 {
 	return int32(len(m.details))
 }
 
-// merge appends the next range's extras; rows are that range's rows, whose indices move past this range's.
-func (m *rangeMore) merge(next *rangeMore, rows []NodeBrief) {
-	moreOff, exOff, detOff := uint32(len(m.more)), int32(len(m.examples)), int32(len(m.details))
-	for i := range rows {
-		if rows[i].more > 0 {
-			rows[i].more += moreOff
-		}
+// extras is row i's extras and its range's part, or nil.
+func (s *statusRows) extras(i int) (*nodeMore, *rangeMore) {
+	k := s.rows[i].more
+	if k == 0 {
+		return nil, nil
 	}
-	for _, x := range next.more {
-		if x.example > 0 {
-			x.example += exOff
-		}
-		if x.detail > 0 {
-			x.detail += detOff
-		}
-		m.more = append(m.more, x)
+	w := len(s.starts) - 1
+	for s.starts[w] > i { // a handful of ranges, one per core
+		w--
 	}
-	m.examples = append(m.examples, next.examples...)
-	m.details = append(m.details, next.details...)
+	p := &s.parts[w]
+	return &p.more[k-1], p
 }
 
 // statuses builds every row's NodeStatus, as the walk over the nodes would have written it.
 func (s *statusRows) statuses() []NodeStatus {
 	out := make([]NodeStatus, len(s.rows))
 	count := 0
-	for i := range s.more {
-		if s.more[i].example > 0 || s.more[i].group >= 0 {
-			count++
+	for w := range s.parts {
+		for _, m := range s.parts[w].more {
+			if m.example > 0 || m.group >= 0 {
+				count++
+			}
 		}
 	}
 	examples := make([]GPUStatus, count) // the statuses point into it: one per row that has an example
@@ -113,20 +113,20 @@ func (s *statusRows) status(i int, ns *NodeStatus, ex *GPUStatus) bool {
 	b := &s.rows[i]
 	ns.Node, ns.Fits, ns.Score, ns.CardRank = s.nodes[i].Name, b.Fits, b.Score, int(b.CardRank)
 	ns.Code, ns.Reason = s.outcome(i)
-	if b.more == 0 {
+	m, part := s.extras(i)
+	if m == nil {
 		return false
 	}
-	m := &s.more[b.more-1]
 	ns.Check = m.check
 	if m.container > 0 {
 		ns.Container = s.containers[m.container-1]
 	}
 	if m.detail > 0 {
-		ns.GPUs = s.details[m.detail-1]
+		ns.GPUs = part.details[m.detail-1]
 	}
 	switch {
 	case m.example > 0:
-		*ex = s.examples[m.example-1]
+		*ex = part.examples[m.example-1]
 	case m.group >= 0:
 		*ex = GPUStatus{Result: quickResult(int(m.group), s.unhealthy[m.container-1], m.need, m.have, m.total)}
 		ex.identify(&s.nodes[i].GPUs[m.gpu])
@@ -139,8 +139,8 @@ func (s *statusRows) status(i int, ns *NodeStatus, ex *GPUStatus) bool {
 
 // check is row i's node-level check, or nil.
 func (s *statusRows) check(i int) *Check {
-	if k := s.rows[i].more; k > 0 {
-		return s.more[k-1].check
+	if m, _ := s.extras(i); m != nil {
+		return m.check
 	}
 	return nil
 }

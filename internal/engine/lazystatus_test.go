@@ -12,13 +12,21 @@ import (
 
 // TestNodeWithBuildsTheStatusItQuotes holds Verdict.NodeWith, which builds one node's status from a verdict's
 // rows, to the statuses built whole: for every failing pod of generated worlds and of a world of every device
-// type, and every code of its reasons, the same node with the same status (check, example, container, reason).
+// type, and every code of its reasons, the same node with the same status (check, example, container, reason);
+// and MainReason and Blocker, which read the rows too, to their answers from the statuses.
 func TestNodeWithBuildsTheStatusItQuotes(t *testing.T) {
 	first, n := worldgen.Seeds(100)
 	compared := 0
 	check := func(what string, c *engine.Cluster, pods []*corev1.Pod) {
 		for _, p := range pods {
 			v := c.Evaluate(p, engine.EvalOptions{})
+			// MainReason and Blocker from the rows, then from the statuses built whole (a copy holding them).
+			main, blocker := engine.MainReason(v), engine.Blocker(v)
+			built := *v
+			built.SetNodes(v.Nodes())
+			if m, b := engine.MainReason(&built), engine.Blocker(&built); m != main || b != blocker {
+				t.Fatalf("%s: pod %s: from the rows MainReason %v, Blocker %q; from the statuses %v, %q", what, p.Name, main, blocker, m, b)
+			}
 			for _, r := range v.Reasons {
 				got := v.NodeWith(r.Code) // before the statuses are built: from the rows
 				if w := quotedNode(v.Nodes(), r.Code); !reflect.DeepEqual(got, w) {

@@ -88,19 +88,40 @@ func Blocker(v *Verdict) string {
 	}
 	r := MainReason(v)
 	node := ""
-	for i := range v.Nodes() {
-		if ns := &v.Nodes()[i]; ns.Code == r.Code && !ns.Fits {
-			if !kindless(ns) {
-				node = ns.Node
+	if l := v.lazy; l != nil { // the rows say it without building the statuses
+		for i := range l.rows {
+			if code, _ := l.outcome(i); code != r.Code || l.rows[i].Fits {
+				continue
+			}
+			if !l.rows[i].Kindless {
+				node = l.nodes[i].Name
 				break
+			}
+			if node == "" {
+				node = l.nodes[i].Name
+			}
+		}
+	} else {
+		node = blockerNode(v.nodes, r.Code)
+	}
+	if node == "" {
+		return string(r.Code)
+	}
+	return fmt.Sprintf("%s on %s", r.Code, node)
+}
+
+// blockerNode is the first node failing with code that has some of the pod's device kind, else the first.
+func blockerNode(nodes []NodeStatus, code Code) string {
+	node := ""
+	for i := range nodes {
+		if ns := &nodes[i]; ns.Code == code && !ns.Fits {
+			if !kindless(ns) {
+				return ns.Node
 			}
 			if node == "" {
 				node = ns.Node
 			}
 		}
 	}
-	if node == "" {
-		return string(r.Code)
-	}
-	return fmt.Sprintf("%s on %s", r.Code, node)
+	return node
 }

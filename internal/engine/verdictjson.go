@@ -27,8 +27,9 @@ type verdictWire struct {
 	Problems     []Problem      `json:"problems,omitempty"`
 }
 
-// MarshalJSON writes the verdict with its node statuses.
-func (v *Verdict) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the verdict with its node statuses and fitting nodes. A value receiver: a Verdict written
+// by value (in a map, a struct field that is not a pointer) writes them too.
+func (v Verdict) MarshalJSON() ([]byte, error) {
 	return json.Marshal(&verdictWire{Pod: v.Pod, Scheduler: v.Scheduler, NotHAMi: v.NotHAMi, Routing: v.Routing,
 		Request: v.Request, NoGPURequest: v.NoGPURequest, Fits: v.Fits, Placement: v.Placement, Feasible: v.Feasible(),
 		Summary: v.Summary, Explanation: v.Explanation, Reasons: v.Reasons, Nodes: v.Nodes(), Quota: v.Quota,

@@ -40,6 +40,9 @@ func TestVerdictWireHasEveryField(t *testing.T) {
 	if g, _ := wt.FieldByName("Nodes"); g.Type != reflect.TypeOf([]NodeStatus(nil)) || g.Tag.Get("json") != "nodes" {
 		t.Errorf("verdictWire.Nodes is %v %q", g.Type, g.Tag.Get("json"))
 	}
+	if g, _ := wt.FieldByName("Feasible"); g.Type != reflect.TypeOf([]string(nil)) || g.Tag.Get("json") != "feasible,omitempty" {
+		t.Errorf("verdictWire.Feasible is %v %q", g.Type, g.Tag.Get("json"))
+	}
 }
 
 // TestVerdictJSONRoundTrip: a verdict written and read back is the same verdict, its node statuses included.
@@ -63,6 +66,11 @@ func TestVerdictJSONRoundTrip(t *testing.T) {
 		b, _ := json.Marshal(&back)
 		if string(a) != string(b) {
 			t.Errorf("%s: written again\n%s\nwant\n%s", pod.name, b, a)
+		}
+		// By value, as a map's values are written.
+		byValue, _ := json.Marshal(map[string]Verdict{"v": *pod.v})
+		if want := `{"v":` + string(a) + `}`; string(byValue) != want {
+			t.Errorf("%s: written by value\n%s\nwant\n%s", pod.name, byValue, want)
 		}
 	}
 }

@@ -77,12 +77,16 @@ type listCache struct {
 	containers []corev1.Container
 	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
 	into *podRecord
-	// text, strLists and contRecs are slabs the hand decoder carves the strings, annotation lists and
-	// container records it keeps from (keep, keepList, containerRecords): what a snapshot's objects keep
-	// lives as long as the snapshot, so one allocation serves many.
+	// text and contRecs are slabs the hand decoder carves the strings and container records it keeps from
+	// (keep, containerRecords): what a snapshot's objects keep lives as long as the snapshot, so one allocation
+	// serves many.
 	text     []byte
-	strLists []string
 	contRecs []containerRecord
+	// annoSlabs are the slabs keepList carves a pod's annotation list from, annoSlabs[annoSlab] the one in
+	// use: a list lives until its record is packed (Pods.pack copies it), so a reader that packs every record
+	// of a batch before decoding the next reuses them (reuseLists).
+	annoSlabs [][]string
+	annoSlab  int
 }
 
 // slabBytes, slabStrings and slabContainers are the sizes of listCache's slabs; a value over an eighth of one gets its own.
@@ -121,17 +125,30 @@ func (c *listCache) containerRecords(n int) []containerRecord {
 	return c.contRecs[start : start+n : start+n]
 }
 
-// keepList is a copy of kv carved from the list slab, at its length (an append copies it); non-nil for none.
+// keepList is a copy of kv carved from the list slabs, at its length (an append copies it); non-nil for none.
 func (c *listCache) keepList(kv []string) []string {
 	if len(kv) == 0 || len(kv) > slabStrings/8 {
 		return append(make([]string, 0, len(kv)), kv...)
 	}
-	if len(c.strLists)+len(kv) > cap(c.strLists) {
-		c.strLists = make([]string, 0, slabStrings)
+	if c.annoSlab < len(c.annoSlabs) && len(c.annoSlabs[c.annoSlab])+len(kv) > cap(c.annoSlabs[c.annoSlab]) {
+		c.annoSlab++
 	}
-	start := len(c.strLists)
-	c.strLists = append(c.strLists, kv...)
-	return c.strLists[start:len(c.strLists):len(c.strLists)]
+	if c.annoSlab == len(c.annoSlabs) {
+		c.annoSlabs = append(c.annoSlabs, make([]string, 0, slabStrings))
+	}
+	l := &c.annoSlabs[c.annoSlab]
+	start := len(*l)
+	*l = append(*l, kv...)
+	return (*l)[start:len(*l):len(*l)]
+}
+
+// reuseLists lets keepList carve its slabs again from the start: every list it gave is no longer held.
+func (c *listCache) reuseLists() {
+	for i := range c.annoSlabs[:min(c.annoSlab+1, len(c.annoSlabs))] {
+		clear(c.annoSlabs[i]) // what they held is not kept alive by them
+		c.annoSlabs[i] = c.annoSlabs[i][:0]
+	}
+	c.annoSlab = 0
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

@@ -86,3 +86,40 @@ func TestReaderReusesOnlyItsOwnObject(t *testing.T) {
 		t.Error("the reader built two objects: a pass over every pod makes garbage")
 	}
 }
+
+// TestPackedPodsAcrossBatches: a file of many batches of pods (the reader decodes 512 items at a time and packs
+// their records into the snapshot's strings before it reuses the decoder's annotation lists for the next batch)
+// reads every pod, its unique device list included, as the whole decode does, by At, Reader and Meta.
+func TestPackedPodsAcrossBatches(t *testing.T) {
+	w := genbigShape(30, 3000)
+	for _, format := range []string{"json", "yaml"} {
+		var buf bytes.Buffer
+		if err := w.WriteList(&buf, format); err != nil {
+			t.Fatal(err)
+		}
+		s, err := snapshot.Parse(buf.Bytes(), "genbig."+format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := snapshot.ParseWhole(buf.Bytes(), "genbig."+format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Pods.Len() != 3000 || whole.Pods.Len() != 3000 {
+			t.Fatalf("%s: %d and %d pods read", format, s.Pods.Len(), whole.Pods.Len())
+		}
+		read := s.Pods.Reader()
+		for i := range s.Pods.Len() {
+			want := whole.Pods.At(i)
+			if got := s.Pods.At(i); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: pod %d is\n%+v\nwant\n%+v", format, i, got, want)
+			}
+			if got := read(i); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: pod %d by a reader is\n%+v\nwant\n%+v", format, i, got, want)
+			}
+			if ns, name, node := s.Pods.Meta(i); ns != want.Namespace || name != want.Name || node != want.Spec.NodeName {
+				t.Fatalf("%s: pod %d's meta is %s/%s on %s", format, i, ns, name, node)
+			}
+		}
+	}
+}

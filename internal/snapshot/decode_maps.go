@@ -77,16 +77,49 @@ type listCache struct {
 	containers []corev1.Container
 	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
 	into *podRecord
-	// text and contRecs are slabs the hand decoder carves the strings and container records it keeps from
-	// (keep, containerRecords): what a snapshot's objects keep lives as long as the snapshot, so one allocation
-	// serves many.
-	text     []byte
-	contRecs []containerRecord
-	// annoSlabs are the slabs keepList carves a pod's annotation list from, annoSlabs[annoSlab] the one in
-	// use: a list lives until its record is packed (Pods.pack copies it), so a reader that packs every record
-	// of a batch before decoding the next reuses them (reuseLists).
-	annoSlabs [][]string
-	annoSlab  int
+	// text is the slab the hand decoder carves the strings it keeps from (keep): what a snapshot's objects
+	// keep lives as long as the snapshot, so one allocation serves many.
+	text []byte
+	// annos and ctrs are the slabs keepList and containerRecords carve a pod's annotation list and container
+	// records from: they live until the record is packed (Pods.pack copies them), so a reader that packs every
+	// record of a batch before decoding the next reuses them (reuseSlabs).
+	annos slabs[string]
+	ctrs  slabs[containerRecord]
+}
+
+// slabs are arrays that short lists are carved from, all[at] the one in use; reuse starts again from the first.
+type slabs[T any] struct {
+	all [][]T
+	at  int
+}
+
+// carve is n zero elements at their length, from a slab of size elements.
+func (sl *slabs[T]) carve(n, size int) []T {
+	if sl.at < len(sl.all) && len(sl.all[sl.at])+n > cap(sl.all[sl.at]) {
+		sl.at++
+	}
+	if sl.at == len(sl.all) {
+		sl.all = append(sl.all, make([]T, 0, size))
+	}
+	l := &sl.all[sl.at]
+	start := len(*l)
+	*l = (*l)[:start+n]
+	return (*l)[start : start+n : start+n]
+}
+
+// reuse lets carve give the slabs again from the start: nothing carved so far is held any more.
+func (sl *slabs[T]) reuse() {
+	for i := range sl.all[:min(sl.at+1, len(sl.all))] {
+		clear(sl.all[i]) // zero for the next carve, and what they held is not kept alive by them
+		sl.all[i] = sl.all[i][:0]
+	}
+	sl.at = 0
+}
+
+// reuseSlabs lets keepList and containerRecords carve their slabs again: every record they served is packed.
+func (c *listCache) reuseSlabs() {
+	c.annos.reuse()
+	c.ctrs.reuse()
 }
 
 // slabBytes, slabStrings and slabContainers are the sizes of listCache's slabs; a value over an eighth of one gets its own.
@@ -117,12 +150,7 @@ func (c *listCache) containerRecords(n int) []containerRecord {
 	if n == 0 || n > slabContainers/8 {
 		return make([]containerRecord, n)
 	}
-	if len(c.contRecs)+n > cap(c.contRecs) {
-		c.contRecs = make([]containerRecord, 0, slabContainers)
-	}
-	start := len(c.contRecs)
-	c.contRecs = c.contRecs[:start+n]
-	return c.contRecs[start : start+n : start+n]
+	return c.ctrs.carve(n, slabContainers)
 }
 
 // keepList is a copy of kv carved from the list slabs, at its length (an append copies it); non-nil for none.
@@ -130,25 +158,9 @@ func (c *listCache) keepList(kv []string) []string {
 	if len(kv) == 0 || len(kv) > slabStrings/8 {
 		return append(make([]string, 0, len(kv)), kv...)
 	}
-	if c.annoSlab < len(c.annoSlabs) && len(c.annoSlabs[c.annoSlab])+len(kv) > cap(c.annoSlabs[c.annoSlab]) {
-		c.annoSlab++
-	}
-	if c.annoSlab == len(c.annoSlabs) {
-		c.annoSlabs = append(c.annoSlabs, make([]string, 0, slabStrings))
-	}
-	l := &c.annoSlabs[c.annoSlab]
-	start := len(*l)
-	*l = append(*l, kv...)
-	return (*l)[start:len(*l):len(*l)]
-}
-
-// reuseLists lets keepList carve its slabs again from the start: every list it gave is no longer held.
-func (c *listCache) reuseLists() {
-	for i := range c.annoSlabs[:min(c.annoSlab+1, len(c.annoSlabs))] {
-		clear(c.annoSlabs[i]) // what they held is not kept alive by them
-		c.annoSlabs[i] = c.annoSlabs[i][:0]
-	}
-	c.annoSlab = 0
+	l := c.annos.carve(len(kv), slabStrings)
+	copy(l, kv)
+	return l
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

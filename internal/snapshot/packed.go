@@ -91,12 +91,25 @@ type packedPod struct {
 	typed                                     bool
 	// annotations are key, value, key, value...: nil for no map, empty for an empty one.
 	annotations []strRef
-	containers  []containerRecord
+	containers  []packedContainer // nil for none, empty for an empty list
 	more        *podMore
 }
 
-// noAnnotations is an empty annotation map's list (not nil: no map).
-var noAnnotations = []strRef{}
+// packedContainer is a containerRecord as Pods keeps it, its name and image as references (32 bytes against 56).
+type packedContainer struct {
+	name, image      strRef
+	limits, requests corev1.ResourceList
+	more             *containerMore
+}
+
+// noAnnotations and noContainers are an empty map's and an empty list's (not nil: none).
+var (
+	noAnnotations = []strRef{}
+	noContainers  = []packedContainer{}
+)
+
+// ctrSlab is how many containers Pods carves its container lists from at once (16 KiB).
+const ctrSlab = 512
 
 // refSlab is how many references Pods carves its annotation lists from at once (16 KiB).
 const refSlab = 4 << 10
@@ -108,8 +121,19 @@ func (ps *Pods) pack(r *podRecord) packedPod {
 	}
 	t := ps.strs
 	out := packedPod{name: r.name, namespace: t.shared(r.namespace), nodeName: t.shared(r.nodeName),
-		schedulerName: t.shared(r.schedulerName), phase: t.shared(string(r.phase)), typed: r.typed,
-		containers: r.containers, more: r.more}
+		schedulerName: t.shared(r.schedulerName), phase: t.shared(string(r.phase)), typed: r.typed, more: r.more}
+	switch cs := r.containers; {
+	case cs == nil:
+	case len(cs) == 0:
+		out.containers = noContainers
+	default:
+		pcs := ps.containers(len(cs))
+		for i := range cs {
+			c := &cs[i]
+			pcs[i] = packedContainer{name: t.shared(c.name), image: t.shared(c.image), limits: c.limits, requests: c.requests, more: c.more}
+		}
+		out.containers = pcs
+	}
 	switch kv := r.annotations; {
 	case kv == nil:
 	case len(kv) == 0:
@@ -142,18 +166,17 @@ func (ps *Pods) refs(n int) []strRef {
 	return ps.refSlab[start : start+n : start+n]
 }
 
-// unpack is the podRecord a packed pod was made from (its annotation list a new one).
-func (ps *Pods) unpack(r *packedPod) podRecord {
-	out := podRecord{name: r.name, namespace: ps.str(r.namespace), nodeName: ps.str(r.nodeName),
-		schedulerName: ps.str(r.schedulerName), phase: corev1.PodPhase(ps.str(r.phase)), typed: r.typed,
-		containers: r.containers, more: r.more}
-	if r.annotations != nil {
-		out.annotations = make([]string, len(r.annotations))
-		for i, a := range r.annotations {
-			out.annotations[i] = ps.str(a)
-		}
+// containers are n packed containers carved from the Pods' slab, at their length.
+func (ps *Pods) containers(n int) []packedContainer {
+	if n > ctrSlab/8 {
+		return make([]packedContainer, n)
 	}
-	return out
+	if len(ps.ctrSlab)+n > cap(ps.ctrSlab) {
+		ps.ctrSlab = make([]packedContainer, 0, ctrSlab)
+	}
+	start := len(ps.ctrSlab)
+	ps.ctrSlab = ps.ctrSlab[:start+n]
+	return ps.ctrSlab[start : start+n : start+n]
 }
 
 // str is the string of a reference into the Pods' table.

@@ -22,6 +22,7 @@ type Pods struct {
 	// strs are the records' strings, refSlab where their annotation lists are carved from (packed.go).
 	strs    *strTable
 	refSlab []strRef
+	ctrSlab []packedContainer
 }
 
 // recChunk is how many records a chunk holds.
@@ -325,10 +326,11 @@ func compactContainer(c *corev1.Container) containerRecord {
 	return r
 }
 
-// pod builds the pod the record was made from, an object of its own.
+// pod builds the pod the record was made from, an object of its own (packed on its own, as Pods would keep it).
 func (r *podRecord) pod() *corev1.Pod {
-	var b podBuilder
-	return b.build(r)
+	var ps Pods
+	ps.addRecord(*r)
+	return ps.At(0)
 }
 
 // podBuilder builds pods from records into one object, its annotation map and container list reused from
@@ -339,25 +341,7 @@ type podBuilder struct {
 	containers []corev1.Container
 }
 
-// build is the record's pod, valid until the builder builds the next.
-func (b *podBuilder) build(r *podRecord) *corev1.Pod {
-	p := b.start(r.more, r.typed)
-	if p == nil {
-		return nil
-	}
-	p.Name, p.Namespace, p.Spec.NodeName, p.Spec.SchedulerName, p.Status.Phase = r.name, r.namespace, r.nodeName, r.schedulerName, r.phase
-	if r.annotations != nil {
-		m := b.annoMap(len(r.annotations) / 2)
-		for i := 0; i < len(r.annotations); i += 2 {
-			m[r.annotations[i]] = r.annotations[i+1]
-		}
-		p.Annotations = m
-	}
-	b.setContainers(p, r.containers)
-	return p
-}
-
-// buildPacked is build of a packed record of ps.
+// buildPacked is the pod of a packed record of ps, valid until the builder builds the next.
 func (b *podBuilder) buildPacked(ps *Pods, r *packedPod) *corev1.Pod {
 	p := b.start(r.more, r.typed)
 	if p == nil {
@@ -372,7 +356,7 @@ func (b *podBuilder) buildPacked(ps *Pods, r *packedPod) *corev1.Pod {
 		}
 		p.Annotations = m
 	}
-	b.setContainers(p, r.containers)
+	b.setContainers(ps, p, r.containers)
 	return p
 }
 
@@ -407,7 +391,7 @@ func (b *podBuilder) annoMap(n int) map[string]string {
 }
 
 // setContainers builds the records' containers into the builder's list, as the pod's.
-func (b *podBuilder) setContainers(p *corev1.Pod, containers []containerRecord) {
+func (b *podBuilder) setContainers(ps *Pods, p *corev1.Pod, containers []packedContainer) {
 	if containers != nil {
 		if cap(b.containers) < len(containers) {
 			b.containers = make([]corev1.Container, len(containers))
@@ -424,7 +408,7 @@ func (b *podBuilder) setContainers(p *corev1.Pod, containers []containerRecord) 
 				cs[i] = corev1.Container{}
 			}
 			pc := &cs[i]
-			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = c.name, c.image, c.limits, c.requests
+			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = ps.str(c.name), ps.str(c.image), c.limits, c.requests
 			if c.more != nil {
 				pc.Ports = c.more.ports
 			}

@@ -263,7 +263,7 @@ func (p *pipeline) consume() {
 			b.recs = make([]podRecord, batchItems)
 		}
 		for w := range caches {
-			caches[w].reuseLists() // the last batch's records are packed: their lists are copied (Pods.pack)
+			caches[w].reuseSlabs() // the last batch's records are packed: their lists are copied (Pods.pack)
 		}
 		var next atomic.Int64
 		var wg sync.WaitGroup

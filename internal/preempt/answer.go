@@ -70,7 +70,7 @@ func (ix *Index) prove(c *engine.Cluster, pod *corev1.Pod, cand *Candidate, eval
 	for _, v := range cand.Victims {
 		for _, p := range ix.byNode[cand.Node] {
 			if p.namespace == v.Namespace && p.name == v.Name {
-				removed = append(removed, ix.pod(p.at))
+				removed = append(removed, ix.pod(int(p.at)))
 			}
 		}
 	}

@@ -45,12 +45,13 @@ type Index struct {
 type podInfo struct {
 	namespace, name string
 	labels          map[string]string // a PodDisruptionBudget's selector reads them
-	deleting        bool              // metadata.deletionTimestamp is set
-	at              int               // the pod's position in the index's input (Index.pod)
+	start           int64             // unix nanoseconds of status.startTime; noStart when unset
+	at              int32             // the pod's position in the index's input (Index.pod)
 	priority        int32
-	start           int64 // unix nanoseconds of status.startTime; noStart when unset
-	// protected says why the pod is never a victim ("" when it may be one).
-	protected string
+	deleting        bool // metadata.deletionTimestamp is set
+	// protected: the pod is never a victim (protection says why). The fields are in this order, and this a
+	// flag rather than the reason, so that an index of a large snapshot's pods takes 64 bytes a pod, not 88.
+	protected bool
 }
 
 type pdbInfo struct {
@@ -96,8 +97,8 @@ func NewIndexFrom(n int, read, pod func(i int) *corev1.Pod, classes []*schedulin
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		infos = append(infos, podInfo{namespace: p.Namespace, name: p.Name, labels: p.Labels, deleting: p.DeletionTimestamp != nil, at: i,
-			priority: ix.Priority(p), start: noStart, protected: protection(p)})
+		infos = append(infos, podInfo{namespace: p.Namespace, name: p.Name, labels: p.Labels, deleting: p.DeletionTimestamp != nil, at: int32(i),
+			priority: ix.Priority(p), start: noStart, protected: protection(p) != ""})
 		pi := &infos[len(infos)-1]
 		if p.Status.StartTime != nil {
 			pi.start = p.Status.StartTime.UnixNano()
@@ -218,7 +219,7 @@ func (ix *Index) violating(pods []*podInfo) (violating, fine []int) {
 func (ix *Index) PodOn(node, namespace, name string) *corev1.Pod {
 	for _, p := range ix.byNode[node] {
 		if p.namespace == namespace && p.name == name {
-			return ix.pod(p.at)
+			return ix.pod(int(p.at))
 		}
 	}
 	return nil

@@ -152,7 +152,7 @@ func (ix *Index) NodeVictims(probe *engine.Probe, node string, prio int32, fixed
 func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fixed []engine.Held, s *scratch) *Candidate {
 	lower := s.lower[:0]
 	for _, p := range ix.byNode[node] {
-		if p.priority < prio && p.protected == "" && !s.skip[p.key()] {
+		if p.priority < prio && !p.protected && !s.skip[p.key()] {
 			lower = append(lower, p)
 		}
 	}

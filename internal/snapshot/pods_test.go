@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-hami/kubectl-hami/internal/snapshot"
 )
@@ -119,6 +120,47 @@ func TestPackedPodsAcrossBatches(t *testing.T) {
 			}
 			if ns, name, node := s.Pods.Meta(i); ns != want.Namespace || name != want.Name || node != want.Spec.NodeName {
 				t.Fatalf("%s: pod %d's meta is %s/%s on %s", format, i, ns, name, node)
+			}
+		}
+	}
+}
+
+// TestPodsOnIsEveryPodOfTheNode: PodsOn gives the pods bound to a node, in the snapshot's order, none for a node
+// without pods or unknown, and never an unbound pod; checked against a scan of every pod, on records (a file)
+// and on whole pods.
+func TestPodsOnIsEveryPodOfTheNode(t *testing.T) {
+	w := genbigShape(7, 60)
+	for i, p := range w.Pods.Slice() {
+		switch {
+		case i%9 == 0:
+			p.Spec.NodeName = "" // pending
+		case i%11 == 0:
+			p.Spec.NodeName = "node-00003" // crowd one node, out of the round's order
+		}
+	}
+	w.Pods.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "x"}, Spec: corev1.PodSpec{NodeName: "gone"}})
+	var buf bytes.Buffer
+	if err := w.WriteList(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	read, err := snapshot.Parse(buf.Bytes(), "nodes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*snapshot.Snapshot{"records": read, "whole": w} {
+		for _, node := range []string{"node-00000", "node-00003", "node-00006", "gone", "node-99999", ""} {
+			var want []string
+			for p := range s.Pods.All() {
+				if p.Spec.NodeName == node && node != "" {
+					want = append(want, p.Namespace+"/"+p.Name)
+				}
+			}
+			var got []string
+			for _, p := range s.PodsOn(node) {
+				got = append(got, p.Namespace+"/"+p.Name)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: PodsOn(%q) = %v, want %v", name, node, got, want)
 			}
 		}
 	}

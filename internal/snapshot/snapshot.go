@@ -73,10 +73,7 @@ func (s *Snapshot) Pod(namespace, name string) *corev1.Pod { return s.Pods.Find(
 // read one node at a time (query.KubeChecks). They are valid until the next call (their objects are reused,
 // as Pods.Reader's).
 func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
-	if s.onNode == nil {
-		s.onNode = indexByNode(&s.Pods)
-	}
-	at := s.onNode.of(node)
+	at := s.PodsBoundTo(node)
 	if len(at) == 0 {
 		return nil
 	}
@@ -89,6 +86,15 @@ func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
 	}
 	s.onNodeOut = out
 	return out
+}
+
+// PodsBoundTo are the positions in Pods of the pods bound to a node (spec.nodeName), in the snapshot's order:
+// PodsOn without building them (preempt.NewIndexByNode). The index by node is made when first asked.
+func (s *Snapshot) PodsBoundTo(node string) []int32 {
+	if s.onNode == nil {
+		s.onNode = indexByNode(&s.Pods)
+	}
+	return s.onNode.of(node)
 }
 
 // WithWholePods is the snapshot with every pod whole (the same snapshot when they are): for a surface that

@@ -84,15 +84,59 @@ func (t *strTable) unique(s string) strRef {
 	return t.add(s)
 }
 
-// packedPod is a podRecord as Pods keeps it (podRecord's fields, its strings but the name as references).
+// packedPod is a podRecord as Pods keeps it (podRecord's fields, its strings but the name as references, its
+// lists as spans of the Pods' stores): 64 bytes.
 type packedPod struct {
 	name                                      string
 	namespace, nodeName, schedulerName, phase strRef
-	typed                                     bool
-	// annotations are key, value, key, value...: nil for no map, empty for an empty one.
-	annotations []strRef
-	containers  []packedContainer // nil for none, empty for an empty list
+	// annotations are key, value, key, value... (Pods.refs): none for no map, empty for an empty one.
+	annotations span
+	containers  span // Pods.ctrs; none for no list, empty for an empty one
 	more        *podMore
+	typed       bool
+}
+
+// span is a list's place in a chunked store: its first element's index and its length; n < 0: no list (nil).
+type span struct {
+	at uint32
+	n  int32
+}
+
+var noList = span{n: -1}
+
+// chunked is a store of short lists, a chunk of 1<<shift elements at a time: a list is never split between two
+// chunks (a list longer than a chunk gets a chunk of its own, full from the start), so a span finds it as chunk
+// at>>shift, offset at&(1<<shift-1). Appending never copies what is held.
+type chunked[T any] struct {
+	chunks [][]T
+	shift  uint
+}
+
+// add is room for a list of n elements, and its span.
+func (c *chunked[T]) add(n int) ([]T, span) {
+	size := 1 << c.shift
+	last := len(c.chunks) - 1
+	if last < 0 || len(c.chunks[last])+n > cap(c.chunks[last]) {
+		c.chunks = append(c.chunks, make([]T, 0, max(size, n)))
+		last++
+	}
+	l := &c.chunks[last]
+	start := len(*l)
+	*l = (*l)[:start+n]
+	return (*l)[start : start+n : start+n], span{at: uint32(last)<<c.shift | uint32(start), n: int32(n)}
+}
+
+// get is the list of a span: nil for none.
+func (c *chunked[T]) get(sp span) []T {
+	if sp.n < 0 {
+		return nil
+	}
+	if sp.n == 0 {
+		return []T{} // not nil: an empty list, as read
+	}
+	chunk := c.chunks[sp.at>>c.shift]
+	off := int(sp.at & (1<<c.shift - 1))
+	return chunk[off : off+int(sp.n) : off+int(sp.n)]
 }
 
 // packedContainer is a containerRecord as Pods keeps it, its name and image as references (32 bytes against 56).
@@ -102,17 +146,11 @@ type packedContainer struct {
 	more             *containerMore
 }
 
-// noAnnotations and noContainers are an empty map's and an empty list's (not nil: none).
-var (
-	noAnnotations = []strRef{}
-	noContainers  = []packedContainer{}
+// The Pods' stores' chunks: 4,096 references (16 KiB) and 512 containers (16 KiB).
+const (
+	refShift = 12
+	ctrShift = 9
 )
-
-// ctrSlab is how many containers Pods carves its container lists from at once (16 KiB).
-const ctrSlab = 512
-
-// refSlab is how many references Pods carves its annotation lists from at once (16 KiB).
-const refSlab = 4 << 10
 
 // pack is r as the Pods keep it, its strings in the Pods' table.
 func (ps *Pods) pack(r *podRecord) packedPod {
@@ -121,25 +159,25 @@ func (ps *Pods) pack(r *podRecord) packedPod {
 	}
 	t := ps.strs
 	out := packedPod{name: r.name, namespace: t.shared(r.namespace), nodeName: t.shared(r.nodeName),
-		schedulerName: t.shared(r.schedulerName), phase: t.shared(string(r.phase)), typed: r.typed, more: r.more}
-	switch cs := r.containers; {
-	case cs == nil:
-	case len(cs) == 0:
-		out.containers = noContainers
-	default:
-		pcs := ps.containers(len(cs))
+		schedulerName: t.shared(r.schedulerName), phase: t.shared(string(r.phase)), typed: r.typed, more: r.more,
+		annotations: noList, containers: noList}
+	if cs := r.containers; cs != nil {
+		if ps.ctrs.shift == 0 {
+			ps.ctrs.shift = ctrShift
+		}
+		var pcs []packedContainer
+		pcs, out.containers = ps.ctrs.add(len(cs))
 		for i := range cs {
 			c := &cs[i]
 			pcs[i] = packedContainer{name: t.shared(c.name), image: t.shared(c.image), limits: c.limits, requests: c.requests, more: c.more}
 		}
-		out.containers = pcs
 	}
-	switch kv := r.annotations; {
-	case kv == nil:
-	case len(kv) == 0:
-		out.annotations = noAnnotations
-	default:
-		refs := ps.refs(len(kv))
+	if kv := r.annotations; kv != nil {
+		if ps.refs.shift == 0 {
+			ps.refs.shift = refShift
+		}
+		var refs []strRef
+		refs, out.annotations = ps.refs.add(len(kv))
 		for i := 0; i < len(kv); i += 2 {
 			refs[i] = t.shared(kv[i])
 			if isRepeatingAnnotation(kv[i]) {
@@ -148,35 +186,8 @@ func (ps *Pods) pack(r *podRecord) packedPod {
 				refs[i+1] = t.unique(kv[i+1])
 			}
 		}
-		out.annotations = refs
 	}
 	return out
-}
-
-// refs are n references carved from the Pods' slab, at their length.
-func (ps *Pods) refs(n int) []strRef {
-	if n > refSlab/8 {
-		return make([]strRef, n)
-	}
-	if len(ps.refSlab)+n > cap(ps.refSlab) {
-		ps.refSlab = make([]strRef, 0, refSlab)
-	}
-	start := len(ps.refSlab)
-	ps.refSlab = ps.refSlab[:start+n]
-	return ps.refSlab[start : start+n : start+n]
-}
-
-// containers are n packed containers carved from the Pods' slab, at their length.
-func (ps *Pods) containers(n int) []packedContainer {
-	if n > ctrSlab/8 {
-		return make([]packedContainer, n)
-	}
-	if len(ps.ctrSlab)+n > cap(ps.ctrSlab) {
-		ps.ctrSlab = make([]packedContainer, 0, ctrSlab)
-	}
-	start := len(ps.ctrSlab)
-	ps.ctrSlab = ps.ctrSlab[:start+n]
-	return ps.ctrSlab[start : start+n : start+n]
 }
 
 // str is the string of a reference into the Pods' table.

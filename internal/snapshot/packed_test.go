@@ -8,8 +8,8 @@ import (
 // TestPackedRecordsStaySmall: a snapshot holds one packed record (and its containers) for every pod of the file
 // for the life of a command; a field added or a string kept whole again grows them all.
 func TestPackedRecordsStaySmall(t *testing.T) {
-	if got := unsafe.Sizeof(packedPod{}); got > 96 {
-		t.Errorf("packedPod is %d bytes, more than 96", got)
+	if got := unsafe.Sizeof(packedPod{}); got > 64 {
+		t.Errorf("packedPod is %d bytes, more than 64", got)
 	}
 	if got := unsafe.Sizeof(packedContainer{}); got > 32 {
 		t.Errorf("packedContainer is %d bytes, more than 32", got)
@@ -44,5 +44,40 @@ func TestStrTableSharesAndKeepsUnique(t *testing.T) {
 		if r := tab.shared(s); tab.str(r) != s {
 			t.Fatalf("%q reads back as %q", s, tab.str(r))
 		}
+	}
+}
+
+// TestChunkedListsReadBack: lists of every length, shorter and longer than a chunk, read back whole and alone
+// from their spans; none and empty stay apart.
+func TestChunkedListsReadBack(t *testing.T) {
+	c := chunked[int]{shift: 2} // chunks of 4
+	var spans []span
+	var want [][]int
+	next := 0
+	for _, n := range []int{3, 2, 9, 1, 0, 4, 1, 1, 1, 5, 2} {
+		l, sp := c.add(n)
+		if len(l) != n || cap(l) != n {
+			t.Fatalf("room for %d is %d (cap %d)", n, len(l), cap(l))
+		}
+		w := make([]int, n)
+		for i := range l {
+			l[i], w[i] = next, next
+			next++
+		}
+		spans, want = append(spans, sp), append(want, w)
+	}
+	for i, sp := range spans {
+		got := c.get(sp)
+		if got == nil || len(got) != len(want[i]) || cap(got) != len(got) {
+			t.Fatalf("list %d reads back as %v (cap %d), want %v", i, got, cap(got), want[i])
+		}
+		for j := range got {
+			if got[j] != want[i][j] {
+				t.Fatalf("list %d reads back as %v, want %v", i, got, want[i])
+			}
+		}
+	}
+	if c.get(noList) != nil {
+		t.Error("no list reads back as a list")
 	}
 }

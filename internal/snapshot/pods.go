@@ -19,10 +19,10 @@ type Pods struct {
 	whole []*corev1.Pod
 	recs  [][]packedPod // in chunks: growing never copies what is held
 	n     int           // records held
-	// strs are the records' strings, refSlab where their annotation lists are carved from (packed.go).
-	strs    *strTable
-	refSlab []strRef
-	ctrSlab []packedContainer
+	// strs are the records' strings, refs and ctrs their annotation and container lists (packed.go).
+	strs *strTable
+	refs chunked[strRef]
+	ctrs chunked[packedContainer]
 }
 
 // recChunk is how many records a chunk holds.
@@ -138,9 +138,10 @@ func (ps *Pods) annotation(i int, key string) string {
 		return ""
 	}
 	r := ps.record(i - len(ps.whole))
-	for j := 0; j < len(r.annotations); j += 2 {
-		if ps.str(r.annotations[j]) == key {
-			return ps.str(r.annotations[j+1])
+	annos := ps.refs.get(r.annotations)
+	for j := 0; j < len(annos); j += 2 {
+		if ps.str(annos[j]) == key {
+			return ps.str(annos[j+1])
 		}
 	}
 	return ""
@@ -349,14 +350,14 @@ func (b *podBuilder) buildPacked(ps *Pods, r *packedPod) *corev1.Pod {
 	}
 	p.Name, p.Namespace, p.Spec.NodeName = r.name, ps.str(r.namespace), ps.str(r.nodeName)
 	p.Spec.SchedulerName, p.Status.Phase = ps.str(r.schedulerName), corev1.PodPhase(ps.str(r.phase))
-	if r.annotations != nil {
-		m := b.annoMap(len(r.annotations) / 2)
-		for i := 0; i < len(r.annotations); i += 2 {
-			m[ps.str(r.annotations[i])] = ps.str(r.annotations[i+1])
+	if annos := ps.refs.get(r.annotations); annos != nil {
+		m := b.annoMap(len(annos) / 2)
+		for i := 0; i < len(annos); i += 2 {
+			m[ps.str(annos[i])] = ps.str(annos[i+1])
 		}
 		p.Annotations = m
 	}
-	b.setContainers(ps, p, r.containers)
+	b.setContainers(ps, p, ps.ctrs.get(r.containers))
 	return p
 }
 

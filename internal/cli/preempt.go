@@ -19,7 +19,7 @@ func preemption(s *snapshot.Snapshot, c *engine.Cluster, pod *corev1.Pod, v *eng
 	if pod.Status.NominatedNodeName == "" && (v == nil || v.Fits || v.NotHAMi || v.NoGPURequest) {
 		return nil // nothing to say; the index over every pod is not built
 	}
-	ix := preempt.NewIndexFrom(s.Pods.Len(), s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs)
+	ix := preempt.NewIndexByNode(s.PodsBoundTo, s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs)
 	a := preempt.Explain(c, ix, pod, v, preempt.Options{Eval: engine.EvalOptions{Now: now}})
 	if len(a.Lines()) == 0 {
 		return nil

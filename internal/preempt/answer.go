@@ -38,7 +38,7 @@ type Proposal struct {
 func Explain(c *engine.Cluster, ix *Index, pod *corev1.Pod, v *engine.Verdict, o Options) *Answer {
 	a := &Answer{Priority: ix.Priority(pod), Nominated: pod.Status.NominatedNodeName}
 	if a.Nominated != "" {
-		for _, p := range ix.byNode[a.Nominated] {
+		for _, p := range ix.podsOn(a.Nominated) {
 			if p.deleting && p.priority < a.Priority {
 				a.WaitsFor = append(a.WaitsFor, Victim{Namespace: p.namespace, Name: p.name, Priority: p.priority, start: p.start})
 			}
@@ -67,10 +67,11 @@ func Explain(c *engine.Cluster, ix *Index, pod *corev1.Pod, v *engine.Verdict, o
 // prove removes the victims from the cluster, evaluates the pod on the node, and puts them back.
 func (ix *Index) prove(c *engine.Cluster, pod *corev1.Pod, cand *Candidate, eval engine.EvalOptions) bool {
 	var removed []*corev1.Pod
+	on := ix.podsOn(cand.Node)
 	for _, v := range cand.Victims {
-		for _, p := range ix.byNode[cand.Node] {
+		for _, p := range on {
 			if p.namespace == v.Namespace && p.name == v.Name {
-				removed = append(removed, ix.pod(p.at))
+				removed = append(removed, ix.pod(int(p.at)))
 			}
 		}
 	}

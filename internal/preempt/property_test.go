@@ -15,7 +15,8 @@ import (
 // priorities and budgets. Invariants: the search is deterministic and leaves the cluster as it was; every chosen
 // preemption evicts only pods of lower priority bound to the chosen node that may be evicted, never for a pod
 // whose policy is Never; and a cluster rebuilt without the victims, evaluated by the engine from scratch,
-// fits the pod on that node.
+// fits the pod on that node. The index read a node at a time (NewIndexByNode, as a snapshot's read commands
+// build it) gives the same searches, answers and pods as the index of every pod.
 func TestGeneratedWorldsPreemption(t *testing.T) {
 	first, n := worldgen.Seeds(300)
 	searched, chosen := 0, 0
@@ -28,11 +29,20 @@ func TestGeneratedWorldsPreemption(t *testing.T) {
 		}
 		c, _ := w.Cluster(cfg)
 		ix := NewIndex(w.Pods.Slice(), w.PriorityClasses, w.PDBs)
+		byNode := NewIndexByNode(w.PodsBoundTo, w.Pods.Reader(), w.Pods.At, w.PriorityClasses, w.PDBs)
 		for _, pod := range append(w.Pods.Slice(), preemptors(w)...) {
+			if pod.Spec.NodeName != "" {
+				if got, want := byNode.PodOn(pod.Spec.NodeName, pod.Namespace, pod.Name), ix.PodOn(pod.Spec.NodeName, pod.Namespace, pod.Name); got != want {
+					t.Fatalf("seed %d pod %s/%s: PodOn read a node at a time gives %p, the index of every pod %p", seed, pod.Namespace, pod.Name, got, want)
+				}
+			}
 			if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
 				continue
 			}
 			before := c.Evaluate(pod, engine.EvalOptions{})
+			if got, want := Explain(c, byNode, pod, before, Options{}), Explain(c, ix, pod, before, Options{}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d pod %s/%s: the answer read a node at a time is %+v, with the index of every pod %+v", seed, pod.Namespace, pod.Name, got, want)
+			}
 			if before.Fits || before.NotHAMi {
 				continue
 			}
@@ -40,6 +50,9 @@ func TestGeneratedWorldsPreemption(t *testing.T) {
 			res := Search(c, ix, pod, Options{})
 			if again := Search(c, ix, pod, Options{}); !reflect.DeepEqual(res, again) {
 				t.Fatalf("seed %d pod %s: two searches differ: %+v and %+v", seed, res.Pod, res, again)
+			}
+			if got := Search(c, byNode, pod, Options{}); !reflect.DeepEqual(got, res) {
+				t.Fatalf("seed %d pod %s: the search read a node at a time gives %+v, with the index of every pod %+v", seed, res.Pod, got, res)
 			}
 			if after := c.Evaluate(pod, engine.EvalOptions{}); after.Summary != before.Summary {
 				t.Fatalf("seed %d pod %s: the search changed the cluster: %q -> %q", seed, res.Pod, before.Summary, after.Summary)

@@ -151,8 +151,8 @@ func (ix *Index) NodeVictims(probe *engine.Probe, node string, prio int32, fixed
 // victimsBeside is victimsOn with the fixed pods gone throughout (and never reprieved).
 func (ix *Index) victimsBeside(probe *engine.Probe, node string, prio int32, fixed []engine.Held, s *scratch) *Candidate {
 	lower := s.lower[:0]
-	for _, p := range ix.byNode[node] {
-		if p.priority < prio && p.protected == "" && !s.skip[p.key()] {
+	for _, p := range ix.podsOn(node) {
+		if p.priority < prio && !p.protected && !s.skip[p.key()] {
 			lower = append(lower, p)
 		}
 	}
@@ -226,7 +226,7 @@ func (ix *Index) waitsForVictims(pod *corev1.Pod, prio int32) string {
 	if node == "" {
 		return ""
 	}
-	for _, p := range ix.byNode[node] {
+	for _, p := range ix.podsOn(node) {
 		if p.deleting && p.priority < prio {
 			return fmt.Sprintf("it is nominated to node %s and waits for pod %s (priority %d) there to terminate", node, p.key(), p.priority)
 		}

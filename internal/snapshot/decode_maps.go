@@ -77,12 +77,49 @@ type listCache struct {
 	containers []corev1.Container
 	// into is where the next pod's record goes (the batch's slot for the item); nil: a record of its own.
 	into *podRecord
-	// text, strLists and contRecs are slabs the hand decoder carves the strings, annotation lists and
-	// container records it keeps from (keep, keepList, containerRecords): what a snapshot's objects keep
-	// lives as long as the snapshot, so one allocation serves many.
-	text     []byte
-	strLists []string
-	contRecs []containerRecord
+	// text is the slab the hand decoder carves the strings it keeps from (keep): what a snapshot's objects
+	// keep lives as long as the snapshot, so one allocation serves many.
+	text []byte
+	// annos and ctrs are the slabs keepList and containerRecords carve a pod's annotation list and container
+	// records from: they live until the record is packed (Pods.pack copies them), so a reader that packs every
+	// record of a batch before decoding the next reuses them (reuseSlabs).
+	annos slabs[string]
+	ctrs  slabs[containerRecord]
+}
+
+// slabs are arrays that short lists are carved from, all[at] the one in use; reuse starts again from the first.
+type slabs[T any] struct {
+	all [][]T
+	at  int
+}
+
+// carve is n zero elements at their length, from a slab of size elements.
+func (sl *slabs[T]) carve(n, size int) []T {
+	if sl.at < len(sl.all) && len(sl.all[sl.at])+n > cap(sl.all[sl.at]) {
+		sl.at++
+	}
+	if sl.at == len(sl.all) {
+		sl.all = append(sl.all, make([]T, 0, size))
+	}
+	l := &sl.all[sl.at]
+	start := len(*l)
+	*l = (*l)[:start+n]
+	return (*l)[start : start+n : start+n]
+}
+
+// reuse lets carve give the slabs again from the start: nothing carved so far is held any more.
+func (sl *slabs[T]) reuse() {
+	for i := range sl.all[:min(sl.at+1, len(sl.all))] {
+		clear(sl.all[i]) // zero for the next carve, and what they held is not kept alive by them
+		sl.all[i] = sl.all[i][:0]
+	}
+	sl.at = 0
+}
+
+// reuseSlabs lets keepList and containerRecords carve their slabs again: every record they served is packed.
+func (c *listCache) reuseSlabs() {
+	c.annos.reuse()
+	c.ctrs.reuse()
 }
 
 // slabBytes, slabStrings and slabContainers are the sizes of listCache's slabs; a value over an eighth of one gets its own.
@@ -113,25 +150,17 @@ func (c *listCache) containerRecords(n int) []containerRecord {
 	if n == 0 || n > slabContainers/8 {
 		return make([]containerRecord, n)
 	}
-	if len(c.contRecs)+n > cap(c.contRecs) {
-		c.contRecs = make([]containerRecord, 0, slabContainers)
-	}
-	start := len(c.contRecs)
-	c.contRecs = c.contRecs[:start+n]
-	return c.contRecs[start : start+n : start+n]
+	return c.ctrs.carve(n, slabContainers)
 }
 
-// keepList is a copy of kv carved from the list slab, at its length (an append copies it); non-nil for none.
+// keepList is a copy of kv carved from the list slabs, at its length (an append copies it); non-nil for none.
 func (c *listCache) keepList(kv []string) []string {
 	if len(kv) == 0 || len(kv) > slabStrings/8 {
 		return append(make([]string, 0, len(kv)), kv...)
 	}
-	if len(c.strLists)+len(kv) > cap(c.strLists) {
-		c.strLists = make([]string, 0, slabStrings)
-	}
-	start := len(c.strLists)
-	c.strLists = append(c.strLists, kv...)
-	return c.strLists[start:len(c.strLists):len(c.strLists)]
+	l := c.annos.carve(len(kv), slabStrings)
+	copy(l, kv)
+	return l
 }
 
 // maxListText bounds the JSON text of a cached list; longer lists are decoded each time.

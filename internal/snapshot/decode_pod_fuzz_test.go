@@ -93,12 +93,16 @@ func FuzzHandDecoder(f *testing.F) {
 						}
 						seen[r.annotations[i]] = true
 					}
-					var b podBuilder
 					if got := r.pod(); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%q: built from its record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
 					}
-					if got := b.build(&r); !reflect.DeepEqual(got, want) {
-						t.Fatalf("%q: built by a reader from its record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
+					// As the snapshot keeps it: packed beside another pod, built fresh and by a reader.
+					ps := packedTwice(r)
+					if got := ps.At(1); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%q: built from its packed record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
+					}
+					if got := ps.Reader()(1); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%q: built by a reader from its packed record (%s):\n record: %+v\n read:   %+v", s, name, got, want)
 					}
 				}
 			}

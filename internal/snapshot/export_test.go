@@ -32,17 +32,27 @@ func DecodeItemRecord(js []byte) (first, again *corev1.Pod, ok bool) {
 	if !ok1 || !ok2 || sc.rec == nil || sc2.rec == nil {
 		return nil, nil, false
 	}
-	return sc.rec.pod(), sc2.rec.pod(), true
+	var ps Pods // packed as the snapshot keeps them, the second through the first's strings
+	ps.addRecord(*sc.rec)
+	ps.addRecord(*sc2.rec)
+	return ps.At(0), ps.Reader()(1), true
+}
+
+// packedTwice are the Pods holding r twice, packed: the second through the strings the first added.
+func packedTwice(r podRecord) *Pods {
+	var ps Pods
+	ps.addRecord(r)
+	ps.addRecord(r)
+	return &ps
 }
 
 // DecodeItemByReflection decodes one item by json-iterator's reflection alone, as the reader did before the
 // hand decoder.
 func DecodeItemByReflection(js []byte) (any, error) { return decodeReflect(js, nil) }
 
-// RecordRoundTrip is the pod built from the compact record a snapshot keeps of p.
+// RecordRoundTrip is the pod built from the compact record a snapshot keeps of p (packed, after another).
 func RecordRoundTrip(p *corev1.Pod) *corev1.Pod {
-	r := compactPod(p)
-	return r.pod()
+	return packedTwice(compactPod(p)).At(1)
 }
 
 // RecordParts says what of p the snapshot keeps beside its record's flat fields (podRecord): the meta of a

@@ -9,16 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Pods are a snapshot's pods. A pod read from a file is kept as a compact record (podRecord, about 300 bytes
-// for a plain pod against 2.3 KB as a corev1.Pod: a snapshot holds every pod of the cluster for the life of
-// the command); a pod read live, or put in a snapshot built in memory, is kept whole. A reader gets a
+// Pods are a snapshot's pods. A pod read from a file is kept as a compact record (podRecord, packed: packedPod,
+// about 190 bytes for a plain pod with its lists and unique strings, against 2.3 KB as a corev1.Pod: a snapshot
+// holds every pod of the cluster for the life of the command); a pod read live, or put in a snapshot built in memory, is kept whole. A reader gets a
 // *corev1.Pod built for it (All, At): it reads it and drops it, so that the pods are never all held whole at
 // once, which would bring the memory back. Every pod is read-only, as every object of a snapshot: a pod built
 // from a record shares its maps and slices with the record.
 type Pods struct {
 	whole []*corev1.Pod
-	recs  [][]podRecord // in chunks: growing never copies what is held
+	recs  [][]packedPod // in chunks: growing never copies what is held
 	n     int           // records held
+	// strs are the records' strings, refs and ctrs their annotation and container lists (packed.go).
+	strs *strTable
+	refs chunked[strRef]
+	ctrs chunked[packedContainer]
 }
 
 // recChunk is how many records a chunk holds.
@@ -41,21 +45,22 @@ func (ps *Pods) Add(p *corev1.Pod) {
 
 func (ps *Pods) addRecord(r podRecord) {
 	if ps.n%recChunk == 0 {
-		ps.recs = append(ps.recs, make([]podRecord, 0, recChunk))
+		ps.recs = append(ps.recs, make([]packedPod, 0, recChunk))
 	}
 	last := &ps.recs[len(ps.recs)-1]
-	*last = append(*last, r)
+	*last = append(*last, ps.pack(&r))
 	ps.n++
 }
 
-func (ps *Pods) record(i int) *podRecord { return &ps.recs[i/recChunk][i%recChunk] }
+func (ps *Pods) record(i int) *packedPod { return &ps.recs[i/recChunk][i%recChunk] }
 
 // At is the i-th pod, whole.
 func (ps *Pods) At(i int) *corev1.Pod {
 	if i < len(ps.whole) {
 		return ps.whole[i]
 	}
-	return ps.record(i - len(ps.whole)).pod()
+	var b podBuilder
+	return b.buildPacked(ps, ps.record(i-len(ps.whole)))
 }
 
 // All yields every pod whole, one at a time, in order (nil ones included, as kept).
@@ -92,7 +97,7 @@ func (ps *Pods) Meta(i int) (namespace, name, node string) {
 		return "", "", ""
 	}
 	r := ps.record(i - len(ps.whole))
-	return r.namespace, r.name, r.nodeName
+	return ps.str(r.namespace), r.name, ps.str(r.nodeName)
 }
 
 // Names yields every pod's namespace and name, read without building the pods (nil pods left out).
@@ -105,7 +110,7 @@ func (ps *Pods) Names() iter.Seq2[string, string] {
 		}
 		for _, chunk := range ps.recs {
 			for i := range chunk {
-				if r := &chunk[i]; r.more != nilPod && !yield(r.namespace, r.name) {
+				if r := &chunk[i]; r.more != nilPod && !yield(ps.str(r.namespace), r.name) {
 					return
 				}
 			}
@@ -121,7 +126,7 @@ func (ps *Pods) phase(i int) corev1.PodPhase {
 		}
 		return ""
 	}
-	return ps.record(i - len(ps.whole)).phase
+	return corev1.PodPhase(ps.str(ps.record(i - len(ps.whole)).phase))
 }
 
 // annotation is the i-th pod's annotation key, read without building the pod.
@@ -133,9 +138,10 @@ func (ps *Pods) annotation(i int, key string) string {
 		return ""
 	}
 	r := ps.record(i - len(ps.whole))
-	for j := 0; j < len(r.annotations); j += 2 {
-		if r.annotations[j] == key {
-			return r.annotations[j+1]
+	annos := ps.refs.get(r.annotations)
+	for j := 0; j < len(annos); j += 2 {
+		if ps.str(annos[j]) == key {
+			return ps.str(annos[j+1])
 		}
 	}
 	return ""
@@ -151,8 +157,8 @@ func (ps *Pods) Find(namespace, name string) *corev1.Pod {
 	return nil
 }
 
-// podRecord is a pod read from a file as the snapshot keeps it: what every pod has in flat fields, its strings
-// shared (sharing); what the API server adds to a workload's pod (labels, owners, priority, tolerations,
+// podRecord is a pod read from a file as the decoder makes it, and as the snapshot keeps it once packed
+// (packedPod, packed.go): what every pod has in flat fields, its strings shared (sharing); what the API server adds to a workload's pod (labels, owners, priority, tolerations,
 // conditions, ...) in more.meta; and what is rarer (affinity, spread constraints, init
 // containers, ...) in more.rest, a corev1.Pod holding only those fields, nil for most pods. pod() builds the
 // corev1.Pod it was made from.
@@ -321,10 +327,11 @@ func compactContainer(c *corev1.Container) containerRecord {
 	return r
 }
 
-// pod builds the pod the record was made from, an object of its own.
+// pod builds the pod the record was made from, an object of its own (packed on its own, as Pods would keep it).
 func (r *podRecord) pod() *corev1.Pod {
-	var b podBuilder
-	return b.build(r)
+	var ps Pods
+	ps.addRecord(*r)
+	return ps.At(0)
 }
 
 // podBuilder builds pods from records into one object, its annotation map and container list reused from
@@ -335,59 +342,80 @@ type podBuilder struct {
 	containers []corev1.Container
 }
 
-// build is the record's pod, valid until the builder builds the next.
-func (b *podBuilder) build(r *podRecord) *corev1.Pod {
-	if r.more == nilPod {
+// buildPacked is the pod of a packed record of ps, valid until the builder builds the next.
+func (b *podBuilder) buildPacked(ps *Pods, r *packedPod) *corev1.Pod {
+	p := b.start(r.more, r.typed)
+	if p == nil {
+		return nil
+	}
+	p.Name, p.Namespace, p.Spec.NodeName = r.name, ps.str(r.namespace), ps.str(r.nodeName)
+	p.Spec.SchedulerName, p.Status.Phase = ps.str(r.schedulerName), corev1.PodPhase(ps.str(r.phase))
+	if annos := ps.refs.get(r.annotations); annos != nil {
+		m := b.annoMap(len(annos) / 2)
+		for i := 0; i < len(annos); i += 2 {
+			m[ps.str(annos[i])] = ps.str(annos[i+1])
+		}
+		p.Annotations = m
+	}
+	b.setContainers(ps, p, ps.ctrs.get(r.containers))
+	return p
+}
+
+// start resets the builder's pod to the record's rest, meta and type; nil for a nil pod's record.
+func (b *podBuilder) start(more *podMore, typed bool) *corev1.Pod {
+	if more == nilPod {
 		return nil
 	}
 	p := &b.pod
-	if r.more != nil && r.more.rest != nil {
-		*p = *r.more.rest
+	if more != nil && more.rest != nil {
+		*p = *more.rest
 	} else {
 		*p = corev1.Pod{}
 	}
-	if r.typed {
+	if typed {
 		p.Kind, p.APIVersion = "Pod", "v1"
 	}
-	p.Name, p.Namespace, p.Spec.NodeName, p.Spec.SchedulerName, p.Status.Phase = r.name, r.namespace, r.nodeName, r.schedulerName, r.phase
-	if r.more != nil {
-		putMeta(p, &r.more.meta)
+	if more != nil {
+		putMeta(p, &more.meta)
 	}
-	if r.annotations != nil {
-		if b.annos == nil {
-			b.annos = make(map[string]string, len(r.annotations)/2)
-		} else {
-			clear(b.annos)
-		}
-		for i := 0; i < len(r.annotations); i += 2 {
-			b.annos[r.annotations[i]] = r.annotations[i+1]
-		}
-		p.Annotations = b.annos
+	return p
+}
+
+// annoMap is the builder's annotation map, emptied.
+func (b *podBuilder) annoMap(n int) map[string]string {
+	if b.annos == nil {
+		b.annos = make(map[string]string, n)
+	} else {
+		clear(b.annos)
 	}
-	if r.containers != nil {
-		if cap(b.containers) < len(r.containers) {
-			b.containers = make([]corev1.Container, len(r.containers))
+	return b.annos
+}
+
+// setContainers builds the records' containers into the builder's list, as the pod's.
+func (b *podBuilder) setContainers(ps *Pods, p *corev1.Pod, containers []packedContainer) {
+	if containers != nil {
+		if cap(b.containers) < len(containers) {
+			b.containers = make([]corev1.Container, len(containers))
 		}
-		cs := b.containers[:len(r.containers):len(r.containers)]
+		cs := b.containers[:len(containers):len(containers)]
 		if cs == nil {
 			cs = []corev1.Container{} // an empty list, as read: not none
 		}
-		for i := range r.containers {
-			c := &r.containers[i]
+		for i := range containers {
+			c := &containers[i]
 			if c.more != nil && c.more.rest != nil {
 				cs[i] = *c.more.rest
 			} else {
 				cs[i] = corev1.Container{}
 			}
 			pc := &cs[i]
-			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = c.name, c.image, c.limits, c.requests
+			pc.Name, pc.Image, pc.Resources.Limits, pc.Resources.Requests = ps.str(c.name), ps.str(c.image), c.limits, c.requests
 			if c.more != nil {
 				pc.Ports = c.more.ports
 			}
 		}
 		p.Spec.Containers = cs
 	}
-	return p
 }
 
 // Reader is At for a pass that reads each pod and keeps nothing of the object itself: the pod it gives is
@@ -399,7 +427,7 @@ func (ps *Pods) Reader() func(i int) *corev1.Pod {
 		if i < len(ps.whole) {
 			return ps.whole[i]
 		}
-		return b.build(ps.record(i - len(ps.whole)))
+		return b.buildPacked(ps, ps.record(i-len(ps.whole)))
 	}
 }
 

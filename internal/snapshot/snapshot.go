@@ -41,7 +41,7 @@ type Snapshot struct {
 	// file is the name of the file read ("" for a cluster), for what it lacks (missing.go).
 	file string
 	// onNode are the positions of the pods bound to each node (PodsOn), made when first asked.
-	onNode map[string][]int32
+	onNode *podsByNode
 	// onNodeRead and onNodeOut are PodsOn's readers (one per pod of a node) and its answer, reused.
 	onNodeRead []func(int) *corev1.Pod
 	onNodeOut  []*corev1.Pod
@@ -73,15 +73,7 @@ func (s *Snapshot) Pod(namespace, name string) *corev1.Pod { return s.Pods.Find(
 // read one node at a time (query.KubeChecks). They are valid until the next call (their objects are reused,
 // as Pods.Reader's).
 func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
-	if s.onNode == nil {
-		s.onNode = map[string][]int32{}
-		for i := range s.Pods.Len() {
-			if _, _, n := s.Pods.Meta(i); n != "" {
-				s.onNode[n] = append(s.onNode[n], int32(i))
-			}
-		}
-	}
-	at := s.onNode[node]
+	at := s.PodsBoundTo(node)
 	if len(at) == 0 {
 		return nil
 	}
@@ -94,6 +86,15 @@ func (s *Snapshot) PodsOn(node string) []*corev1.Pod {
 	}
 	s.onNodeOut = out
 	return out
+}
+
+// PodsBoundTo are the positions in Pods of the pods bound to a node (spec.nodeName), in the snapshot's order:
+// PodsOn without building them (preempt.NewIndexByNode). The index by node is made when first asked.
+func (s *Snapshot) PodsBoundTo(node string) []int32 {
+	if s.onNode == nil {
+		s.onNode = indexByNode(&s.Pods)
+	}
+	return s.onNode.of(node)
 }
 
 // WithWholePods is the snapshot with every pod whole (the same snapshot when they are): for a surface that
@@ -124,4 +125,56 @@ func stripNoise(objs ...metaObject) {
 	for _, o := range objs {
 		o.SetManagedFields(nil)
 	}
+}
+
+// podsByNode are the positions of a snapshot's pods bound to each node: one list of every bound pod's position,
+// grouped by node in the snapshot's order, and each node's part of it; about 4 bytes a pod and 40 a node,
+// where a list per node grown by append was about 30 bytes a pod and its garbage.
+type podsByNode struct {
+	node map[string]int32 // a node's index in span
+	span []int32          // node i's positions are at[span[i]:span[i+1]]
+	at   []int32
+}
+
+func indexByNode(ps *Pods) *podsByNode {
+	x := &podsByNode{node: map[string]int32{}}
+	nodeOf := make([]int32, ps.Len()) // each pod's node index + 1; 0: none
+	var count []int32
+	for i := range ps.Len() {
+		_, _, n := ps.Meta(i)
+		if n == "" {
+			continue
+		}
+		k, ok := x.node[n]
+		if !ok {
+			k = int32(len(count))
+			x.node[n] = k
+			count = append(count, 0)
+		}
+		count[k]++
+		nodeOf[i] = k + 1
+	}
+	x.span = make([]int32, len(count)+1)
+	for k, c := range count {
+		x.span[k+1] = x.span[k] + c
+	}
+	x.at = make([]int32, x.span[len(count)])
+	next := count // now where each node's next position goes
+	copy(next, x.span)
+	for i, k := range nodeOf {
+		if k > 0 {
+			x.at[next[k-1]] = int32(i)
+			next[k-1]++
+		}
+	}
+	return x
+}
+
+// of is the positions of the pods bound to node, in the snapshot's order.
+func (x *podsByNode) of(node string) []int32 {
+	k, ok := x.node[node]
+	if !ok {
+		return nil
+	}
+	return x.at[x.span[k]:x.span[k+1]]
 }

@@ -262,6 +262,9 @@ func (p *pipeline) consume() {
 		if cap(b.recs) < len(b.items) {
 			b.recs = make([]podRecord, batchItems)
 		}
+		for w := range caches {
+			caches[w].reuseSlabs() // the last batch's records are packed: their lists are copied (Pods.pack)
+		}
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for w := range min(workers, len(b.items)) {

@@ -89,7 +89,7 @@ func consumersSee(t *testing.T, s *snapshot.Snapshot, now time.Time) seen {
 	c, problems := s.Cluster(cfg)
 	js("problems", problems)
 	byNode := s.PodsOn
-	ix := preempt.NewIndexFrom(s.Pods.Len(), s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs)
+	ix := preempt.NewIndexByNode(s.PodsBoundTo, s.Pods.Reader(), s.Pods.At, s.PriorityClasses, s.PDBs) // as the read commands build it
 	js("index problems", ix.Problems)
 	var out seen
 	for _, p := range s.Pods.Slice() {

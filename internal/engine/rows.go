@@ -101,7 +101,7 @@ func (f *fitter) familyCheck(row *device.Row, n *Node, gi int, r *ContainerReque
 		MemNeed: memNeed, CoresNeed: coresNeed, AskedCores: r.Cores, PodQos: -1, Sharers: g.qos, RegQos: g.regQos(),
 		TakenByPod: f.extra[gi].slots > 0}
 	if s != nil {
-		d.PodQos = s.qos
+		d.PodQos = int(s.qos)
 	}
 	f.takenNode, f.takenGPU = n, gi
 	if f.otherTakenF == nil {

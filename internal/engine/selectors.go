@@ -17,12 +17,15 @@ type selectors struct {
 	useUUIDs, noUseUUIDs       []string
 	// mode is the pod's nvidia.com/vgpu-mode for a type with modes (the MIG row: NVIDIA); "" matches any.
 	mode string
-	qos  int // the pod's QoS policy index; -1: the Kind has none
+	qos  int32 // the pod's QoS policy index; -1: the Kind has none
+	// typed is set when the pod names a mode or a type list: typeMatches then reads them (beside qos, in its
+	// padding: the fitter keeps a few selectors and stays in its size class).
+	typed bool
 }
 
 // newSelectors fills s with the pod's selectors of type k.
 func newSelectors(s *selectors, k *device.Kind, annos map[string]string, mode string) *selectors {
-	*s = selectors{kind: k, qos: k.QosIndex(annos), mode: mode}
+	*s = selectors{kind: k, qos: int32(k.QosIndex(annos)), mode: mode}
 	if k.UseType != "" {
 		s.rawUseTypes = splitList(annos[k.UseType])
 		s.rawNoUseTypes = splitList(annos[k.NoUseType])
@@ -37,6 +40,7 @@ func newSelectors(s *selectors, k *device.Kind, annos map[string]string, mode st
 		s.useUUIDs = splitList(annos[k.UseUUID])
 		s.noUseUUIDs = splitList(annos[k.NoUseUUID])
 	}
+	s.typed = s.mode != "" || len(s.useTypes) > 0 || len(s.noUseTypes) > 0
 	return s
 }
 
@@ -45,9 +49,12 @@ func newSelectors(s *selectors, k *device.Kind, annos map[string]string, mode st
 // contains, and a no-use list, when given, must have none; all apply together; case-insensitive. A type
 // without selectors (Ascend, Cambricon) always matches.
 func (s *selectors) typeMatches(t, mode string) bool {
-	if s == nil {
-		return true
-	}
+	// Small enough to inline: most pods name no mode and no type, and this runs for every device looked at.
+	return s == nil || !s.typed || s.typeListed(t, mode)
+}
+
+// typeListed is typeMatches of a pod that names a mode or a type.
+func (s *selectors) typeListed(t, mode string) bool {
 	if s.mode != "" && s.mode != mode {
 		return false
 	}
@@ -86,9 +93,11 @@ func (s *selectors) typeDetail(mode string) string {
 // uuidMatches is HAMi's CheckUUID (pkg/device/devices.go:693-713): a use list, when given, must name the
 // device, and a no-use list, when given, must not; both apply together.
 func (s *selectors) uuidMatches(id string) bool {
-	if s == nil {
-		return true
-	}
+	return s == nil || len(s.useUUIDs) == 0 && len(s.noUseUUIDs) == 0 || s.uuidListed(id) // inlined, as typeMatches
+}
+
+// uuidListed is uuidMatches of a pod that names a UUID.
+func (s *selectors) uuidListed(id string) bool {
 	return (len(s.useUUIDs) == 0 || contains(s.useUUIDs, id)) && !contains(s.noUseUUIDs, id)
 }
 

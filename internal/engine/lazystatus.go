@@ -24,15 +24,15 @@ type statusRows struct {
 	built      []NodeStatus // the statuses, once built
 }
 
-// nodeMore is what a node's status has beyond its row; NodeBrief.more is its index plus one.
+// nodeMore is what a node's status has beyond its row; NodeBrief.more is its index plus one in its range's part.
 type nodeMore struct {
 	check *Check // NodeStatus.Check
 	// need, have and total are a facts-judged example's numbers (quickResult), on device gpu of the node.
 	need, have, total int64
 	gpu               int32
 	container         int32 // index plus one in containers; 0: no container
-	example           int32 // index plus one in examples (a walk's); 0: none
-	detail            int32 // index plus one in details
+	example           int32 // index plus one in its range's examples (a walk's); 0: none
+	detail            int32 // index plus one in its range's details
 	group             int8  // a facts-judged example's device group (nodefacts.go); -1: none
 }
 

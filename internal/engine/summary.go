@@ -37,8 +37,8 @@ type NodeBrief struct {
 	Fits     bool
 	// Kindless marks a node without any device of the pod's kind (MainReason leaves it out of scope).
 	Kindless bool
-	// more is 1 + the index of the node's extras in a verdict's statusRows.more (lazystatus.go); 0 for none
-	// and in a Summary.
+	// more is 1 + the index of the node's extras in its range's part of a verdict's statusRows
+	// (lazystatus.go); 0 for none and in a Summary.
 	more uint32
 }
 

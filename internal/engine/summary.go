@@ -145,13 +145,6 @@ func (s *Summary) fromNodes(requested []string) {
 	v.nodes, v.feasible = nil, nil
 }
 
-func (s *Summary) rowsOrNil() []NodeBrief {
-	if s == nil {
-		return nil
-	}
-	return s.rows
-}
-
 // Len is the number of evaluated nodes.
 func (s *Summary) Len() int { return len(s.rows) }
 

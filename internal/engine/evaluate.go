@@ -31,6 +31,10 @@ type EvalOptions struct {
 	// gates of the verdict; the zero value runs them all where the engine answers alone (the commands and the
 	// terminal UI), none on the extender's cluster.
 	Kube KubeScope
+
+	// probe asks only whether the pod fits anywhere (fitsNow): no rows, no ranking, the walk stops at the first
+	// node that fits.
+	probe bool
 }
 
 // Evaluate decides where the pod fits, or explains with numbers why it does not. It never changes the
@@ -82,6 +86,10 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		nodes, sum.request, sum.pos = c.subsetIndexed(opts.Nodes)
 	case opts.Nodes != nil:
 		nodes = c.subsetNodes(opts.Nodes)
+	}
+	if opts.probe {
+		v.Fits = c.fitsAnywhere(f, nodes, now)
+		return v
 	}
 	if opts.Nodes == nil {
 		nodes = slices.Clone(nodes) // the answer outlives the read lock; the cluster's list changes in place
@@ -196,6 +204,30 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		v.Explanation, v.Hints = inWords(v.Explanation, w), inWords(v.Hints, w)
 	}
 	return v
+}
+
+// fitsNow is Evaluate(pod, opts).Fits without the verdict's rows: a proven fix's search (fixes.go) asks it
+// many times at every node of the cluster and reads nothing else.
+func (c *Cluster) fitsNow(pod *corev1.Pod, opts EvalOptions) bool {
+	opts.probe = true
+	return c.evaluate(pod, opts, nil).Fits
+}
+
+// fitsAnywhere is whether some node of nodes fits f's pod: evalRange's walk without its answers, stopping at
+// the first node that fits (which node is best does not change whether one fits).
+func (c *Cluster) fitsAnywhere(f *fitter, nodes []*Node, now nowFunc) bool {
+	var scratch []GPUStatus
+	f.quick = judgeByFacts
+	defer func() { f.quick = false }()
+	for _, n := range nodes {
+		if len(n.GPUs) > len(scratch) {
+			scratch = make([]GPUStatus, len(n.GPUs))
+		}
+		if f.fitNode(n, scratch[:len(n.GPUs)], now).ok {
+			return true
+		}
+	}
+	return false
 }
 
 // parallelMinNodes is the cluster size from which Evaluate spreads nodes over all cores; smaller clusters

@@ -80,3 +80,6 @@ func VerdictDiff(a, b *Verdict) string {
 	}
 	return fmt.Sprintf("the verdicts differ outside their nodes:\n  %+v\n  %+v", &ra, &rb)
 }
+
+// FitsNow is the proven fixes' question (fitsNow): whether pod fits anywhere, without a verdict.
+func FitsNow(c *Cluster, pod *corev1.Pod, opts EvalOptions) bool { return c.fitsNow(pod, opts) }

@@ -76,6 +76,7 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	t := c.fixTarget(kind)
 	opts.Nodes, opts.DetailNodes, opts.DetailAll, opts.Unranked = nil, nil, false, true
 	eval := func(p *corev1.Pod) *Verdict { return c.Evaluate(p, opts) }
+	fits := func(p *corev1.Pod) bool { return c.fitsNow(p, opts) } // the searches' steps read only Fits
 	var fixes []Fix
 
 	// Cluster-side changes first: the pod stays as its owner wrote it. The namespace quota fix knows the
@@ -104,8 +105,8 @@ func (c *Cluster) ProveFixes(pod *corev1.Pod, v *Verdict, opts EvalOptions) {
 	for _, f := range []func() *Fix{
 		func() *Fix { return filterFix(pod, v, eval, CardTypeMismatch, t.useType, t.noUseType) },
 		func() *Fix { return filterFix(pod, v, eval, CardUUIDMismatch, t.useUUID, t.noUseUUID) },
-		func() *Fix { return c.memoryFix(pod, v, eval, t) },
-		func() *Fix { return countFix(pod, v, eval, t) },
+		func() *Fix { return c.memoryFix(pod, v, eval, fits, t) },
+		func() *Fix { return countFix(pod, v, eval, fits, t) },
 	} {
 		if x := f(); x != nil {
 			fixes = append(fixes, *x)
@@ -308,7 +309,7 @@ func filterFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, cod
 // memoryFix finds the largest per-GPU memory request that fits now, by evaluating the pod with it: NUMA,
 // cores, quotas and card quotas all take part. nil when even 1 MiB does not fit or the pod has no GPU container
 // with a memory request to lower.
-func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, t fixTarget) *Fix {
+func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, fits func(*corev1.Pod) bool, t fixTarget) *Fix {
 	if !hasReason(v, CardInsufficientMemory) && !hasReason(v, ResourceQuotaNotFit) && !hasReason(v, CardMigTopologyInfeasible) &&
 		!hasReason(v, CardNotFoundCustomFilterRule) || t.memory == "" {
 		return nil
@@ -354,13 +355,13 @@ func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) 
 		}
 		return p
 	}
-	if !eval(with(t.factor)).Fits {
+	if !fits(with(t.factor)) {
 		return nil
 	}
 	lo := t.factor // fits
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		if eval(with(mid)).Fits {
+		if fits(with(mid)) {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -376,7 +377,7 @@ func (c *Cluster) memoryFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) 
 }
 
 // countFix finds the largest device count that fits now for a pod with one device container.
-func countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, t fixTarget) *Fix {
+func countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, fits func(*corev1.Pod) bool, t fixTarget) *Fix {
 	if len(v.Request.Containers) != 1 || v.Request.Containers[0].Count < 2 || v.Request.Containers[0].Init {
 		return nil
 	}
@@ -392,9 +393,9 @@ func countFix(pod *corev1.Pod, v *Verdict, eval func(*corev1.Pod) *Verdict, t fi
 		if _, ok := ct.Resources.Requests[name]; ok {
 			ct.Resources.Requests[name] = *resource.NewQuantity(int64(n), resource.DecimalSI)
 		}
-		if after := eval(p); after.Fits {
+		if fits(p) {
 			return outcome(&Fix{What: fmt.Sprintf("ask for %d %s(s) instead of %d, the most that fit now with the same memory and cores", n, t.word, cr.Count),
-				Field: "spec.containers[" + cr.Name + "].resources.limits[" + string(name) + "]", From: fmt.Sprint(cr.Count), To: fmt.Sprint(n)}, after)
+				Field: "spec.containers[" + cr.Name + "].resources.limits[" + string(name) + "]", From: fmt.Sprint(cr.Count), To: fmt.Sprint(n)}, eval(p))
 		}
 	}
 	return nil

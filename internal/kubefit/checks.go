@@ -87,7 +87,13 @@ type Node struct {
 
 // NewNode reads the node's allocatable once for CheckNode.
 func NewNode(obj *corev1.Node) *Node {
-	n := &Node{Obj: obj, clean: !obj.Spec.Unschedulable && len(obj.Spec.Taints) == 0}
+	n := nodeOf(obj)
+	return &n
+}
+
+// nodeOf is NewNode as a value (a caller that reads it once allocates nothing).
+func nodeOf(obj *corev1.Node) Node {
+	n := Node{Obj: obj, clean: !obj.Spec.Unschedulable && len(obj.Spec.Taints) == 0}
 	alloc := obj.Status.Allocatable
 	if q, ok := alloc[corev1.ResourcePods]; ok {
 		n.hasPods, n.allocPods = true, q.Value()
@@ -270,14 +276,18 @@ func CheckOn(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) []*
 	}
 	st := &Prepare(pod, ignoredResources).st
 	results := make([]NodeResult, len(nodes))
+	// One node's state and usage at a time, reused: a Failure keeps strings only, and a large cluster's
+	// checks then make no garbage per node (a read command's peak of memory comes while they run).
+	var ni nodeInfo
+	var u Usage
 	for i, node := range nodes {
 		if node == nil {
 			continue
 		}
-		ni := newNodeInfo(pod, node, podsOn(node.Name))
+		nodeInfoOf(&ni, &u, pod, node, podsOn(node.Name))
 		results[i].Node = node.Name
 		for _, c := range checks {
-			for _, f := range c.filter(st, ni) {
+			for _, f := range c.filter(st, &ni) {
 				f.Check = c.name
 				results[i].Failures = append(results[i].Failures, f)
 			}
@@ -286,8 +296,10 @@ func CheckOn(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) []*
 	return results
 }
 
-func newNodeInfo(pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) *nodeInfo {
-	u := &Usage{}
+// nodeInfoOf sets ni to the node beside its bound pods (the pod itself left out), their requests summed into u,
+// emptied first.
+func nodeInfoOf(ni *nodeInfo, u *Usage, pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) {
+	*u = Usage{sums: u.sums[:0]}
 	for _, p := range bound {
 		if p == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || samePod(p, pod) {
 			continue
@@ -307,8 +319,8 @@ func newNodeInfo(pod *corev1.Pod, node *corev1.Node, bound []*corev1.Pod) *nodeI
 			u.addQuantity(name, q, +1)
 		}
 	}
-	info := NewNode(node).info(u)
-	return &info
+	n := nodeOf(node)
+	*ni = n.info(u)
 }
 
 func samePod(a, b *corev1.Pod) bool {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -112,7 +113,27 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 // wireFields are the JSON fields of the types that write themselves (MarshalJSON) as a struct of fields: the
 // verdict writes its fitting nodes and node statuses (methods) as "feasible" after its placement and "nodes"
 // after its reasons (engine/verdictjson.go).
-var wireFields = map[reflect.Type][]reflect.StructField{reflect.TypeOf(engine.Verdict{}): verdictFields()}
+// A pod's allocation writes its MIG instances and other types' quota charges (methods, kept aside for the
+// few pods that have them) as "mig" after its uses and "vendorQuota" after its core quota
+// (engine/allocationjson.go).
+var wireFields = map[reflect.Type][]reflect.StructField{reflect.TypeOf(engine.Verdict{}): verdictFields(),
+	reflect.TypeOf(engine.PodAllocation{}): allocationFields()}
+
+func allocationFields() []reflect.StructField {
+	var out []reflect.StructField
+	t := reflect.TypeOf(engine.PodAllocation{})
+	for i := 0; i < t.NumField(); i++ {
+		out = append(out, t.Field(i))
+		if t.Field(i).Name == "Uses" {
+			out = append(out, reflect.StructField{Name: "Mig", Type: reflect.TypeOf([]codec.MigAllocation(nil)), Tag: `json:"mig,omitempty"`})
+		}
+		if t.Field(i).Name == "QuotaCores" {
+			out = append(out, reflect.StructField{Name: "VendorQuota", Type: reflect.TypeOf(map[string]int64(nil)),
+				Tag: `json:"vendorQuota,omitempty" doc:"VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...), by resource name."`})
+		}
+	}
+	return out
+}
 
 func verdictFields() []reflect.StructField {
 	var out []reflect.StructField

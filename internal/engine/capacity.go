@@ -93,7 +93,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		c.applyToNode(nodes[best], alloc, +1)
 		f.quota.memUsed += alloc.QuotaMem
 		f.quota.coresUsed += alloc.QuotaCores
-		for r, v := range alloc.VendorQuota {
+		for r, v := range alloc.VendorQuota() {
 			if q := f.quota.dev[r]; q != nil {
 				q.used += v
 			}
@@ -156,13 +156,16 @@ func (f *fitter) quotaLimit(nodes []*Node, st []GPUStatus) *Check {
 // placementAllocation is the usage a placement would add, computed exactly as for a counted pod.
 func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds []device.Kind) *PodAllocation {
 	p := &Placement{Containers: containers, InitContainers: req.InitContainers, AppContainers: req.AppContainers}
-	alloc := &PodAllocation{Namespace: req.Namespace, Name: req.Name, Mig: p.MigAllocations()}
+	alloc := &PodAllocation{Namespace: req.Namespace, Name: req.Name}
+	if mig := p.MigAllocations(); len(mig) > 0 {
+		alloc.rareFields().mig = mig
+	}
 	for _, cp := range containers {
 		ca := ContainerAllocation{Name: cp.Name, Init: cp.Init}
 		for _, d := range cp.Devices {
 			t := "NVIDIA"
 			if !mainKind(&kinds[d.Kind]) {
-				t, ca.Kind, ca.Device = d.Device, d.Kind, d.Device
+				t, ca.Kind, ca.Device = d.Device, int32(d.Kind), d.Device
 			}
 			ca.Devices = append(ca.Devices, codec.ContainerDevice{UUID: d.UUID, Type: t, UsedMem: d.MemMiB, UsedCores: d.Cores, CoreMask: d.CoreMask})
 		}
@@ -170,7 +173,7 @@ func placementAllocation(req *PodRequest, containers []ContainerPlacement, kinds
 	}
 	alloc.Uses = collapse(alloc.Containers)
 	alloc.QuotaMem, alloc.QuotaCores = quotaUse(alloc.Containers)
-	alloc.VendorQuota = vendorQuotaUse(alloc.Containers, kinds)
+	alloc.setVendorQuota(vendorQuotaUse(alloc.Containers, kinds))
 	return alloc
 }
 

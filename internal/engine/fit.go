@@ -175,7 +175,7 @@ func newQuotaView(st QuotaStatus, self *PodAllocation) quotaView {
 		r := strings.TrimPrefix(l.Resource, "limits.")
 		dq := &devQuota{limit: l.Limit, used: l.Used, source: l.Source, unit: l.Unit}
 		if self != nil {
-			dq.used -= self.VendorQuota[r]
+			dq.used -= self.VendorQuota()[r]
 		}
 		q.dev[r] = dq
 	}

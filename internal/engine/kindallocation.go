@@ -115,12 +115,12 @@ func familyAllocations(pod *corev1.Pod, cfg Config, kinds []device.Kind, lists [
 		from := len(alloc.Containers)
 		alloc.Containers = mapEntries(alloc.Containers, pod, entries, cfg, kinds)
 		for i := from; i < len(alloc.Containers); i++ {
-			alloc.Containers[i].Kind, alloc.Containers[i].Device = k, kind.Name
+			alloc.Containers[i].Kind, alloc.Containers[i].Device = int32(k), kind.Name
 		}
 	}
 	if found {
 		alloc.Uses = collapse(alloc.Containers)
-		alloc.VendorQuota = vendorQuotaUse(alloc.Containers, kinds)
+		alloc.setVendorQuota(vendorQuotaUse(alloc.Containers, kinds))
 	}
 	return found
 }

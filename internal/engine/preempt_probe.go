@@ -101,7 +101,7 @@ func (p *Probe) apply(n *Node, gone []Held, sign int) {
 			if a.Namespace == p.f.req.Namespace {
 				q.memUsed += int64(sign) * a.QuotaMem
 				q.coresUsed += int64(sign) * a.QuotaCores
-				for r, v := range a.VendorQuota {
+				for r, v := range a.VendorQuota() {
 					if d := q.dev[r]; d != nil {
 						d.used += int64(sign) * v
 					}

@@ -139,13 +139,15 @@ type GPUUse struct {
 
 // ContainerAllocation is the GPUs one container was given.
 type ContainerAllocation struct {
-	Name    string                  `json:"name"`
-	Init    bool                    `json:"init,omitempty"`
+	Name string `json:"name"`
+	Init bool   `json:"init,omitempty"`
+	// Kind is the device type's index in Config.Kinds, beside Init so that the allocation, kept for every
+	// counted pod, does not grow.
+	Kind    int32                   `json:"-"`
 	Devices []codec.ContainerDevice `json:"devices"`
-	// Device is the device type when it is not NVIDIA's ("DCU"), read from that type's annotation; Kind is
-	// its index in Config.Kinds. A container with devices of two types has one allocation per type.
+	// Device is the device type when it is not NVIDIA's ("DCU"), read from that type's annotation. A container
+	// with devices of two types has one allocation per type.
 	Device string `json:"device,omitempty"`
-	Kind   int    `json:"-"`
 }
 
 // PodAllocation is a counted pod's share of its node's GPUs.
@@ -155,12 +157,8 @@ type PodAllocation struct {
 	Node       string                `json:"node"`
 	Containers []ContainerAllocation `json:"containers"`
 	Uses       []GPUUse              `json:"uses"`
-	Mig        []codec.MigAllocation `json:"mig,omitempty"`
 	QuotaMem   int64                 `json:"quotaMemMiB"`
 	QuotaCores int64                 `json:"quotaCores"`
-	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
-	// by resource name.
-	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
 	// Terminating: the pod is being deleted (metadata.deletionTimestamp) and still holds its GPUs until it is
 	// gone, as kubectl's STATUS Terminating says.
 	Terminating bool `json:"terminating,omitempty"`
@@ -180,6 +178,38 @@ type podRare struct {
 	// codec.PodAllocatedAnnotation.
 	listKey string
 	probs   []Problem // problems found reading the pod, before any node was consulted
+	// mig is the pod's MIG instances (hami.io/vgpu-devices-allocated's MIG form); vendorQuota what it charges
+	// the quota keys of other device types. Both are PodAllocation's Mig and VendorQuota.
+	mig         []codec.MigAllocation
+	vendorQuota map[string]int64
+}
+
+// Mig is the MIG instances the pod holds (HAMi's MIG placements), nil for most pods.
+func (p *PodAllocation) Mig() []codec.MigAllocation {
+	if p.rare == nil {
+		return nil
+	}
+	return p.rare.mig
+}
+
+// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...), by
+// resource name; nil for most pods.
+func (p *PodAllocation) VendorQuota() map[string]int64 {
+	if p.rare == nil {
+		return nil
+	}
+	return p.rare.vendorQuota
+}
+
+// setVendorQuota sets VendorQuota; an empty one makes no podRare.
+func (p *PodAllocation) setVendorQuota(q map[string]int64) {
+	if len(q) == 0 {
+		if p.rare != nil {
+			p.rare.vendorQuota = nil
+		}
+		return
+	}
+	p.rareFields().vendorQuota = q
 }
 
 // rareFields is the allocation's podRare, made on first use.
@@ -557,8 +587,8 @@ func (c *Cluster) SetPod(pod *corev1.Pod) []Problem {
 			// What a pod charges is what was added: removing it, or leaving it out for a re-evaluation, takes back nothing.
 			alloc.QuotaMem, alloc.QuotaCores = 0, 0
 		}
-		if !c.nsUsage(alloc.Namespace).chargeVendor(alloc.VendorQuota) {
-			alloc.VendorQuota = nil
+		if !c.nsUsage(alloc.Namespace).chargeVendor(alloc.VendorQuota()) {
+			alloc.setVendorQuota(nil)
 		}
 		if len(probs) > 0 {
 			alloc.rareFields().probs = append([]Problem(nil), probs...)
@@ -607,7 +637,7 @@ func (c *Cluster) removePod(key string) {
 	}
 	rec := c.records[old.Node]
 	c.nsUsage(old.Namespace).uncharge(old.QuotaMem, old.QuotaCores)
-	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota)
+	c.nsUsage(old.Namespace).unchargeVendor(old.VendorQuota())
 	if n := rec.node; n != nil {
 		c.applyToNode(n, old, -1)
 	}
@@ -650,7 +680,7 @@ func (c *Cluster) applyToNode(n *Node, p *PodAllocation, sign int) []Problem {
 		g.UsedMem += int64(sign) * u.Mem
 		g.UsedCores += int64(sign) * u.Cores
 	}
-	for _, m := range p.Mig {
+	for _, m := range p.Mig() {
 		g := n.GPUByUUID(m.GPUUUID)
 		if g == nil {
 			continue

@@ -120,7 +120,7 @@ func podAllocation(pod *corev1.Pod, key string, cfg Config, kinds []device.Kind,
 		if err != nil {
 			bad("metadata.annotations["+codec.PodMigAllocationsAnnotation+"]", "%v; MIG placements of this pod are not counted", err)
 		} else {
-			alloc.Mig = mig
+			alloc.rareFields().mig = mig
 		}
 	}
 	return alloc, probs
@@ -268,7 +268,7 @@ func quotaUse(containers []ContainerAllocation) (mem, cores int64) {
 func kindQuotaUse(containers []ContainerAllocation, kind int, masks bool) (mem, cores int64, seen bool) {
 	var appMem, appCores, initMem, initCores int64
 	for _, c := range containers {
-		if c.Kind != kind {
+		if int(c.Kind) != kind {
 			continue // other types charge their own keys
 		}
 		seen = true

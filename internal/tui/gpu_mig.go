@@ -25,7 +25,7 @@ type migInstance struct {
 func (c *common) migInstances(n *NodeView, g *engine.GPU) []migInstance {
 	var out []migInstance
 	for _, p := range n.Pods {
-		for _, ma := range p.Mig {
+		for _, ma := range p.Mig() {
 			if ma.GPUUUID != g.UUID {
 				continue
 			}

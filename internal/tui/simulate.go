@@ -51,7 +51,7 @@ func simulateMig(r *usage.Result, d *Data, t time.Time) {
 			g := &a.Usage.GPUs[i]
 			gi := uint32(1)
 			for _, p := range n.Pods {
-				for _, ma := range p.Mig {
+				for _, ma := range p.Mig() {
 					if ma.GPUUUID != g.UUID {
 						continue
 					}

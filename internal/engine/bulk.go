@@ -79,6 +79,7 @@ func (c *Cluster) SetNodes(nodes []*corev1.Node) {
 		c.kube.nodes = make(map[string]*kubefit.Node, len(nodes))
 		c.nodeNames = make([]string, 0, len(nodes))
 		c.nodeList = make([]*Node, 0, len(nodes))
+		c.listShared.Store(false) // a new list: an answer keeps the old one
 	}
 	for _, n := range nodes {
 		c.SetNode(n)

@@ -92,7 +92,7 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 		return v
 	}
 	if opts.Nodes == nil {
-		nodes = slices.Clone(nodes) // the answer outlives the read lock; the cluster's list changes in place
+		nodes = c.sharedNodes() // the answer keeps the list: the next change copies it (nodelist.go)
 	}
 	// A summary's rows are its answer; a verdict's stand for its statuses until they are read (lazystatus.go).
 	var lazy *statusRows

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -267,6 +268,8 @@ type Cluster struct {
 	nodes     map[string]*Node
 	nodeNames []string // sorted, so every walk over nodes is deterministic
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
+	// listShared says an answer keeps nodeList: the next change copies it first (nodelist.go).
+	listShared atomic.Bool
 	gpuCount  int
 	// memSizes counts the cluster's devices by registered memory, so the largest (memoryProblems) is known
 	// without a walk over every device at each evaluation; largestMem is that largest.
@@ -379,6 +382,7 @@ func (c *Cluster) SetNode(n *corev1.Node) []Problem {
 	c.version++
 	node, probs := c.buildNode(n)
 	i := sort.SearchStrings(c.nodeNames, n.Name)
+	c.ownNodes()
 	if old, ok := c.nodes[n.Name]; ok {
 		c.gpuCount -= len(old.GPUs)
 		c.countMemSizes(old, -1)
@@ -433,6 +437,7 @@ func (c *Cluster) RemoveNode(name string) {
 	}
 	i := sort.SearchStrings(c.nodeNames, name)
 	c.nodeNames = append(c.nodeNames[:i], c.nodeNames[i+1:]...)
+	c.ownNodes()
 	c.nodeList = append(c.nodeList[:i], c.nodeList[i+1:]...)
 	c.renumber(i)
 	delete(c.problems, "Node/"+name)

@@ -28,8 +28,16 @@ func nodeNames(s *snapshot.Snapshot) []string {
 // namespaceNames are the namespaces that have pods or ResourceQuotas.
 func namespaceNames(s *snapshot.Snapshot) []string {
 	out := query.Namespaces(nil, s.Quotas)
+	// Each namespace once as the pods are read (a snapshot of 300k pods has a few hundred namespaces, and a
+	// list of every pod's would be the largest thing the command holds besides the model).
+	seen := map[string]bool{}
+	last := ""
 	for ns := range s.Pods.Names() {
-		out = append(out, ns)
+		if ns != last && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+		last = ns
 	}
 	return query.SortedUnique(out)
 }
@@ -66,10 +74,11 @@ func resolveNodes(s *snapshot.Snapshot, typed []string) ([]string, error) {
 // without pods or quotas may well exist (team-a beside team-b): it gets a warning naming the close ones, not a
 // refusal.
 func checkNamespace(ctx context.Context, r *readFlags, s *snapshot.Snapshot, ns string, errOut io.Writer) error {
-	if ns == "" || slices.Contains(namespaceNames(s), ns) {
+	names := namespaceNames(s)
+	if ns == "" || slices.Contains(names, ns) {
 		return nil
 	}
-	sugg := resolve.Closest(ns, namespaceNames(s), resolve.DefaultSuggestions)
+	sugg := resolve.Closest(ns, names, resolve.DefaultSuggestions)
 	// A name no namespace can have ("q?", "ML") is refused everywhere, before the API server is asked.
 	if err := query.NamespaceNameError(ns); err != nil {
 		if d := resolve.DidYouMean(sugg); d != "" {

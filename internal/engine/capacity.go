@@ -32,7 +32,6 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		return Capacity{}
 	}
 	f := newFitter(c, req, nil, false)
-	f.build = true
 	// Each copy also takes cards from the pod's queue (Volcano card quota); card is this run's own copy.
 	f.card = c.cardStatus(pod)
 	// Each copy also takes the pod's CPU, memory and pod count from its node (kube-scheduler's checks).
@@ -52,7 +51,10 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	}
 	st := make([]GPUStatus, maxGPUs)
 	var tree *bestTree
-	refit := func(i int) nodeFit {
+	// refit fits node i again; with build, the answer holds its placement (only the node a copy lands on
+	// needs one: building every node's would allocate one per fitting node of the cluster).
+	refit := func(i int, build bool) nodeFit {
+		f.build = build
 		res := f.fitNode(nodes[i], st[:len(nodes[i].GPUs)], nil)
 		fits[i], scores[i] = res.ok, NodeScore(nodes[i])
 		_, ranks[i] = f.card.gate(nodes[i], f.cardModels)
@@ -60,7 +62,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		return res
 	}
 	for i := range nodes {
-		refit(i)
+		refit(i, false)
 	}
 	// beats is the node choice: the lower card rank, then the better score under the node policy.
 	beats := func(i, j int) bool {
@@ -82,7 +84,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		if best < 0 {
 			break
 		}
-		res := refit(best) // the quota may have moved since this node was last fitted
+		res := refit(best, true) // the quota may have moved since this node was last fitted
 		if !res.ok {
 			continue
 		}
@@ -103,7 +105,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 		if f.kube != nil {
 			f.kube.copies[nodes[best].Name]++
 		}
-		refit(best)
+		refit(best, false)
 		if f.card != nil && f.card.Enforced {
 			f.card.consume(ranks[best])
 			for i := range nodes {
@@ -118,6 +120,7 @@ func (c *Cluster) Capacity(pod *corev1.Pod, limit int) Capacity {
 	}
 	out.Capped = out.Copies == limit
 	if !out.Capped {
+		f.build = true // quotaLimit reads the placement of the node it finds
 		out.Limit = f.quotaLimit(nodes, st)
 	}
 	for i, n := range nodes {

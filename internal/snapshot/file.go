@@ -17,7 +17,6 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 type metaObject interface {
@@ -330,62 +329,6 @@ func jsonLine(js []byte, err error) int {
 	}
 	off = min(off, int64(len(js)))
 	return bytes.Count(js[:off], []byte("\n")) + 1
-}
-
-// WriteList writes the snapshot as one v1 List in YAML or JSON.
-func (s *Snapshot) WriteList(w io.Writer, format string) error {
-	list := struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Items      []any  `json:"items"`
-	}{APIVersion: "v1", Kind: "List", Items: []any{}}
-	add := func(kind string, obj any) { list.Items = append(list.Items, withKind{kind: kind, obj: obj}) }
-	for _, n := range s.Nodes {
-		add("Node", n)
-	}
-	for i := range s.Pods.Len() {
-		add("Pod", podAt{&s.Pods, i}) // built when marshalled: never every pod whole at once
-	}
-	for _, q := range s.Quotas {
-		add("ResourceQuota", q)
-	}
-	for _, cm := range s.ConfigMaps {
-		add("ConfigMap", cm)
-	}
-	for _, e := range s.Events {
-		add("Event", e)
-	}
-	for _, l := range s.Leases {
-		list.Items = append(list.Items, withKind{kind: "Lease", apiVersion: "coordination.k8s.io/v1", obj: l})
-	}
-	for _, pc := range s.PriorityClasses {
-		list.Items = append(list.Items, withKind{kind: "PriorityClass", apiVersion: "scheduling.k8s.io/v1", obj: pc})
-	}
-	for _, b := range s.PDBs {
-		list.Items = append(list.Items, withKind{kind: "PodDisruptionBudget", apiVersion: "policy/v1", obj: b})
-	}
-	for _, u := range append(append([]*unstructured.Unstructured(nil), s.Queues...), s.PodGroups...) {
-		list.Items = append(list.Items, u.Object) // keeps its own apiVersion and kind
-	}
-	js, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	if format == "json" {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, js, "", "  "); err != nil {
-			return err
-		}
-		buf.WriteByte('\n')
-		_, err = w.Write(buf.Bytes())
-		return err
-	}
-	y, err := yaml.JSONToYAML(js)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(y)
-	return err
 }
 
 // podAt is the i-th pod of pods, marshalled as the pod built for the call.

@@ -211,8 +211,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		}
 		out.Queues = c.QueueUsages()
 		for _, r := range rows {
-			out.Pending = append(out.Pending, PendingPod{Namespace: r.Namespace, Name: r.Name, GPUs: r.Verdict.Request.TotalGPUs(),
-				Reason: render.PendingLine(r.Verdict, r.Nominated), Summary: r.Verdict.Summary})
+			out.Pending = append(out.Pending, PendingPod{Namespace: r.Namespace, Name: r.Name, GPUs: r.GPUs, Reason: r.Reason, Summary: r.Summary})
 		}
 		return printObject(o.streams.Out, o.Output, out)
 	}
@@ -369,8 +368,7 @@ func pendingRows(s *snapshot.Snapshot, c *engine.Cluster, cfg engine.Config, now
 		if !now.IsZero() && !p.CreationTimestamp.IsZero() {
 			age = render.Age(now.Sub(p.CreationTimestamp.Time))
 		}
-		rows = append(rows, render.PendingRow{Namespace: p.Namespace, Name: p.Name, Age: age, Verdict: c.Evaluate(p, engine.EvalOptions{Now: now}),
-			Nominated: p.Status.NominatedNodeName})
+		rows = append(rows, render.NewPendingRow(p.Namespace, p.Name, age, c.Evaluate(p, engine.EvalOptions{Now: now}), p.Status.NominatedNodeName))
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Namespace != rows[j].Namespace {

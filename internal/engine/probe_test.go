@@ -54,3 +54,21 @@ func TestFitsNowIsEvaluateFits(t *testing.T) {
 	}
 	t.Log(fmt.Sprintf("%d worlds from seed %d: %d fitting, %d failing evaluations compared", n, first, fits, fails))
 }
+
+// TestPodCountIsPodsOnsLength: the tables count a node's pods with PodCount; it must be PodsOn's length on every
+// node, a node that is not there included.
+func TestPodCountIsPodsOnsLength(t *testing.T) {
+	first, n := worldgen.Seeds(20)
+	counted := 0
+	eachWorld(first, n, func(what string, _ uint64, c *engine.Cluster, _ []*corev1.Pod) {
+		for _, name := range append(c.NodeNames(), "no-such-node") {
+			if got, want := c.PodCount(name), len(c.PodsOn(name)); got != want {
+				t.Fatalf("%s: node %s: PodCount %d, PodsOn %d pods", what, name, got, want)
+			}
+			counted += c.PodCount(name)
+		}
+	})
+	if counted == 0 {
+		t.Fatal("no pod counted: the generators place none")
+	}
+}

@@ -54,7 +54,7 @@ func ClusterTotals(c *engine.Cluster) Totals {
 	var t Totals
 	for _, name := range c.NodeNames() {
 		n := c.Node(name)
-		t.Add(n, SumNode(n), len(c.PodsOn(name)))
+		t.Add(n, SumNode(n), c.PodCount(name))
 	}
 	return t
 }

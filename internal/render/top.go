@@ -89,11 +89,11 @@ func Nodes(w io.Writer, c *engine.Cluster) error {
 		n := c.Node(name)
 		s := query.SumNode(n)
 		if !n.Registered {
-			t.Row(name, "0", "-", "-", "-", fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
+			t.Row(name, "0", "-", "-", "-", fmt.Sprint(c.PodCount(name)), NodeHealth(n))
 			continue
 		}
 		t.Row(name, DeviceCount(c, n), fmt.Sprintf("%d/%d", s.UsedSlots, s.Slots), Ratio(s.UsedMem, s.Mem, ""), Ratio(s.UsedCores, s.Cores, ""),
-			fmt.Sprint(len(c.PodsOn(name))), NodeHealth(n))
+			fmt.Sprint(c.PodCount(name)), NodeHealth(n))
 	}
 	return t.Flush()
 }
@@ -146,13 +146,22 @@ func Quotas(w io.Writer, c *engine.Cluster, namespaces []string, kubeUsed func(n
 	return t.Flush()
 }
 
-// PendingRow is one waiting GPU pod with its verdict.
+// PendingRow is one waiting GPU pod with what its verdict says in one line. It keeps the lines, not the
+// verdict: a verdict holds a row for every node, and a large cluster's hundreds of waiting pods would hold them
+// all at once.
 type PendingRow struct {
 	Namespace, Name string
 	Age             string
-	Verdict         *engine.Verdict
-	// Nominated is the pod's status.nominatedNodeName: a preemption chose that node for it.
-	Nominated string
+	GPUs            int    // the GPUs the pod asks for (PodRequest.TotalGPUs)
+	Reason          string // PendingLine
+	Summary         string // the verdict's summary
+}
+
+// NewPendingRow reads what the table and top's JSON show of a waiting pod's verdict; nominated is the pod's
+// status.nominatedNodeName (a preemption chose that node for it).
+func NewPendingRow(namespace, name, age string, v *engine.Verdict, nominated string) PendingRow {
+	return PendingRow{Namespace: namespace, Name: name, Age: age, GPUs: v.Request.TotalGPUs(), Reason: PendingLine(v, nominated),
+		Summary: v.Summary}
 }
 
 // PendingLine is OneLine for a pending pod, first saying when a preemption nominated it for a node: it then
@@ -204,7 +213,7 @@ func FitsLine(v *engine.Verdict) string {
 func Pending(w io.Writer, rows []PendingRow) error {
 	t := NewTable(w, "NAMESPACE", "POD", "GPUS", "AGE", "REASON")
 	for _, r := range rows {
-		t.Row(r.Namespace, r.Name, fmt.Sprint(r.Verdict.Request.TotalGPUs()), orDash(r.Age), PendingLine(r.Verdict, r.Nominated))
+		t.Row(r.Namespace, r.Name, fmt.Sprint(r.GPUs), orDash(r.Age), r.Reason)
 	}
 	return t.Flush()
 }

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 	"github.com/kubectl-hami/kubectl-hami/internal/engine"
 )
 
@@ -59,7 +58,7 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	fields, wired := wireFields[t]
+	wire, wired := wireTypes[t]
 	if t.Kind() != reflect.Struct || t == timeType || !wired && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) {
 		return
 	}
@@ -68,11 +67,13 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	}
 	w.stack[t] = true
 	defer delete(w.stack, t)
-	if !wired {
-		fields = nil
-		for i := 0; i < t.NumField(); i++ {
-			fields = append(fields, t.Field(i))
-		}
+	from := t // the struct whose fields are written
+	if wired {
+		from = wire
+	}
+	var fields []reflect.StructField
+	for i := 0; i < from.NumField(); i++ {
+		fields = append(fields, from.Field(i))
 	}
 	for _, f := range fields {
 		if !f.IsExported() {
@@ -94,8 +95,8 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 		}
 		typ, elem := jsonType(f.Type)
 		doc := w.docs.get(t, f.Name)
-		if doc == "" {
-			doc = f.Tag.Get("doc") // a wire field's (wireFields)
+		if doc == "" && wired {
+			doc = w.docs.get(wire, f.Name) // a field only the written struct has
 		}
 		w.rows = append(w.rows, schemaRow{path: path, typ: typ, doc: doc})
 		if elem != nil {
@@ -110,45 +111,11 @@ func (w *schemaWalker) walk(prefix string, t reflect.Type) {
 	}
 }
 
-// wireFields are the JSON fields of the types that write themselves (MarshalJSON) as a struct of fields: the
-// verdict writes its fitting nodes and node statuses (methods) as "feasible" after its placement and "nodes"
-// after its reasons (engine/verdictjson.go).
-// A pod's allocation writes its MIG instances and other types' quota charges (methods, kept aside for the
-// few pods that have them) as "mig" after its uses and "vendorQuota" after its core quota
-// (engine/allocationjson.go).
-var wireFields = map[reflect.Type][]reflect.StructField{reflect.TypeOf(engine.Verdict{}): verdictFields(),
-	reflect.TypeOf(engine.PodAllocation{}): allocationFields()}
-
-func allocationFields() []reflect.StructField {
-	var out []reflect.StructField
-	t := reflect.TypeOf(engine.PodAllocation{})
-	for i := 0; i < t.NumField(); i++ {
-		out = append(out, t.Field(i))
-		if t.Field(i).Name == "Uses" {
-			out = append(out, reflect.StructField{Name: "Mig", Type: reflect.TypeOf([]codec.MigAllocation(nil)), Tag: `json:"mig,omitempty"`})
-		}
-		if t.Field(i).Name == "QuotaCores" {
-			out = append(out, reflect.StructField{Name: "VendorQuota", Type: reflect.TypeOf(map[string]int64(nil)),
-				Tag: `json:"vendorQuota,omitempty" doc:"VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...), by resource name."`})
-		}
-	}
-	return out
-}
-
-func verdictFields() []reflect.StructField {
-	var out []reflect.StructField
-	t := reflect.TypeOf(engine.Verdict{})
-	for i := 0; i < t.NumField(); i++ {
-		out = append(out, t.Field(i))
-		if t.Field(i).Name == "Placement" {
-			out = append(out, reflect.StructField{Name: "Feasible", Type: reflect.TypeOf([]string(nil)), Tag: `json:"feasible,omitempty" doc:"feasible nodes, best first"`})
-		}
-		if t.Field(i).Name == "Reasons" {
-			out = append(out, reflect.StructField{Name: "Nodes", Type: reflect.TypeOf([]engine.NodeStatus(nil)), Tag: `json:"nodes"`})
-		}
-	}
-	return out
-}
+// wireTypes are the engine's types that write themselves (MarshalJSON) as a struct of fields, with that struct
+// (engine.WireTypes): the verdict writes its fitting nodes and node statuses (methods) where the fields stood,
+// a pod's allocation its MIG instances and other types' quota charges. A field of the written struct that the
+// type does not have is documented by its comment there.
+var wireTypes = engine.WireTypes()
 
 // jsonType names t as JSON sees it, and the struct to descend into (nil for none).
 func jsonType(t reflect.Type) (string, reflect.Type) {
@@ -158,7 +125,7 @@ func jsonType(t reflect.Type) (string, reflect.Type) {
 	switch {
 	case t == timeType:
 		return "string (RFC 3339 time)", nil
-	case wireFields[t] != nil:
+	case wireTypes[t] != nil:
 		return "object", t
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || t.Implements(textType):
 		return "string", nil

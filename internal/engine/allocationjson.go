@@ -10,16 +10,18 @@ import (
 // (kept in the allocation's podRare: most pods have neither, and every counted pod keeps an allocation) where
 // the fields stood. TestPodAllocationWireHasEveryField holds the two lists together.
 type podAllocationWire struct {
-	Namespace   string                `json:"namespace"`
-	Name        string                `json:"name"`
-	Node        string                `json:"node"`
-	Containers  []ContainerAllocation `json:"containers"`
-	Uses        []GPUUse              `json:"uses"`
-	Mig         []codec.MigAllocation `json:"mig,omitempty"`
-	QuotaMem    int64                 `json:"quotaMemMiB"`
-	QuotaCores  int64                 `json:"quotaCores"`
-	VendorQuota map[string]int64      `json:"vendorQuota,omitempty"`
-	Terminating bool                  `json:"terminating,omitempty"`
+	Namespace  string                `json:"namespace"`
+	Name       string                `json:"name"`
+	Node       string                `json:"node"`
+	Containers []ContainerAllocation `json:"containers"`
+	Uses       []GPUUse              `json:"uses"`
+	Mig        []codec.MigAllocation `json:"mig,omitempty"`
+	QuotaMem   int64                 `json:"quotaMemMiB"`
+	QuotaCores int64                 `json:"quotaCores"`
+	// VendorQuota is what the pod charges the quota keys of other device types (limits.hygon.com/dcumem ...),
+	// by resource name.
+	VendorQuota map[string]int64 `json:"vendorQuota,omitempty"`
+	Terminating bool             `json:"terminating,omitempty"`
 }
 
 // MarshalJSON writes the allocation with its MIG instances and other types' quota charges. A value receiver,

@@ -270,7 +270,7 @@ type Cluster struct {
 	nodeList  []*Node  // parallel to nodeNames, so walks need no map lookups
 	// listShared says an answer keeps nodeList: the next change copies it first (nodelist.go).
 	listShared atomic.Bool
-	gpuCount  int
+	gpuCount   int
 	// memSizes counts the cluster's devices by registered memory, so the largest (memoryProblems) is known
 	// without a walk over every device at each evaluation; largestMem is that largest.
 	memSizes   map[int64]int

@@ -14,7 +14,7 @@ type verdictWire struct {
 	NoGPURequest bool           `json:"noGPURequest,omitempty"`
 	Fits         bool           `json:"fits"`
 	Placement    *Placement     `json:"placement,omitempty"`
-	Feasible     []string       `json:"feasible,omitempty"`
+	Feasible     []string       `json:"feasible,omitempty"` // feasible nodes, best first
 	Summary      string         `json:"summary"`
 	Explanation  []string       `json:"explanation,omitempty"`
 	Reasons      []ReasonCount  `json:"reasons,omitempty"`

@@ -143,4 +143,3 @@ func wholeList(s *Snapshot, w io.Writer, format string) error {
 	_, err = w.Write(y)
 	return err
 }
-

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,6 +49,31 @@ func TestAnswersKeepTheirNodesAcrossChanges(t *testing.T) {
 		}
 		if got := fmt.Sprint(len(c.nodeList)); got != "25" {
 			t.Fatalf("the cluster has %s nodes after the changes, want 25", got)
+		}
+	}
+}
+
+// TestSharedNodesConcurrent: evaluations running together (the extender's, under its reader lock) all mark the
+// list shared; a change after them copies it, and every verdict still reads the nodes it walked. Run under -race
+// by make test.
+func TestSharedNodesConcurrent(t *testing.T) {
+	c := benchCluster(t, 40, 2)
+	want, _ := json.Marshal(c.Evaluate(pendingPod(), EvalOptions{}))
+	verdicts := make([]*Verdict, 8)
+	var wg sync.WaitGroup
+	for i := range verdicts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			verdicts[i] = c.Evaluate(pendingPod(), EvalOptions{})
+		}()
+	}
+	wg.Wait()
+	c.RemoveNode("node-00000")
+	c.SetNode(mkNode("node-00001", gpus("node-00001", 1, 1024)))
+	for i, v := range verdicts {
+		if got, _ := json.Marshal(v); string(got) != string(want) {
+			t.Fatalf("verdict %d, read after the changes, differs from the one read before them", i)
 		}
 	}
 }

@@ -246,6 +246,10 @@ func (a *aggregate) sentence(c Code, nodes int, req *PodRequest, q QuotaStatus) 
 		prefix = fmt.Sprintf("%s (%d node(s)): ", c, nodes)
 	}
 	if g := GateOf(c); g != nil && g.say != nil {
+		// A family row sharing the code says its own failure (Enflame's used GCU is not NVIDIA's mutex).
+		if own := deferSay(a, s, g); own != "" {
+			return prefix + own
+		}
 		return prefix + g.say(a, s)
 	}
 	return prefix + string(c)

@@ -206,8 +206,9 @@ func (c *Cluster) evaluate(pod *corev1.Pod, opts EvalOptions, sum *Summary) *Ver
 	return v
 }
 
-// fitsNow is Evaluate(pod, opts).Fits without the verdict's rows: a proven fix's search (fixes.go) asks it
-// many times at every node of the cluster and reads nothing else.
+// fitsNow is Evaluate(pod, opts).Fits: a proven fix's search (fixes.go) asks it many times at every node of
+// the cluster and reads nothing else. A HAMi pod's devices are judged without the verdict's rows (probe); the
+// other paths (another scheduler's pod, a card-only pod, a pod asking for no device) evaluate whole.
 func (c *Cluster) fitsNow(pod *corev1.Pod, opts EvalOptions) bool {
 	opts.probe = true
 	return c.evaluate(pod, opts, nil).Fits

@@ -4,8 +4,9 @@ package engine
 // nodes by position in the list the evaluation walked, and the answer outlives the evaluation (and the
 // extender's reader lock). Instead of a copy per evaluation (8 bytes a node, 40 KB at 5,000 nodes, fresh
 // pages each time), the evaluation marks the list shared and the next change of the list copies it first.
-// Changes have one writer at a time and no evaluation runs beside them (the Cluster's contract), so the mark
-// needs only to be seen by the writer that comes after.
+// Changes have one writer at a time and no evaluation runs beside them (the Cluster's contract); evaluations
+// may run beside one another (the extender's, under its reader lock) and each marks the list, hence an atomic
+// flag, which the writer that comes after reads.
 
 // sharedNodes is c.nodeList for an answer to keep: the next change copies the list before changing it.
 func (c *Cluster) sharedNodes() []*Node {

@@ -79,7 +79,7 @@ func (l *listWriter) item(obj any) {
 		return
 	}
 	if l.items == 0 && l.yaml {
-		l.w.WriteByte('\n')
+		l.write([]byte{'\n'})
 	}
 	l.items++
 	if l.yaml {
@@ -88,19 +88,26 @@ func (l *listWriter) item(obj any) {
 			l.err = err
 			return
 		}
-		l.w.Write(y)
+		l.write(y)
 		return
 	}
 	if l.items > 1 {
-		l.w.WriteByte(',')
+		l.write([]byte{','})
 	}
-	l.w.WriteString("\n    ")
+	l.write([]byte("\n    "))
 	l.buf.Reset()
 	if err := json.Indent(&l.buf, js, "    ", "  "); err != nil {
 		l.err = err
 		return
 	}
-	l.w.Write(l.buf.Bytes())
+	l.write(l.buf.Bytes())
+}
+
+// write keeps the first error of the output (bufio's, once a flush failed): the items after it are not made.
+func (l *listWriter) write(b []byte) {
+	if _, err := l.w.Write(b); err != nil && l.err == nil {
+		l.err = err
+	}
 }
 
 func (l *listWriter) end() error {

@@ -76,11 +76,38 @@ items:
 	}
 }
 
-// TestWriteListStopsAtTheFirstError: a writer that fails is reported, not written past.
+// TestWriteListStopsAtTheFirstError: a writer that fails is reported, and the items after the failure are not
+// made (a Volcano object after 200 KB of nodes, with a value that counts its marshalling, is never marshalled).
 func TestWriteListStopsAtTheFirstError(t *testing.T) {
-	if err := mustParse(t, examples.DemoCluster).WriteList(failingWriter{}, "yaml"); err == nil || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("err %v, want the writer's", err)
+	for _, format := range []string{"json", "yaml"} {
+		s := &Snapshot{}
+		for i := range 100 {
+			n := mustParse(t, []byte(fmt.Sprintf("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n%d\",\"annotations\":{\"a\":%q}}}", i, strings.Repeat("x", 2000)))).Nodes
+			s.Nodes = append(s.Nodes, n...)
+		}
+		var after countingValue
+		s.Queues = append(s.Queues, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+			"metadata": map[string]any{"name": "q"}, "spec": &after}})
+		if err := s.WriteList(failingWriter{}, format); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Fatalf("%s: err %v, want the writer's", format, err)
+		}
+		if after > 0 {
+			t.Fatalf("%s: the item after the failed write was marshalled %d time(s)", format, after)
+		}
+		var ok countingValue
+		s.Queues[0].Object["spec"] = &ok
+		if err := s.WriteList(io.Discard, format); err != nil || ok != 1 {
+			t.Fatalf("%s: to a writer that works: err %v, the last item marshalled %d time(s)", format, err, ok)
+		}
 	}
+}
+
+// countingValue counts its marshalling.
+type countingValue int
+
+func (c *countingValue) MarshalJSON() ([]byte, error) {
+	*c++
+	return []byte(`{"weight":1}`), nil
 }
 
 type failingWriter struct{}

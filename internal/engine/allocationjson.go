@@ -8,7 +8,7 @@ import (
 
 // podAllocationWire is a PodAllocation as JSON: its exported fields in their order, with Mig and VendorQuota
 // (kept in the allocation's podRare: most pods have neither, and every counted pod keeps an allocation) where
-// the fields stood. TestPodAllocationWireHasEveryField holds the two lists together.
+// the fields stood. TestWireTypesHaveEveryField holds the two lists together.
 type podAllocationWire struct {
 	Namespace  string                `json:"namespace"`
 	Name       string                `json:"name"`

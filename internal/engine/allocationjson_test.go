@@ -8,41 +8,6 @@ import (
 	"github.com/kubectl-hami/kubectl-hami/internal/codec"
 )
 
-// TestPodAllocationWireHasEveryField holds podAllocationWire to PodAllocation: every exported field, in order,
-// with its type and tag, and Mig and VendorQuota where the fields stood (after Uses, after QuotaCores).
-func TestPodAllocationWireHasEveryField(t *testing.T) {
-	wt := reflect.TypeOf(podAllocationWire{})
-	var want []reflect.StructField
-	at := reflect.TypeOf(PodAllocation{})
-	for i := 0; i < at.NumField(); i++ {
-		f := at.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		want = append(want, f)
-		for _, after := range [][2]string{{"Uses", "Mig"}, {"QuotaCores", "VendorQuota"}} {
-			if f.Name == after[0] {
-				w, _ := wt.FieldByName(after[1])
-				want = append(want, w)
-			}
-		}
-	}
-	if wt.NumField() != len(want) {
-		t.Fatalf("podAllocationWire has %d fields, PodAllocation %d exported plus Mig and VendorQuota", wt.NumField(), len(want))
-	}
-	for i, f := range want {
-		if g := wt.Field(i); g.Name != f.Name || g.Type != f.Type || g.Tag.Get("json") != f.Tag.Get("json") {
-			t.Errorf("field %d: podAllocationWire has %s %v %q, PodAllocation %s %v %q", i, g.Name, g.Type, g.Tag.Get("json"), f.Name, f.Type, f.Tag.Get("json"))
-		}
-	}
-	if g, _ := wt.FieldByName("Mig"); g.Type != reflect.TypeOf([]codec.MigAllocation(nil)) || g.Tag.Get("json") != "mig,omitempty" {
-		t.Errorf("podAllocationWire.Mig is %v %q", g.Type, g.Tag.Get("json"))
-	}
-	if g, _ := wt.FieldByName("VendorQuota"); g.Type != reflect.TypeOf(map[string]int64(nil)) || g.Tag.Get("json") != "vendorQuota,omitempty" {
-		t.Errorf("podAllocationWire.VendorQuota is %v %q", g.Type, g.Tag.Get("json"))
-	}
-}
-
 // TestPodAllocationJSONRoundTrip: an allocation written (by pointer and by value) and read back is the same,
 // its MIG instances and other types' quota charges included, and they are written in their places.
 func TestPodAllocationJSONRoundTrip(t *testing.T) {

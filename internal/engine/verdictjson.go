@@ -3,7 +3,7 @@ package engine
 import "encoding/json"
 
 // verdictWire is a Verdict as JSON: its exported fields in their order, with the fitting nodes as "feasible"
-// and the node statuses as "nodes" where the fields stood before they became methods (Verdict.Feasible, Nodes). TestVerdictWireHasEveryField holds the two
+// and the node statuses as "nodes" where the fields stood before they became methods (Verdict.Feasible, Nodes). TestWireTypesHaveEveryField holds the two
 // lists together.
 type verdictWire struct {
 	Pod          string         `json:"pod"`

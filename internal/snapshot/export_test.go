@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"io"
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,3 +68,7 @@ func RecordParts(p *corev1.Pod) (meta, rest bool) {
 	}
 	return !zeroBytes(unsafe.Pointer(&r.more.meta), unsafe.Sizeof(r.more.meta)), rest || r.more.rest != nil
 }
+
+// WholeList is the list writer WriteList replaced (writelist_test.go): the whole list marshalled, then indented
+// or converted.
+func WholeList(s *Snapshot, w io.Writer, format string) error { return wholeList(s, w, format) }
